@@ -71,7 +71,7 @@ expect_eq "nest: verified under 4 times the instructions ($ins)" 1 \
 cat >kout.d <<'EOF2'
 pid$target::hit:entry { if (arg1 == 1) @c9 = count(); if (arg1 == 2) @c9 = count(); if (arg1 == 3) @c9 = count(); if (arg1 == 4) @c9 = count(); if (arg1 == 5) @c9 = count(); if (arg1 == 6) @c9 = count(); if (arg1 == 7) @c9 = count(); if (arg1 == 8) @c9 = count(); if (arg1 == 9) @c9 = count(); }
 pid$target::hit:entry { if (arg1 == 7) @seven[strjoin(execname, "-x")] = count(); }
-pid$target::hit:entry { if (progenyof(1)) @prog = count(); }
+pid$target::hit:entry { if (progenyof(pid)) @prog = count(); }
 pid$target::hit:entry { self->x = -1; }
 pid$target::hit:entry { if (arg1 == 3) self->x = (uint64_t)arg1 - 4; }
 pid$target::hit:entry /self->x > 5/ { @t[arg1] = count(); }

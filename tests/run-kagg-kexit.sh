@@ -291,11 +291,11 @@ vwhy "a self-> variable a user space clause reads and stores" \
 	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to self->n is not one the kernel runs: self->n is also stored by clause 2, which runs in user space: the kernel makes such a store too only where it tests the predicate, nothing before the store may fault or end the clause and it computes the value" \
 	-n 'syscall::close:entry /pid == $target/ { self->n = arg0; }' \
 	-n 'syscall::close:return /pid == $target/ {
-		printf("%d %d\n", self->n, progenyof($target)); self->n = 0; }'
+		printf("%d %d\n", self->n, progenyof(pid)); self->n = 0; }'
 # (an argument's own reason before the one's before it that is only its
 # variable's)
 expect_grep "printf() of progenyof() at a kernel probe: -v says why" \
-	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: progenyof() is not computed in the kernel\$" \
+	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: progenyof() is computed in the kernel only of a constant pid\$" \
 	errw.txt
 vwhy "quantize() with an increment" \
 	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its @q = quantize() is not one the kernel runs: quantize() with an increment, which the kernel does not take" \
@@ -311,10 +311,10 @@ vwhy "a string comparison of probefunc" \
 # the clause's own reason before its variable's; the read that comes
 # late (the predicate is never true: nothing is read)
 vwhy "copyinstr() of a self-> address" \
-	"clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: progenyof() is not computed in the kernel" \
+	"clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: progenyof() is computed in the kernel only of a constant pid" \
 	-n 'syscall::close:entry /pid == $target/ { self->p = arg0; }' \
 	-n 'syscall::close:return /pid == $target && self->p == 99999/ {
-		printf("%s %d\n", copyinstr(self->p), progenyof($target)); }'
+		printf("%s %d\n", copyinstr(self->p), progenyof(pid)); }'
 expect_grep "copyinstr() of a self-> address: -v says it reads late" \
 	"^dtrace: clause 2 reads the process's memory when dtrace runs the record, not at the probe: a statement the kernel does not run or a value it does not compute" \
 	errw.txt

@@ -242,13 +242,13 @@ EOF
 # (run with a.d above and k.d below: ack.d)
 
 # One aggregation from a kernel clause and a user-space one
-# (progenyof() is user space's); a printf clause on the
+# (progenyof() of pid is user space's); a printf clause on the
 # same probe: its record still comes, the kernel's clause is not run
 # twice.
 cat >b.d <<'EOF'
 tr$target:::tick { @n[(int)(arg0 & 1)] = count(); }
 tr$target:::tick /arg0 == 2/ { printf("two %s\n", copyinstr(arg1)); }
-tr$target:::tick /arg0 < 3/ { @n[strlen(copyinstr(arg1)) == 4 && progenyof($target)] = count(); }
+tr$target:::tick /arg0 < 3/ { @n[strlen(copyinstr(arg1)) == 4 && progenyof(pid)] = count(); }
 EOF
 cat >expected.txt <<'EOF'
 two gamma

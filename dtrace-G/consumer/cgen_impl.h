@@ -35,6 +35,11 @@
 /* S_FLAGS: the record's u16 flags; bit 16 a REC ran (the hit needs its
  * record); bits 32-63 the fault sites' (cgen_sarg.c) */
 #define S_FLAGS_REC 0x10000
+/* ... bits 17 to 20 PROG's pids found by the plan's walk (cgen_rec.c's
+ * cgen_anc_plan(): pid i of the plan's anc at bit 17 + i), cleared
+ * where the plan ends */
+#define S_FLAGS_ANC(i) (1u << (17 + (unsigned)(i)))
+#define S_FLAGS_ANCS (S_FLAGS_ANC(UBPF_KANC) - S_FLAGS_ANC(0))
 #define S_TS (S_FLAGS - 8)   /* the firing's timestamp, if the plan reads it */
 #define S_VKEY (S_TS - 8)    /* cgtls's key {tid, variable} */
 #define S_VVAL (S_VKEY - 8)  /* a value stored there; rb_wake_ask()'s */
@@ -76,7 +81,8 @@ struct em {
 	bool skarg[UBPF_KSTRARGS]; /* ... SKEY's: at most UBPF_KSKEY bytes */
 	bool vbuf; /* S_SBUF holds cgbuf for VKEY, VVCMP (cgen_plan()) */
 	unsigned nsarg;
-	size_t fj[UBPF_KSTRARGS * 2 + 3]; /* and mem_read()'s two */
+	/* ... and mem_read()'s two, and a PROG walk's cut */
+	size_t fj[UBPF_KSTRARGS * 2 + 4];
 	unsigned nfj;
 	/* MLD's copies (cgen_mem.c's mem_read()): cgbuf's copy room's
 	 * offset (0: the map has none, bpf_cg.c), and each copy of the
@@ -382,6 +388,10 @@ void cgen_psargs(struct em *e, const uint32_t o[3]);
 /* ... vtimestamp at off of the record (r9; r7 clobbered), from the
  * clock cgen_vtime_start() keeps */
 void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off);
+/* ... progenyof()'s walk for the plan's PROG (pl->anc): S_FLAGS_ANC()
+ * set for each pid found; a chain cut before all were found, a jump
+ * in e->fj (the hit to user space whole) */
+void cgen_anc_plan(struct em *e, const struct ubpf_kplan *pl);
 /* cgen_plan.c: the BPF jump of comparison op (UBPF_K_EQ..GEU), or its
  * negation */
 uint8_t cgen_cmp_jmp(uint8_t op, bool negate);

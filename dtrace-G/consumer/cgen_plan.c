@@ -69,6 +69,11 @@
  *     one that faults ending the plan as seq_read()'s strings do (the
  *     unflagged record: user space runs every clause, its faults
  *     run.c's), and mld() loads the bytes at a constant offset there.
+ *     PROG (progenyof() of a constant) pushes its pid's bit, which
+ *     cgen_rec.c's cgen_anc_plan() set walking the chain of parents
+ *     right after seq_read(), before the first clause (a chain it
+ *     could not finish sent the hit to the unflagged record there);
+ *     the bits are cleared where the plan ends.
  *
  * Where each part lives: this file, the walk over the plan
  * (cgen_plan()), the stack machine's stack (pop(), push()), the
@@ -445,6 +450,7 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_CPU:
 	case UBPF_K_UID:
 	case UBPF_K_GID:
+	case UBPF_K_PROG: /* its bit, set by the walk before the plan */
 	case UBPF_K_PPID: /* its scratch the slot it pushes */
 	case UBPF_K_ECRED:
 	case UBPF_K_SESS:
@@ -626,6 +632,12 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	e->pland = SIZE_MAX;
 	e->kw = 0; /* the kaggs key: each AGG writes it whole (agg_at()) */
 	seq_read(e, pl, fds[5], nargs);
+	/* progenyof()'s walk, before the first clause: only where a hit
+	 * it cannot answer may go to user space whole (no fault sites, no
+	 * self-> variable the kernel keeps: kplan.c's kp_prog_arg()) */
+	if (pl->nanc && (cgen_fsites(e, pl) || (pl->tls & 1)))
+		e->bad = true;
+	cgen_anc_plan(e, pl);
 	/* the out area: started by the first clause of the hit that
 	 * writes into it (cgen_out_need(), which also makes the this->
 	 * strings read ""), known started only until a jump lands */
@@ -761,6 +773,17 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_ECRED:
 		case UBPF_K_SESS:
 			kchain(e, o, &sp);
+			continue;
+		case UBPF_K_PROG: /* (S_FLAGS >> (17 + n)) & 1 */
+			if (o->n >= pl->nanc ||
+			    pl->anc[o->n] != (uint32_t)o->imm) {
+				e->bad = true;
+				continue;
+			}
+			ldx(e, BPF_DW, 1, 10, S_FLAGS);
+			alu_i(e, BPF_RSH, 1, 17 + o->n);
+			alu_i(e, BPF_AND, 1, 1);
+			push_r1(e, &sp);
 			continue;
 		case UBPF_K_SLEN:
 			slen(e, o, &sp);
@@ -1071,6 +1094,12 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	}
 	at[pl->nops] = e->n;
 	dp[pl->nops] = sp;
+	if (pl->nanc) { /* the walk's bits, where every clause ends: not
+			 * a REC's for cgen.c's S_FLAGS >> 16 */
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(e, BPF_AND, 1, (int32_t)~S_FLAGS_ANCS);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
+	}
 	if (np || nf) /* a jump to the end: cgbuf may not be held there */
 		e->owned = false;
 	for (unsigned i = 0; i < np && !e->bad; i++) {

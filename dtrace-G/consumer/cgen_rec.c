@@ -7,7 +7,9 @@
  * the generic program (bpf/usdt.bpf.c) puts them, so bpf.c decodes
  * both the same way and the output cannot differ (doc/DESIGN.md §8):
  * curpsinfo->pr_psargs (below) and vtimestamp (with the switch program
- * that keeps its clock: further down).
+ * that keeps its clock: further down).  And, for the plan (cgen_plan.c),
+ * progenyof()'s walk of the same chain of parents the record carries
+ * (cgen_anc_plan(), at the end).
  *
  * curpsinfo->pr_psargs (cgen_psargs()): usdt.bpf.c's psargs_rec(),
  * instruction for instruction in effect, in the record of a uprobe
@@ -283,4 +285,102 @@ void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off)
 	stx(e, BPF_DW, 9, off, 1);
 	fix(e, j);
 	fix(e, jok);
+}
+
+/*
+ * progenyof() in the plan (UBPF_K_PROG; doc/DESIGN.md's "progenyof() in
+ * the generated programs"): before the plan's first clause, where the
+ * plan has PROG (cgen_plan.c), the hit's pid and then its chain of
+ * parents are compared with each of the plan's pids (pl->anc, at most
+ * UBPF_KANC), the one found setting its bit, S_FLAGS_ANC(i), which
+ * PROG pushes.  The chain is the record's (cgen.c's anc_walk(),
+ * usdt.bpf.c's anc_rec()): A[0] the tgid of current->real_parent, A[k +
+ * 1] that of the real_parent of the task A[k] was read from, the task
+ * pointer walked (S_STK(0), the current task's first), each read with
+ * bpf_probe_read_kernel() at pl->anc_off (the BTF's offsets); at most
+ * UBPF_ANC links, unrolled, no loop.  Each link: the parent's pointer
+ * (a read that fails or a NULL: cut), its tgid into S_STK(1), zeroed
+ * first (a read that fails: cut), a compare per pid without a branch
+ * (x = tgid ^ q in 32 bits, then (x - 1) >> 63, 1 exactly where x is
+ * 0, at bit 17 + i, ORed into S_FLAGS), then the way out where every
+ * pid's bit is set or the link is 0, the chain's end (complete: the
+ * compares made first, so a pid not found there is 0).  Past UBPF_ANC
+ * links, or a read that failed, the chain is cut with a pid not found:
+ * no answer is exact, so the hit goes to user space whole (e->fj, the
+ * unflagged record, S_FLAGS_ANCS cleared first, as seq_read()'s fault
+ * does), whose func.c walks the record's chain, cut too, and faults
+ * "illegal operation" where a clause asks.  No branch sets a bit, so
+ * the verifier meets the same state at the way out from every link.
+ * Both stack slots are the plan's, free before its first clause; r1
+ * keeps the tgid across the compares (no call among them).
+ */
+static void anc_bits(struct em *e, const struct ubpf_kplan *pl)
+{
+	ldx(e, BPF_DW, 3, 10, S_FLAGS);
+	for (unsigned i = 0; i < pl->nanc; i++) {
+		put(e, BPF_ALU | BPF_MOV | BPF_X, 2, 1, 0, 0); /* w2 = w1 */
+		put(e, BPF_ALU | BPF_XOR | BPF_K, 2, 0, 0, (int32_t)pl->anc[i]);
+		alu_i(e, BPF_SUB, 2, 1);
+		alu_i(e, BPF_RSH, 2, 63);
+		alu_i(e, BPF_LSH, 2, (int32_t)(17 + i));
+		alu_r(e, BPF_OR, 3, 2);
+	}
+	stx(e, BPF_DW, 10, S_FLAGS, 3);
+}
+
+void cgen_anc_plan(struct em *e, const struct ubpf_kplan *pl)
+{
+	const int32_t all = (int32_t)(S_FLAGS_ANC(pl->nanc) - S_FLAGS_ANC(0));
+	const int16_t tk = (int16_t)S_STK(0), tg = (int16_t)S_STK(1);
+	size_t jok[2 * UBPF_ANC + 1], jcut[3 * UBPF_ANC];
+	unsigned nok = 0, ncut = 0;
+
+	if (!pl->nanc)
+		return;
+	if (pl->nanc > UBPF_KANC || !pl->anc_off[0] || !pl->anc_off[1] ||
+	    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0])) {
+		e->bad = true;
+		return;
+	}
+	/* the hit's own pid */
+	call(e, BPF_FUNC_get_current_pid_tgid);
+	alu_r(e, BPF_MOV, 1, 0);
+	alu_i(e, BPF_RSH, 1, 32);
+	anc_bits(e, pl);
+	alu_i(e, BPF_AND, 3, all);
+	jok[nok++] = jmp_i(e, BPF_JEQ, 3, all);
+	call(e, BPF_FUNC_get_current_task);
+	stx(e, BPF_DW, 10, tk, 0);
+	for (unsigned k = 0; k < UBPF_ANC; k++) {
+		ldx(e, BPF_DW, 3, 10, tk);
+		alu_i(e, BPF_ADD, 3, (int32_t)pl->anc_off[0]);
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, tk);
+		alu_i(e, BPF_MOV, 2, 8);
+		call(e, BPF_FUNC_probe_read_kernel);
+		jcut[ncut++] = jmp_i(e, BPF_JNE, 0, 0);
+		ldx(e, BPF_DW, 3, 10, tk);
+		jcut[ncut++] = jmp_i(e, BPF_JEQ, 3, 0);
+		st(e, BPF_DW, 10, tg, 0);
+		alu_i(e, BPF_ADD, 3, (int32_t)pl->anc_off[1]);
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, tg);
+		alu_i(e, BPF_MOV, 2, 4);
+		call(e, BPF_FUNC_probe_read_kernel);
+		jcut[ncut++] = jmp_i(e, BPF_JNE, 0, 0);
+		ldx(e, BPF_W, 1, 10, tg);
+		anc_bits(e, pl);
+		alu_i(e, BPF_AND, 3, all);
+		jok[nok++] = jmp_i(e, BPF_JEQ, 3, all);
+		jok[nok++] = jmp_i(e, BPF_JEQ, 1, 0); /* complete */
+	}
+	/* cut: the hit's clauses are user space's, bits cleared */
+	for (unsigned i = 0; i < ncut; i++)
+		fix(e, jcut[i]);
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_i(e, BPF_AND, 1, (int32_t)~S_FLAGS_ANCS);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+	e->fj[e->nfj++] = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < nok; i++)
+		fix(e, jok[i]);
 }

@@ -75,6 +75,8 @@
  * offsets d_kplan_ppid() gives, as cgen.c's u_ppid() and kp_kctx() read
  * it into the record for user space, so a reparented process's is its
  * new parent's in both; without the BTF's offsets, user space's),
+ * progenyof() of a constant pid with those offsets, in a program whose
+ * kernel keeps no self-> variable (UBPF_K_PROG: kp_prog_arg()),
  * curpsinfo->pr_euid and pr_egid, pr_pgid and pr_sid where the BTF
  * says where task_struct keeps cred and the process's pids (D_KPLAN_ECRED,
  * D_KPLAN_SESS; UBPF_K_ECRED and UBPF_K_SESS read what cgen.c's
@@ -193,6 +195,28 @@ bool kp_const_of(const struct node *n, int64_t *v)
 	if (n->op != N_INT)
 		return false;
 	*v = n->ival;
+	return true;
+}
+
+/*
+ * progenyof(p) the kernel computes (UBPF_K_PROG): p an integer constant
+ * once folded ($target, $1, $pid, a literal), with the BTF's offsets of
+ * the parent (D_KPLAN_PPID, k->ppid), in a program whose kernel keeps no
+ * self-> variable (k->noprog: a chain the walk cannot finish sends the
+ * hit to user space whole, which such a program's hits cannot go to);
+ * its pid as func.c compares it, (uint32_t)(pid_t)p, into *q.
+ * doc/DESIGN.md's "progenyof() in the generated programs".
+ */
+bool kp_prog_arg(const struct d_kplan *k, const struct node *n, uint32_t *q)
+{
+	int64_t v;
+
+	if (!k || !k->ppid || k->noprog || n->op != N_FUNC ||
+	    d_funcs[n->sub].id != F_PROGENYOF || n->nargs != 1 ||
+	    !kp_const_of(n->args[0], &v))
+		return false;
+	if (q)
+		*q = (uint32_t)(int32_t)v;
 	return true;
 }
 
@@ -424,7 +448,12 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		return true;
 	case N_FUNC: /* strlen() of a self-> string the kernel keeps, of
 		      * copyinstr(argN) or args[N] (kp_arg_strlen()) or of
-		      * execname */
+		      * execname; progenyof() of a constant (kp_prog_arg()) */
+		if (kp_prog_arg(k, n, NULL)) {
+			*sz = d_funcs[n->sub].sz; /* int, func.c's */
+			*sg = d_funcs[n->sub].sg;
+			return true;
+		}
 		if (!kp_svar_strlen(k, n, NULL) &&
 		    (kp_arg_strlen(k, n) < 0 || !arg_strlen_at(pr, n)) &&
 		    !kp_comm_strlen(k, n))

@@ -213,6 +213,57 @@ static void args_why(struct em *m, const struct node *n)
 }
 
 /*
+ * progenyof(q), q its pid as func.c compares it (kplan.c's
+ * kp_prog_arg()): 1 where q is 0, a constant (func.c's answer at every
+ * hit); else PROG, n the index of q among the plan's pids (pl->anc,
+ * added in plan order, the BTF's offsets in pl->anc_off), which the
+ * program's walk finds or not before the first clause (cgen_rec.c's
+ * cgen_anc_plan()).  A fifth pid at the probe leaves the clause to user
+ * space there (the plan full; the entry points put pl->nanc back).
+ */
+static void prog(struct em *m, uint32_t q, uint8_t sz, uint8_t sg)
+{
+	struct ubpf_kplan *pl = m->pl;
+	struct ubpf_kop *o;
+	unsigned i;
+
+	if (!q) {
+		o = put(m, UBPF_K_CONST, 0, 1);
+		o->imm = 1;
+		o->sz = sz;
+		o->sg = sg;
+		return;
+	}
+	for (i = 0; i < pl->nanc && pl->anc[i] != q; i++)
+		;
+	if (i >= UBPF_KANC) {
+		m->full = true;
+		return;
+	}
+	if (i == pl->nanc) {
+		pl->anc[pl->nanc++] = q;
+		pl->anc_off[0] = m->k->ppid1[0] - 1;
+		pl->anc_off[1] = m->k->ppid1[1] - 1;
+	}
+	o = put(m, UBPF_K_PROG, 0, 1);
+	o->n = (uint8_t)i;
+	o->imm = q;
+	o->sz = sz;
+	o->sg = sg;
+}
+
+/* prog()'s pids past the first nanc taken back (an entry point that
+ * failed), every byte as before them (plans are compared whole) */
+static void anc_back(struct ubpf_kplan *pl, uint8_t nanc)
+{
+	for (unsigned i = nanc; i < UBPF_KANC; i++)
+		pl->anc[i] = 0;
+	pl->nanc = nanc;
+	if (!nanc)
+		pl->anc_off[0] = pl->anc_off[1] = 0;
+}
+
+/*
  * Key j of ks, its string key, is args[N] (bare) and probe declares
  * argument N an integer: the key is that integer there (kaggs, typed
  * as args_keys() fixes it), as user space's args[N] reads it
@@ -809,7 +860,12 @@ static void emit(struct em *m, const struct node *n)
 		return;
 	case N_FUNC: { /* strlen() of a self-> string the kernel keeps */
 		int v;
+		uint32_t q;
 
+		if (kp_prog_arg(m->k, n, &q)) { /* progenyof(): prog() */
+			prog(m, q, sz, sg);
+			return;
+		}
 		if (kp_comm_strlen(m->k, n)) { /* ... or of execname */
 			o = put(m, UBPF_K_CLEN, 0, 1);
 			o->sz = d_funcs[n->sub].sz;
@@ -990,13 +1046,16 @@ bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
 {
 	struct em m = { .pl = pl, .n = pl->nops, .probe = probe, .k = k };
 	struct ubpf_kop *pred = NULL;
+	uint8_t nanc = pl->nanc;
 
 	if (n)
 		pred = pred_test(&m, n);
 	else
 		store_of(&m, st);
-	if (m.full || m.max > UBPF_KSTACK)
+	if (m.full || m.max > UBPF_KSTACK) {
+		anc_back(pl, nanc);
 		return false;
+	}
 	if (pred)
 		pred->jump = (uint16_t)m.n;
 	pl->nops = (uint16_t)m.n;
@@ -1008,6 +1067,7 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 {
 	struct em m = { .pl = pl, .n = pl->nops, .probe = probe, .k = k };
 	struct ubpf_kop *pred = NULL;
+	uint8_t nanc = pl->nanc;
 	bool *mark;
 
 	if (!d_kplan_vin(k, clause))
@@ -1039,8 +1099,10 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 	free(mark);
 	put(&m, UBPF_K_ODONE, 0, 0);
 	m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, NULL);
-	if (m.full || m.max > UBPF_KSTACK)
+	if (m.full || m.max > UBPF_KSTACK) {
+		anc_back(pl, nanc);
 		return false;
+	}
 	if (pred)
 		pred->jump = (uint16_t)m.n;
 	pl->nops = (uint16_t)m.n;
@@ -1392,6 +1454,7 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	struct ubpf_kop *pred = NULL;
 	unsigned i;
 	bool sout = k->sout && k->sout[clause];
+	uint8_t nanc = pl->nanc;
 
 	if (c->pred && !sout) {
 		pred = pred_test(&m, c->pred);
@@ -1430,6 +1493,9 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 			snprintf(why, wlen,
 				 "its instructions do not fit the probe's "
 				 "plan");
+		/* what was written past pl->nops is not part of the plan,
+		 * nor are prog()'s pids it added */
+		anc_back(pl, nanc);
 		return false;
 	}
 	if (pred)
@@ -1466,6 +1532,7 @@ bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
 		.pl = pl, .n = pl->nops, .probe = probe, .k = k, .gate = true
 	};
 	struct ubpf_kop *pred;
+	uint8_t nanc = pl->nanc;
 
 	if (!d_kplan_gated(k, clause))
 		return false;
@@ -1480,8 +1547,10 @@ bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
 		pred = put(&m, UBPF_K_PRED, 1, 0);
 	}
 	put(&m, UBPF_K_REC, 0, 0);
-	if (m.full || m.max > UBPF_KSTACK || m.tls)
+	if (m.full || m.max > UBPF_KSTACK || m.tls) {
+		anc_back(pl, nanc);
 		return false;
+	}
 	pred->jump = (uint16_t)m.n;
 	pl->nops = (uint16_t)m.n;
 	return true;

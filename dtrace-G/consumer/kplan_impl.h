@@ -128,6 +128,9 @@ struct d_kplan {
 	bool elem_full;	    /* a read past KP_ELEMS: refused */
 	bool nostr;	    /* no string comparison (see vars_decide()) */
 	bool fmode;	    /* a string's fault is the hit's (fsite_assign()) */
+	bool noprog;	    /* no PROG: the kernel keeps self-> variables,
+			     * so a cut chain could not send the hit to user
+			     * space (kplan_vars.c's kp_vars_decide()) */
 	unsigned nfs;	    /* ... its sites: */
 	struct kfsite {
 		const struct node *n; /* the comparison */
@@ -212,6 +215,8 @@ enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE };
 bool kp_sout_here(const struct node *n);
 /* kplan.c: an integer constant, maybe negated: its value */
 bool kp_const_of(const struct node *n, int64_t *v);
+/* progenyof() of a constant the kernel computes (UBPF_K_PROG): its pid */
+bool kp_prog_arg(const struct d_kplan *k, const struct node *n, uint32_t *q);
 /* kplan_str.c: copyinstr(argN) == or != a string literal: N and the
  * literal */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,

@@ -1508,6 +1508,15 @@ static bool sarg_key(const struct d_kplan *k, unsigned v, bool *mark,
 	       prog_lit_reads(p, v) && sarg_var(k, v, mark) >= 0;
 }
 
+/* Does a clause of p call progenyof() (D_NEED_ANC)? */
+static bool prog_calls_progeny(const struct d_prog *p)
+{
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (d_clause_needs(p, ci) & D_NEED_ANC)
+			return true;
+	return false;
+}
+
 void kp_vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
@@ -1681,6 +1690,17 @@ void kp_vars_decide(struct d_kplan *k)
 	 * user space): they stay there.  With more comparisons than the
 	 * record has fault bits for, it compares no strings.
 	 */
+	/*
+	 * progenyof()'s walk (UBPF_K_PROG) sends a hit whose chain it
+	 * cannot finish to user space whole, as a string that cannot be
+	 * read does: not where the kernel keeps self-> variables (no fault
+	 * site for it: kplan.c's kp_prog_arg() refuses it there).
+	 */
+	if (tls && !k->noprog && prog_calls_progeny(p)) {
+		k->noprog = true;
+		kp_vars_decide(k);
+		return;
+	}
 	if (tls && strs && !k->nostr && !k->fmode) {
 		k->fmode = true;
 		kp_vars_decide(k);

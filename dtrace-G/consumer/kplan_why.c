@@ -374,6 +374,24 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 			 "not say where task_struct keeps the parent");
 		return;
 	}
+	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_PROGENYOF &&
+	    x->nargs == 1 && k->vars) { /* kplan.c's kp_prog_arg() */
+		int64_t c;
+
+		snprintf(buf, len, "%s",
+			 !k->ppid
+				 ? "progenyof() is not computed in the kernel: "
+				   "its BTF does not say where task_struct "
+				   "keeps the parent"
+			 : !kp_const_of(x->args[0], &c)
+				 ? "progenyof() is computed in the kernel only "
+				   "of a constant pid"
+				 : "progenyof() is not computed in the kernel "
+				   "where it would keep self-> variables: a "
+				   "chain it cannot finish could not send the "
+				   "hit to user space");
+		return;
+	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
 	    x->nargs == 1 && kp_args_index(x->args[0]) >= 0 && k->vars &&
 	    !k->fmode && !k->nostr &&

@@ -287,7 +287,17 @@ enum {
 		       * cgbuf's copy room (cgen_mem.c's mem_read()), and
 		       * one that faults sends the hit to user space whole
 		       * (kplan_mem.c) */
+	UBPF_K_PROG,  /* push progenyof(imm), imm a pid not 0 (the plan's
+		       * anc[n]), as an int: 1 where the hit's process or
+		       * its chain of parents (task_struct's real_parent,
+		       * each one's tgid, at the plan's anc_off) has it, 0
+		       * where the chain ends at 0 without it; a chain cut
+		       * (UBPF_ANC links, a read that failed) before every
+		       * constant was found sends the hit to user space
+		       * whole (cgen_rec.c's cgen_anc_plan(); generated
+		       * programs only, as TIME) */
 };
+#define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key
  * {tid, slot} of the map cgtls; a this-> variable, slot one of
@@ -462,6 +472,13 @@ struct ubpf_kplan {
 		      * clause left to user space reads: a generated
 		      * program's record of a hit the plan ran copies
 		      * only these (cgen.c) */
+	/* PROG's pids (anc[n] the one of PROG n), nanc of them, and
+	 * task_struct's real_parent and tgid offsets (the BTF's, as
+	 * PPID's imm holds them) its walk reads at */
+	__u8 nanc;
+	__u8 pad_anc[7];
+	__u32 anc_off[2];
+	__u32 anc[UBPF_KANC];
 	struct ubpf_kdirect d;
 	struct ubpf_kop ops[UBPF_KOPS];
 };

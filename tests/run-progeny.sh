@@ -96,35 +96,26 @@ done
 # target negated: "1 1 0 1 0"), and progenyof(arg0) left to user space
 # with its reason; the generated programs' -v counts the two clauses in
 # the kernel, the other ways none
-for k in 0 g c; do
-	way_env "$k"
-	rm -f kern.$k
-	DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 60 "$DTRACE" -v -q \
-		-o kern.$k \
-		-n 'syscall::write:entry /progenyof($target)/ { @k = count(); }' \
-		-n 'pid$target::write:entry { printf("p %d %d %d %d %d\n", progenyof($target), progenyof($pid), progenyof(4194304), progenyof(0), progenyof(-$target)); }' \
-		-n 'pid$target::write:entry { printf("a %d\n", progenyof(arg0)); }' \
-		-c "sh -c 'echo hi'" >/dev/null 2>kern.$k.err &
-	eval "kern_pid$k=\$!"
-done
-for k in 0 g c; do
-	eval "wait \"\$kern_pid$k\""
-	expect_eq "kernel ($k): status" 0 "$?"
-done
+ways_start 60 -v -q \
+	-n 'syscall::write:entry /progenyof($target)/ { @k = count(); }' \
+	-n 'pid$target::write:entry { printf("p %d %d %d %d %d\n", progenyof($target), progenyof($pid), progenyof(4194304), progenyof(0), progenyof(-$target)); }' \
+	-n 'pid$target::write:entry { printf("a %d\n", progenyof(arg0)); }' \
+	-c "sh -c 'echo hi'"
+ways_wait kernel
 printf 'p 1 1 0 1 0\na 1\n\n                1\n' >kern.exp
-expect_file_eq "kernel: the values (DTRACE_KAGG=0)" kern.exp kern.0
-expect_file_eq "kernel: the generated programs' the same" kern.0 kern.g
-expect_file_eq "kernel: the generic program's the same" kern.0 kern.c
+expect_file_eq "kernel: the values (DTRACE_KAGG=0)" kern.exp out0.txt
+expect_file_eq "kernel: the generated programs' the same" out0.txt outg.txt
+expect_file_eq "kernel: the generic program's the same" out0.txt outc.txt
 expect_eq "kernel: -v, the count in the kernel (generated)" 1 \
-	"$(grep -c '^dtrace: 1 clause aggregated in the kernel$' kern.g.err)"
+	"$(grep -c '^dtrace: 1 clause aggregated in the kernel$' errg.txt)"
 expect_eq "kernel: -v, the printf() computed there (generated)" 1 \
-	"$(grep -c '^dtrace: 1 clause printing values computed in the kernel$' kern.g.err)"
+	"$(grep -c '^dtrace: 1 clause printing values computed in the kernel$' errg.txt)"
 expect_grep "kernel: -v, progenyof(arg0)'s reason" \
 	'clause 3 .* progenyof() is computed in the kernel only of a constant pid$' \
-	kern.g.err
+	errg.txt
 for k in 0 c; do
 	expect_eq "kernel ($k): -v, nothing in the kernel" 0 \
-		"$(grep -c 'in the kernel$' kern.$k.err)"
+		"$(grep -c 'in the kernel$' err$k.txt)"
 done
 
 # cut (BPF): a chain the hit's walk could not finish (UBPF_ANC, 32

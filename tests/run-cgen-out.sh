@@ -209,7 +209,7 @@ expect_file_eq "kernel's and user space's copyinstr(): the bytes at the hit" \
 	both.exp both1.txt
 vcount "kernel's and user space's copyinstr()" both1.txt.err 1 printing
 
-# String variables the kernel keeps (kplan_vars.c's str_var(),
+# String variables the kernel keeps (kplan_svar.c's str_var(),
 # cgen_out.c): self->s = copyinstr(E) at entry, printed at return, and
 # this->r = copyinstr(E) printed in its firing, on a process whose
 # string changes inside the call (hitm(): "during-i" at the return) and

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-cgen-tlshare.sh: self-> integers the kernel keeps, read by clauses
-# that run in user space (kplan_vars.c's "Shared self-> variables"): the
+# that run in user space (kplan_vin.c's "Shared self-> variables"): the
 # kernel keeps the variable and runs the clauses that store it; each
 # user space clause that reads it has the values it reads carried in
 # its record, read at its place among the probe's clauses, its

@@ -131,7 +131,7 @@ same "printf, trace and execname from the record" generated "'tick 5'" \
 # hits where one held (-v counts the records read); anything else --
 # a predicate reading a self-> variable an earlier clause sets in user
 # space (after a string's store, which the kernel does not make with
-# it: kplan_vars.c's kstore_ok()), an argument the site does not have
+# it: kplan_vin.c's kstore_ok()), an argument the site does not have
 # -- a record every hit
 rec_read() {
 	expect_eq "$1: records read" " $2 record$([ "$2" = 1 ] || echo s) read" \
@@ -430,7 +430,7 @@ done
 
 # self->k is printed beside a string variable (which the kernel does
 # not keep): that clause runs in user space, self->k read from its
-# record (kplan_vars.c's "Shared self-> variables"), and the clauses
+# record (kplan_vin.c's "Shared self-> variables"), and the clauses
 # storing self->k and self->j, which reads it, in the kernel
 cat >t.d <<'EOF'
 tr$target:::tick /arg0 % 3 == 0/ { self->k = arg0; self->u = 1; }
@@ -574,7 +574,7 @@ expect_eq "a this-> string that faults: 6 errors" 6 \
 	"$(wc -l <flt1.txt | tr -d ' ')"
 # ... not where it may be read unset ("" then) or set otherwise: a read
 # before the store, a clause with a predicate setting it, a second
-# argument's string (each is kept as its bytes instead, kplan_vars.c's
+# argument's string (each is kept as its bytes instead, kplan_svar.c's
 # str_var(): this->p, set under a predicate and only compared, and,
 # since string variables key kaggs_v (VKEY), this->s and this->a: all
 # six clauses are the kernel's; three before VKEY)

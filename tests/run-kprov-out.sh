@@ -121,7 +121,7 @@ printf 'exec 1 kpoutchild\nexit 1\n\n' >proc.exp
 expect_file_eq "proc: the child's lines" proc.exp proc.g
 
 # ---------------------------------------------------------------------
-# A self-> string the kernel keeps (kplan_vars.c's str_var()), copied at
+# A self-> string the kernel keeps (kplan_svar.c's str_var()), copied at
 # openat's entry: compared with a literal, printed, measured, an
 # aggregation's key and cleared at the return, all in the kernel
 

@@ -540,7 +540,7 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 				pl->tls |= UBPF_KTLS_UNFIT;
 		}
 		/* one whose record carries the kernel's self-> values
-		 * it reads (kplan_vars.c's "Shared self-> variables"):
+		 * it reads (kplan_vin.c's "Shared self-> variables"):
 		 * where they do not fit, refused as a sout one */
 		else if (d_kplan_vin(k->kp, cl[i])) {
 			if (d_kplan_vin_emit(k->kp, cl[i], dp, pl))
@@ -764,7 +764,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    nsout, nsout == 1 ? "" : "s");
 	/* -v: the clauses user space runs that read self-> variables
 	 * the kernel keeps, their values carried in the records
-	 * (kplan_vars.c's "Shared self-> variables") */
+	 * (kplan_vin.c's "Shared self-> variables") */
 	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
 		nvin += d_kplan_vin(k->kp, i);
 	if (c->o->verbose && nvin)

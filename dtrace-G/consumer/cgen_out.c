@@ -70,7 +70,7 @@
  * run through d_run_spec(): its predicate (or the truth the program
  * computed for it, the area's first value) and speculate() in dtrace.
  * A clause user space runs whose area holds the values of the self->
- * integers it reads (kplan_vars.c's "Shared self-> variables") is
+ * integers it reads (kplan_vin.c's "Shared self-> variables") is
  * walked the same way (cg_out_vin()): its ran bit set, those variables
  * of the hit's thread are set from the area while run_clauses() runs
  * it; unset (its predicate failed at the hit), it is not run.  So the

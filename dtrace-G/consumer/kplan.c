@@ -3,7 +3,9 @@
  * kplan.c - which clauses of a D program a BPF program can run in the
  * traced thread, and folding what it aggregated back into the
  * program's aggregations (kplan.h).  Its parts: which variables the
- * kernel keeps are kplan_vars.c's, the instructions it runs for one
+ * kernel keeps are kplan_vars.c's (the string variables kplan_svar.c's,
+ * the clauses user space runs that read the kernel's self-> integers
+ * kplan_vin.c's), the instructions it runs for one
  * probe kplan_emit.c's, the printf() and trace() values it computes
  * kplan_out.c's, why a clause is not the kernel's (-v) kplan_why.c's,
  * the strings a plan compares, measures, stores and keys by
@@ -102,7 +104,7 @@
  * user space and the kernel would each have a copy), taking clauses and
  * variables away until nothing changes, but for a self-> integer that
  * a clause user space runs only reads, whose values at its place the
- * record carries (kplan_vars.c's "Shared self-> variables"); BEGIN and
+ * record carries (kplan_vin.c's "Shared self-> variables"); BEGIN and
  * END are dtrace's own thread's, apart.  So the "reads nothing another
  * clause writes" above still holds between the kernel's clauses and user
  * space's.  D types a variable's read dynamically -- what was last
@@ -162,7 +164,7 @@
  * printa() and the like, which keep every clause out of the kernel,
  * leave gates in.  A clause that reads self-> integers the kernel
  * keeps, whose predicate the kernel tests at its place among the
- * probe's clauses (kplan_vars.c's "Shared self-> variables",
+ * probe's clauses (kplan_vin.c's "Shared self-> variables",
  * d_kplan_vpred()), is a gate of its own: its ODONE asks for the
  * record.
  */

@@ -168,7 +168,7 @@ bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
 /*
  * A clause user space runs whose record carries the values of the
  * self-> integers the kernel keeps that it only reads, as they were at
- * its place among the probe's clauses (kplan_vars.c's "Shared self->
+ * its place among the probe's clauses (kplan_vin.c's "Shared self->
  * variables"): d_kplan_out_area() is true for it; d_kplan_vin_emit()
  * puts its instructions at probe into pl (each value an OUT, then
  * ODONE), false where they do not fit; d_kplan_vin_put() sets those

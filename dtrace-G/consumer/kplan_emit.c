@@ -995,7 +995,7 @@ bool d_kplan_sout_emit(const struct d_kplan *k, unsigned clause,
 	return d_kplan_sout(k, clause) && kp_clause_emit(k, clause, probe, pl);
 }
 
-/* A vin clause (kplan_vars.c's "Shared self-> variables"): the value
+/* A vin clause (kplan_vin.c's "Shared self-> variables"): the value
  * of each self-> variable its record carries, in the variables' order,
  * OUT each, then ODONE; no test of its predicate: user space runs it */
 /* The test of predicate n, the comparison fused into PRED where it is
@@ -1087,7 +1087,7 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 		put(&m, UBPF_K_OUT, 1, 0);
 		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, &nv);
 	}
-	/* its stores of them, the kernel's too (kplan_vars.c's
+	/* its stores of them, the kernel's too (kplan_vin.c's
 	 * kstore_ok()), after the values it reads before them */
 	for (unsigned i = 0; i < k->prog->clauses[clause].nstmts; i++) {
 		const struct stmt *st = &k->prog->clauses[clause].stmts[i];

@@ -2,9 +2,10 @@
 /*
  * kplan_impl.h - what kplan.c (which clauses the kernel runs) and its
  * parts share (kplan.c's opening comment lists them: kplan_vars.c
- * their variables, kplan_emit.c their instructions, kplan_str.c their
- * strings, kplan_exit.c and kplan_spec.c, kplan_out.c, kplan_why.c,
- * kplan_merge.c): the plan's state, and the tree walks they all make.
+ * their variables, with kplan_svar.c and kplan_vin.c, kplan_emit.c
+ * their instructions, kplan_str.c their strings, kplan_exit.c and
+ * kplan_spec.c, kplan_out.c, kplan_why.c, kplan_merge.c): the plan's
+ * state, and the tree walks they all make.
  * Not for anything else: kplan.h is the interface.
  */
 #ifndef USDT_DTRACE_KPLAN_IMPL_H
@@ -94,7 +95,7 @@ struct d_kplan {
 	/* per clause: one user space runs whose record carries the values
 	 * of the self-> integers the kernel keeps that it only reads, as
 	 * they were at its place in the probe's clauses (kplan_vars.c's
-	 * kp_vars_decide(), "Shared self-> variables") */
+	 * kp_vars_decide(), kplan_vin.c's "Shared self-> variables") */
 	bool *vin;
 	/* per clause: a vin one whose predicate the kernel tests first,
 	 * its ran bit the predicate's truth at the hit (vpred_ok()) */
@@ -206,7 +207,7 @@ struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
  * a this-> string that is copyinstr(argN) wherever it is read (KV_SARG,
  * sarg_var()); a this-> or self-> string that is copyinstr(E) or ""
  * wherever it is stored and only printed or, a self-> one, compared
- * with a literal (KV_STR, kplan_vars.c's str_var()).
+ * with a literal (KV_STR, kplan_svar.c's str_var()).
  */
 enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE };
 /* kplan_spec.c: may n be read in user space beside a speculating clause's
@@ -319,7 +320,34 @@ void kp_vars_decide(struct d_kplan *k);
 /* The variables clause c of p touches (reads and stores), into mark[]
  * (p->nvars, cleared first) */
 void kp_clause_vars(const struct d_prog *p, const struct clause *c, bool *mark);
-/* kplan_vars.c: the variables a vin clause's record carries (kp_vars_decide()),
+/* ... every variable node under n into mark (reads and stores alike) */
+void vars_of(const struct node *n, bool *mark);
+/* ... the same of statements v[0..n) */
+void stmts_vars(const struct stmt *v, unsigned n, bool *mark);
+/* ... kp_clause_vars() of k's program */
+void clause_vars(const struct d_kplan *k, const struct clause *c, bool *mark);
+/* ... the bits (vbit) of the variables read under n whose type is open */
+uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg);
+/* ... the next subset of set after s (0 after the last) */
+uint32_t next_subset(uint32_t s, uint32_t set);
+/* ... does n store into variable v? */
+bool stores_into(const struct node *n, unsigned v);
+/* kplan_svar.c: this-> string v is argument N's string (KV_SARG): N,
+ * else -1; one that keys an aggregation stays that (sarg_key()) */
+int sarg_var(const struct d_kplan *k, unsigned v, bool *mark);
+bool sarg_key(const struct d_kplan *k, unsigned v, bool *mark, unsigned nthis);
+/* ... string v kept as its bytes (KV_STR) */
+bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp);
+/* ... every read of v in the program a comparison with a literal */
+bool prog_lit_reads(const struct d_prog *p, unsigned v);
+/* kplan_vin.c: clause ci, run in user space, may read self-> integers
+ * from its record (a vin clause) */
+bool vin_where(const struct d_kplan *k, unsigned ci);
+/* ... may variable v be carried in vin clause ci's record */
+bool vin_var(struct d_kplan *k, unsigned ci, unsigned v);
+/* ... vin clause ci's predicate is tested in the kernel too */
+bool vpred_ok(struct d_kplan *k, unsigned ci);
+/* ... the variables a vin clause's record carries (kp_vars_decide()),
  * into mark (cleared first), and how many */
 void kp_vin_vars(const struct d_kplan *k, unsigned ci, bool *mark);
 unsigned kp_vin_count(const struct d_kplan *k, unsigned ci, bool *mark);
@@ -329,7 +357,7 @@ unsigned kp_vin_count(const struct d_kplan *k, unsigned ci, bool *mark);
 int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v);
 /* kplan_emit.c: predicate n's test alone into pl (PRED jumping past
  * it), as a vin clause's, or with n NULL store st (a vin clause's kernel
- * store: kplan_vars.c's kstore_ok()); false where it does not fit */
+ * store: kplan_vin.c's kstore_ok()); false where it does not fit */
 bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
 		  const struct stmt *st, const struct d_probe *probe,
 		  struct ubpf_kplan *pl);

@@ -130,7 +130,7 @@
  * counts as other).  ODONE runs on both paths: a hit whose path
  * printed nothing still writes its record, which prints nothing.
  *
- * String variables (KV_STR: kplan_vars.c's str_var(), a this-> or
+ * String variables (KV_STR: kplan_svar.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
  * literal, another such variable or execname, measured or an
@@ -692,7 +692,7 @@ bool d_kplan_out_any(const struct d_prog *p)
 				return true;
 		}
 	/* a self-> integer, which a clause user space runs may read from
-	 * its record's area (kplan_vars.c's "Shared self-> variables") */
+	 * its record's area (kplan_vin.c's "Shared self-> variables") */
 	for (unsigned v = 0; v < p->nvars; v++)
 		if (p->vars[v].scope == SC_SELF && p->vars[v].kind != T_STR)
 			return true;

@@ -5,7 +5,8 @@
  * cgen_svar.c's):
  * copyinstr(argN) and an args[N] string, self-> and this-> string
  * variables, execname and literals; the tests kplan.c (kp_stmt_ok(),
- * kp_ty_at()), kplan_vars.c and kplan_emit.c make of them.
+ * kp_ty_at()), kplan_vars.c, kplan_svar.c and kplan_emit.c make of
+ * them.
  *
  * The generated programs (kplan.c's "Variables") also
  * compare copyinstr(argN) with a string literal (kp_str_cmp(): == !=,
@@ -33,7 +34,7 @@
  * || is skipped as run.c skips it (UBPF_K_SC); one in a branch of ?:
  * is not taken (the kernel computes both branches).
  * A self-> or this-> string variable the kernel keeps as its bytes
- * (KV_STR, kplan_vars.c's str_var()) may be compared with a literal
+ * (KV_STR, kplan_svar.c's str_var()) may be compared with a literal
  * too (kp_svar_cmp(): UBPF_K_VSEQ, the bytes its store copied at the
  * hit; a this-> one at a probe whose plan never stores it is unset
  * there, "", cgen_svar.c's svar_at()) and measured (strlen(),
@@ -83,7 +84,7 @@
  * (kp_comm_cmp(): UBPF_K_CCMP, == != < <= > >=, strcmp()'s order,
  * either way round: neither is cut, as run.c's binop() cuts neither,
  * and 16 bytes of both decide) or with a KV_STR variable (UBPF_K_CVCMP;
- * kplan_vars.c lets such a variable be read so), and measured
+ * kplan_svar.c lets such a variable be read so), and measured
  * (kp_comm_strlen(): UBPF_K_CLEN, whole, as run.c's strlen() measures
  * it).  None of these reads user memory or can fault.  execname
  * compared with copyinstr(argN)
@@ -207,7 +208,7 @@ bool kp_seq_prefix(const struct d_kplan *k, size_t len)
  * equal, and the kernel's copy tells equal from longer by its length
  * alone):
  * v's index and the literal into *v, *lit, whatever the kernel keeps.
- * kplan_vars.c's str_var() lets a KV_STR variable be read so.
+ * kplan_svar.c's str_var() lets a KV_STR variable be read so.
  */
 bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 		 const struct node **lit)
@@ -260,7 +261,7 @@ unsigned kp_ord(int sub, bool left)
  * variable's NUL below the literal's byte there: cgen_svar.c's
  * vseq_ord()): v's index, the literal and the order (VVCMP's agg, v on
  * the left) into *v, *lit, *op, whatever the kernel keeps.
- * kplan_vars.c's str_var() lets a KV_STR variable be read so.
+ * kplan_svar.c's str_var() lets a KV_STR variable be read so.
  */
 bool kp_svar_olit(const struct d_prog *p, const struct node *n, int *v,
 		  const struct node **lit, unsigned *op)
@@ -322,7 +323,7 @@ bool kp_svar_cmp(const struct d_kplan *k, const struct node *n, int *v,
  * run.c's binop()), either way round, v a self-> or this-> string
  * variable and the other side copyinstr(argN) or args[N] (N a
  * constant, maybe in stringof()): v's index, whatever the kernel
- * keeps, else -1.  kplan_vars.c's str_var() lets a KV_STR variable be
+ * keeps, else -1.  kplan_svar.c's str_var() lets a KV_STR variable be
  * read so.
  */
 int kp_svar_arg(const struct d_prog *p, const struct node *n)

@@ -8,11 +8,8 @@
  * until nothing changes, each clause typed for every combination of
  * its variables set or unset, an array whose T is not its zero's each
  * element read apart (KV_ELEMS: one element may be set, another not):
- * clause_typed(), open_bits()); this-> strings that are
- * copyinstr(argN) wherever they are read (sarg_var()); this-> and
- * self-> strings stored from copyinstr(), a literal or one another and
- * only printed, compared with a literal, another or execname,
- * measured by strlen() or an aggregation's key (str_var());
+ * clause_typed(), open_bits()); this-> and self-> strings (KV_SARG,
+ * KV_STR: kplan_svar.c's sarg_var() and str_var());
  * this-> pointers into a copy of their clause (KV_PLACE, kplan_mem.c's
  * kp_place_var()), no copy read at all where the kernel keeps self->
  * variables (nomem: a copy's fault sends the hit to user space whole,
@@ -21,83 +18,9 @@
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()); and the
  * clauses user space runs that read self-> integers the kernel keeps
- * (vin clauses, below).  kplan.c asks it per program (d_kplan_new());
- * what both read of the tree is kplan_impl.h's.
- *
- * Shared self-> variables.  A variable has one copy: the kernel's only
- * while every clause touching it runs there.  But a clause user space
- * runs for a reason of its own (ustack(), a string the kernel does not
- * compute) and reads a self-> integer, the latency idiom's
- *	read:entry { self->ts = timestamp; }
- *	read:return /self->ts/ { @ = quantize(timestamp - self->ts);
- *		printf("%d %s\n", tid, ustack()); self->ts = 0; }
- * needs no copy of its own: only the values it reads at the hit, and
- * its stores made where the kernel keeps the variable.  Such a clause
- * (k->vin: vin_where(), vin_var()) leaves the variable to the kernel,
- * and with it the clauses storing it; at its place among the probe's
- * clauses the generated program puts each such variable's value into
- * the record's out area (kplan_emit.c's d_kplan_vin_emit(): VLD, OUT
- * each, in the variables' order), makes the clause's stores of them
- * (kernel stores, below), then ODONE; and dtrace sets
- * the hit's thread's variables from the area for that clause alone,
- * putting back what its table held after it (records.c's
- * hit_run_kagg(), cgen_out.c's cg_out_vin(), kplan_out.c's
- * d_kplan_vin_put(), run.c's d_self_put()).  Why that is exact:
- *  - The value is the one the clause reads at the hit: the kernel runs
- *    the probe's clauses in their order, the values at the clause's
- *    place, so a kernel clause before it that stores the variable is
- *    seen and a later one's is not; no clause of user space writes it
- *    but by a kernel store, below, so no other writer is.
- *  - Its own stores (kstore_ok()): v = E, v OP= E, v++ or v-- at the
- *    clause's top level, E an integer the kernel computes that cannot
- *    fault, typed alike set and unset (typed_same()), every statement
- *    before it one run.c runs to its end (ustmt_free(): printf(),
- *    trace(), aggregations and stores of integers of the hit's values
- *    and variables, literals, execname, ustack(); no copy, no pointer,
- *    no division but by a constant, nothing that ends the clause), and
- *    the predicate none or one the kernel tests (below).  Then run.c
- *    reaches the store exactly when the kernel does, so the kernel
- *    makes it too, after the values (those before the clause's
- *    stores), for the clauses and hits after; dtrace runs it on its own
- *    copy, which later reads in the clause see, and puts back what it
- *    held after the clause.  Any other store of it in a clause user
- *    space runs (after a copy, which may fault; in an if) makes the
- *    variable user space's, as before, kplan_why.c naming the store.
- *  - Unset reads as 0 either way: the kernel's absent entry reads 0,
- *    and 0 in the area deletes dtrace's copy, as run.c's store of 0
- *    deletes it; set, it has the type T every store gives it, the one
- *    the kernel's plans are typed by (var_keep()).
- *  - Per thread: the value is the hit's thread's (cgtls under {tid,
- *    variable}), dtrace's copy the record's tid's, there only while
- *    the clause runs: a thread's variables die with it in the kernel
- *    (bpf_agg.c's reap) and dtrace keeps none.
- *  - The predicate: where it is an integer the kernel computes, of its
- *    variables (so those the area carries) and the hit's values, that
- *    cannot fault, stores nothing, reads no memory by an address
- *    (kp_sout_here()), no string and no timestamp (a record gate's
- *    rule, kplan.c's gate_ok()), and whose test is the same
- *    instructions whichever of its variables are set (vpred_ok(), as
- *    clause_typed()), the kernel tests it first (k->vpred): false, the
- *    values and ODONE are jumped over, the clause's ran bit stays 0 and
- *    dtrace does not run it; true, ODONE asks for the record, the
- *    clause's record gate (bpf_agg.c's plan_of()), and dtrace tests the
- *    predicate again on the same values, the same truth.  Else ODONE
- *    runs at every hit and dtrace tests the predicate on the values.
- *  - Speculations: a vin clause that speculates is run as any clause
- *    user space runs; only its variables' values come from the area.
- *  - Where: a clause every hit of which runs a generated program whose
- *    record carries an area (kp_sout_where()), not dtrace's (BEGIN,
- *    END), not one that fires in user space too (ERROR, the clauses
- *    from an exit() decided at the hit on: k->user), nor a sout one;
- *    the values fit the area (UBPF_KOUTMAX).  A probe whose plan cannot
- *    hold them is refused, as a sout clause's (UBPF_KTLS_UNFIT).  A hit
- *    whose record comes unflagged (a process never armed: bpf_agg.c's
- *    tls_user(); at a kernel probe, one so kept: "Two copies" there)
- *    runs every clause with user space's copy, as for every clause
- *    keeping self-> variables; the put back keeps that copy.
- * Still user space's: a variable a user space clause stores but by a
- * kernel store, this-> variables, thread-local arrays and self->
- * strings such a clause touches.
+ * (vin clauses: kplan_vin.c's "Shared self-> variables").  kplan.c
+ * asks it per program (d_kplan_new()); what both read of the tree is
+ * kplan_impl.h's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -115,7 +38,7 @@
 #include "xalloc.h"
 
 /* Every variable node under n into mark (reads and stores alike). */
-static void vars_of(const struct node *n, bool *mark)
+void vars_of(const struct node *n, bool *mark)
 {
 	if (!n)
 		return;
@@ -128,7 +51,7 @@ static void vars_of(const struct node *n, bool *mark)
 		vars_of(n->args[i], mark);
 }
 
-static void stmts_vars(const struct stmt *v, unsigned n, bool *mark)
+void stmts_vars(const struct stmt *v, unsigned n, bool *mark)
 {
 	for (unsigned i = 0; i < n; i++) {
 		vars_of(v[i].e, mark);
@@ -150,8 +73,7 @@ void kp_clause_vars(const struct d_prog *p, const struct clause *c, bool *mark)
 	stmts_vars(c->stmts, c->nstmts, mark);
 }
 
-static void clause_vars(const struct d_kplan *k, const struct clause *c,
-			bool *mark)
+void clause_vars(const struct d_kplan *k, const struct clause *c, bool *mark)
 {
 	kp_clause_vars(k->prog, c, mark);
 }
@@ -167,7 +89,7 @@ static void clause_vars(const struct d_kplan *k, const struct clause *c,
  * when reg (typing: ty_all(), clause_typed()), else KP_OPEN when not; the
  * element a '=' stores is not read.
  */
-static uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg)
+uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg)
 {
 	uint32_t b = 0;
 	unsigned i;
@@ -200,7 +122,7 @@ static uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg)
 }
 
 /* The next subset of set after s (0 after the last). */
-static uint32_t next_subset(uint32_t s, uint32_t set)
+uint32_t next_subset(uint32_t s, uint32_t set)
 {
 	return (s - set) & set;
 }
@@ -666,325 +588,6 @@ static bool sout_ok(struct d_kplan *k, unsigned ci)
 	return true;
 }
 
-static bool stores_into(const struct node *n, unsigned v);
-
-/*
- * A clause user space runs that reads self-> integers the kernel keeps
- * (k->vin: "Shared self-> variables" in kp_vars_decide()'s comment):
- * one that may have an out area (kp_sout_where(): every probe it fires
- * at runs a generated program), not dtrace's own (BEGIN, END), not one
- * that fires in user space too (ERROR, the clauses from an exit()
- * decided at the hit on: k->user), nor a sout one (its own area).
- */
-static bool vin_where(const struct d_kplan *k, unsigned ci)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-
-	return k->vars && !k->horizon && !k->ok[ci] && !k->sout[ci] &&
-	       (!k->user || !k->user[ci]) && !kp_dtrace_only(c) &&
-	       !kp_sout_where(k, ci);
-}
-
-/* Does a statement of v (n of them) store variable w? */
-static bool stmts_store(const struct stmt *v, unsigned n, unsigned w)
-{
-	for (unsigned i = 0; i < n; i++) {
-		if (stores_into(v[i].e, w))
-			return true;
-		for (unsigned j = 0; j < v[i].nargs; j++)
-			if (stores_into(v[i].args[j], w))
-				return true;
-		for (unsigned j = 0; j < v[i].nkeys; j++)
-			if (stores_into(v[i].keys[j], w))
-				return true;
-		if (stmts_store(v[i].body, v[i].nbody, w) ||
-		    stmts_store(v[i].els, v[i].nels, w))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Can n, as run.c evaluates it, neither fault nor end the clause?  An
- * integer of constants, arguments, the hit's integers (pid, tid, uid,
- * gid, cpu, id, epid, the timestamps, errno) and variables (no pointer
- * or struct), operators but / and % by other than a constant not 0;
- * with whole (a printf() or trace() argument or a key, whole), also a
- * literal, execname, a probe's name, a string variable or ustack() of
- * constants.
- */
-static bool ufree(const struct d_prog *p, const struct node *n, bool whole)
-{
-	int64_t c;
-
-	if (!n)
-		return true;
-	if (n->op != N_STR && n->op != N_VAR && n->op != N_BUILTIN &&
-	    n->op != N_FUNC && n->kind == T_STR)
-		return false;
-	switch (n->op) {
-	case N_INT:
-	case N_ARGN:
-		return true;
-	case N_STR:
-		return whole;
-	case N_VAR: {
-		const struct var *v = &p->vars[n->sub];
-
-		return !v->ptr && !v->psou && !v->sou && !n->sou &&
-		       (v->kind != T_STR || whole);
-	}
-	case N_BUILTIN:
-		switch (d_builtins[n->sub].id) {
-		case B_PID:
-		case B_TID:
-		case B_UID:
-		case B_GID:
-		case B_CPU:
-		case B_ID:
-		case B_EPID:
-		case B_TIMESTAMP:
-		case B_VTIMESTAMP:
-		case B_WALLTIMESTAMP:
-		case B_ERRNO:
-			return true;
-		case B_EXECNAME:
-		case B_PROBEPROV:
-		case B_PROBEMOD:
-		case B_PROBEFUNC:
-		case B_PROBENAME:
-			return whole;
-		default:
-			return false;
-		}
-	case N_FUNC:
-		if (!whole || d_funcs[n->sub].id != F_USTACK)
-			return false;
-		for (unsigned i = 0; i < n->nargs; i++)
-			if (n->args[i]->op != N_INT)
-				return false;
-		return true;
-	case N_BIN:
-		if ((n->sub == '/' || n->sub == '%') &&
-		    (!kp_const_of(n->b, &c) || !c))
-			return false;
-		return ufree(p, n->a, false) && ufree(p, n->b, false);
-	case N_UN:
-	case N_CAST:
-		return ufree(p, n->a, false);
-	case N_LAND:
-	case N_LOR:
-	case N_LXOR:
-	case N_TERN:
-		return ufree(p, n->a, false) && ufree(p, n->b, false) &&
-		       ufree(p, n->c, false);
-	default:
-		return false;
-	}
-}
-
-/* Does run.c run statement st to its end, with no fault, nothing that
- * ends the clause: printf(), trace(), an aggregation, a store, of
- * ufree() values? */
-static bool ustmt_free(const struct d_prog *p, const struct stmt *st)
-{
-	const struct node *e = st->e;
-
-	switch (st->kind) {
-	case S_PRINTF:
-		for (unsigned j = 0; j < st->nargs; j++)
-			if (!ufree(p, st->args[j], true))
-				return false;
-		return true;
-	case S_TRACE:
-		return ufree(p, e, true);
-	case S_AGG:
-		for (unsigned j = 0; j < st->nkeys; j++)
-			if (!ufree(p, st->keys[j], true))
-				return false;
-		for (unsigned j = 0; j < st->nargs; j++)
-			if (!ufree(p, st->args[j], false))
-				return false;
-		return true;
-	case S_EXPR:
-		return e && (e->op == N_ASSIGN || e->op == N_INCDEC) && e->a &&
-		       e->a->op == N_VAR && ufree(p, e->a, false) &&
-		       ufree(p, e->b, false);
-	default:
-		return false;
-	}
-}
-
-static bool vpred_ok(struct d_kplan *k, unsigned ci);
-static bool typed_same(struct d_kplan *k, const struct node *n,
-		       const struct stmt *st);
-
-/*
- * Statement i of clause ci, which user space runs, a store of v the
- * kernel makes at the clause's place too (a kernel store: "Shared
- * self-> variables"): v = E, v OP= E, v++ or v-- at the clause's top
- * level, every statement before it one run.c runs to its end
- * (ustmt_free()), E one the kernel computes (kp_ty(), of its variables
- * and the hit's values), that cannot fault (ufree()), reads no memory
- * by an address and stores nothing (kp_sout_here()), its instructions
- * the same whichever of its variables are set (typed_same()), and the
- * clause's predicate none or one the kernel tests (vpred_ok()): then
- * the kernel's store is made exactly when run.c's would be.
- */
-static bool kstore_ok(struct d_kplan *k, unsigned ci, unsigned i, unsigned v)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-	const struct stmt *st = &c->stmts[i];
-	const struct node *b;
-	struct node bin, one;
-	uint8_t sz, sg;
-
-	if (kp_assigned_var(st) != (int)v || st->e->a->op != N_VAR ||
-	    (c->pred && !vpred_ok(k, ci)))
-		return false;
-	for (unsigned l = 0; l < i; l++)
-		if (!ustmt_free(k->prog, &c->stmts[l]))
-			return false;
-	b = kp_stored(st, &bin, &one);
-	return kp_ty(k, b, &sz, &sg) && ufree(k->prog, b, false) &&
-	       kp_sout_here(b) && !kp_has_str_cmp(k, b) &&
-	       typed_same(k, NULL, st);
-}
-
-/* Does clause ci store v only where the kernel can make the store too
- * (kstore_ok()), and not in its predicate? */
-static bool vin_stores_ok(struct d_kplan *k, unsigned ci, unsigned v)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-
-	if (stores_into(c->pred, v))
-		return false;
-	for (unsigned i = 0; i < c->nstmts; i++)
-		if (stmts_store(&c->stmts[i], 1, v) && !kstore_ok(k, ci, i, v))
-			return false;
-	return true;
-}
-
-/* May variable v, which clause ci touches, be carried in ci's record
- * (vin_where()'s clause): a self-> integer the kernel keeps that ci
- * only reads, or stores only where the kernel can make the store
- * (kstore_ok())? */
-static bool vin_var(struct d_kplan *k, unsigned ci, unsigned v)
-{
-	return k->vst[v] == KV_KERN && k->prog->vars[v].scope == SC_SELF &&
-	       vin_stores_ok(k, ci, v);
-}
-
-int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-	const struct var *var = &k->prog->vars[v];
-
-	if (!vin_stores_ok((struct d_kplan *)k, ci, v))
-		return 1;
-	if (var->scope != SC_SELF || var->kind == T_STR || var->ptr ||
-	    var->psou || var->sou)
-		return 2;
-	if (!k->vars || k->horizon || k->sout[ci] ||
-	    (k->user && k->user[ci]) || kp_dtrace_only(c) ||
-	    kp_sout_where(k, ci))
-		return 3;
-	return 0;
-}
-
-void kp_vin_vars(const struct d_kplan *k, unsigned ci, bool *mark)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-
-	clause_vars(k, c, mark);
-	for (unsigned v = 0; v < k->prog->nvars; v++)
-		mark[v] = mark[v] && vin_var((struct d_kplan *)k, ci, v);
-}
-
-unsigned kp_vin_count(const struct d_kplan *k, unsigned ci, bool *mark)
-{
-	unsigned n = 0;
-
-	kp_vin_vars(k, ci, mark);
-	for (unsigned v = 0; v < k->prog->nvars; v++)
-		n += mark[v];
-	return n;
-}
-
-/* Does n read timestamp or walltimestamp? */
-static bool reads_time(const struct node *n)
-{
-	if (!n)
-		return false;
-	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_TIMESTAMP ||
-				   d_builtins[n->sub].id == B_WALLTIMESTAMP))
-		return true;
-	if (reads_time(n->a) || reads_time(n->b) || reads_time(n->c))
-		return true;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if (reads_time(n->args[i]))
-			return true;
-	return false;
-}
-
-/*
- * The predicate of vin clause ci, tested in the kernel at its place
- * too ("Shared self-> variables")?  Where it is an integer the kernel
- * computes (kp_ty(): its variables the kernel's, so those the record
- * carries), that cannot fault, stores nothing and reads no memory by
- * an address (kp_sout_here()), no string, no timestamp (as a record
- * gate's: gate_ok()), and whose test is the same instructions
- * whichever of its variables are set (as clause_typed()): then its
- * truth at the hit is the one user space computes from the record's
- * values.
- */
-static bool vpred_ok(struct d_kplan *k, unsigned ci)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-	uint8_t sz, sg;
-
-	return c->pred && c->pred->kind != T_STR && kp_sout_here(c->pred) &&
-	       !reads_time(c->pred) &&
-	       kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg) &&
-	       !kp_has_str_cmp(k, c->pred) && typed_same(k, c->pred, NULL);
-}
-
-/* Are the instructions of predicate n's test (or, n NULL, of store st,
- * a kernel store) the same whichever of its variables are set (as
- * clause_typed())? */
-static bool typed_same(struct d_kplan *k, const struct node *n,
-		       const struct stmt *st)
-{
-	static const struct d_probe none;
-	struct ubpf_kplan *a, *b;
-	struct node bin, one;
-	uint32_t set, s = 0;
-	bool ok;
-
-	k->nelem = 0;
-	k->elem_full = false;
-	set = open_bits(k, n ? n : kp_stored(st, &bin, &one), true);
-	if (__builtin_popcount(set) > 4 || k->elem_full) {
-		k->nelem = 0;
-		return false;
-	}
-	a = xcalloc(1, sizeof(*a));
-	b = xcalloc(1, sizeof(*b));
-	k->absent = 0;
-	ok = kp_pred_emit(k, n, st, &none, a);
-	while (ok && (s = next_subset(s, set)) != 0) {
-		k->absent = s;
-		memset(b, 0, sizeof(*b));
-		ok = kp_pred_emit(k, n, st, &none, b) && a->nops == b->nops &&
-		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
-	}
-	k->absent = 0;
-	k->nelem = 0;
-	free(a);
-	free(b);
-	return ok;
-}
-
 /* The variables of sout clause c's printf() and trace(), into mark
  * (cleared first): the kernel's */
 static void sout_kvars(const struct d_kplan *k, unsigned ci, bool *mark)
@@ -1019,19 +622,8 @@ static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 	return false;
 }
 
-/* this->v = copyinstr(argN), a statement of its own: N, else -1 */
-static int sarg_store(const struct stmt *st, unsigned v)
-{
-	const struct node *e = st->e;
-
-	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    e->a->op != N_VAR || e->a->sub != (int)v)
-		return -1;
-	return kp_copyinstr_arg(e->b);
-}
-
 /* Does n store into variable v? */
-static bool stores_into(const struct node *n, unsigned v)
+bool stores_into(const struct node *n, unsigned v)
 {
 	if (!n)
 		return false;
@@ -1045,368 +637,6 @@ static bool stores_into(const struct node *n, unsigned v)
 		if (stores_into(n->args[i], v))
 			return true;
 	return false;
-}
-
-/* Does statement st (and what it holds) touch variable v, or store it? */
-static void stmt_touch(const struct d_kplan *k, const struct stmt *st,
-		       unsigned v, bool *mark, bool *store)
-{
-	memset(mark, 0, k->prog->nvars * sizeof(*mark));
-	stmts_vars(st, 1, mark);
-	*store = stores_into(st->e, v);
-	for (unsigned j = 0; j < st->nargs; j++)
-		*store |= stores_into(st->args[j], v);
-	for (unsigned j = 0; j < st->nkeys; j++)
-		*store |= stores_into(st->keys[j], v);
-	for (unsigned j = 0; j < st->nbody; j++)
-		*store |= stores_into(st->body[j].e, v);
-	if (st->nbody || st->nels)
-		*store |= mark[v]; /* a branch's: taken or not */
-}
-
-/* Does clause cj store v = copyinstr(argN) at its top level on every
- * firing of every probe clause ci fires on, before ci runs? */
-static bool sarg_before(const struct d_kplan *k, unsigned ci, unsigned v,
-			int arg)
-{
-	const struct clause *c = &k->prog->clauses[ci];
-
-	for (unsigned cj = 0; cj < ci; cj++) {
-		const struct clause *d = &k->prog->clauses[cj];
-		unsigned j;
-
-		if (d->pred || d->spec != c->spec || d->ndescs != c->ndescs)
-			continue;
-		for (j = 0; j < c->ndescs; j++)
-			if (strcmp(c->descs[j], d->descs[j]))
-				break;
-		if (j < c->ndescs)
-			continue;
-		for (j = 0; j < d->nstmts; j++)
-			if (sarg_store(&d->stmts[j], v) == arg)
-				return true;
-	}
-	return false;
-}
-
-/*
- * A this-> string whose every store is this->v = copyinstr(argN), one
- * N, as a statement of its own, and every read of which comes after
- * one of them in the same firing -- later in its clause, or anywhere in
- * a clause after one without a predicate on the same probe
- * descriptions (sarg_before()) -- is the string of argument N, which
- * the generated program copies once per firing (cgen.c's seq_read()):
- * the read of a string that cannot be read sends the hit to user
- * space whole, and so does the store's own copy (kp_clause_emit()), so
- * the fault is reported as run.c reports it.  Never set in a firing it
- * would read as "", which is not argument N's string: that is why the
- * reads must follow a store.  A clause that reads such a variable
- * compares it (kp_str_cmp()) or keys an aggregation by it (kp_arg_str());
- * anything else refuses the clause, and kp_vars_decide() the variable
- * with it.  N, else -1.
- */
-static int sarg_var(const struct d_kplan *k, unsigned v, bool *mark)
-{
-	const struct d_prog *p = k->prog;
-	int arg = -1;
-	bool store;
-
-	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		const struct clause *c = &p->clauses[ci];
-
-		if (stores_into(c->pred, v))
-			return -1;
-		for (unsigned i = 0; i < c->nstmts; i++) {
-			int a = sarg_store(&c->stmts[i], v);
-
-			stmt_touch(k, &c->stmts[i], v, mark, &store);
-			if (a < 0 && store)
-				return -1;
-			if (a >= 0 && arg >= 0 && a != arg)
-				return -1;
-			if (a >= 0)
-				arg = a;
-		}
-	}
-	if (arg < 0)
-		return -1;
-	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		const struct clause *c = &p->clauses[ci];
-		bool set;
-
-		clause_vars(k, c, mark);
-		if (!mark[v])
-			continue;
-		if (kp_dtrace_only(c))
-			return -1;
-		set = sarg_before(k, ci, v, arg);
-		memset(mark, 0, p->nvars * sizeof(*mark));
-		vars_of(c->pred, mark);
-		if (mark[v] && !set)
-			return -1;
-		for (unsigned i = 0; i < c->nstmts && !set; i++) {
-			if (sarg_store(&c->stmts[i], v) >= 0) {
-				set = true;
-				continue;
-			}
-			stmt_touch(k, &c->stmts[i], v, mark, &store);
-			if (mark[v])
-				return -1;
-		}
-	}
-	return arg;
-}
-
-/* Is n execname OP v, or v OP execname (OP == != < <= > >=:
- * kplan_str.c's kp_comm_cmp(), UBPF_K_CVCMP)? */
-static bool comm_pair(const struct node *n, unsigned v)
-{
-	const struct node *o;
-
-	if (n->op != N_BIN ||
-	    (n->sub != OP_EQ && n->sub != OP_NE && n->sub != '<' &&
-	     n->sub != '>' && n->sub != OP_LE && n->sub != OP_GE))
-		return false;
-	if (kp_is_comm(n->a))
-		o = n->b;
-	else if (kp_is_comm(n->b))
-		o = n->a;
-	else
-		return false;
-	return o->op == N_VAR && o->sub == (int)v;
-}
-
-/* Is every read of v under n, if any, a comparison with a literal
- * (kp_svar_lit(), kp_svar_olit()), with another string variable
- * (kp_svar_pair()), with execname (comm_pair()) or with an argument's
- * string
- * (kp_svar_arg()), or its strlen() (kp_svar_len()), a
- * self-> string's, or with tcmp a this-> one's? */
-static bool cmp_reads_only(const struct d_prog *p, const struct node *n,
-			   unsigned v, bool tcmp)
-{
-	int w, x;
-
-	if (!n)
-		return true;
-	if ((kp_svar_lit(p, n, &w, NULL) || kp_svar_len(p, n, &w) ||
-	     kp_svar_olit(p, n, &w, NULL, NULL)) &&
-	    w == (int)v && (tcmp || p->vars[v].scope != SC_THIS))
-		return true;
-	if (kp_svar_pair(p, n, &w, &x) && (w == (int)v || x == (int)v) &&
-	    (tcmp || p->vars[v].scope != SC_THIS))
-		return true;
-	if (comm_pair(n, v) && (tcmp || p->vars[v].scope != SC_THIS))
-		return true;
-	if (kp_svar_arg(p, n) == (int)v &&
-	    (tcmp || p->vars[v].scope != SC_THIS))
-		return true;
-	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
-		return false;
-	if (!cmp_reads_only(p, n->a, v, tcmp) ||
-	    !cmp_reads_only(p, n->b, v, tcmp) ||
-	    !cmp_reads_only(p, n->c, v, tcmp))
-		return false;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if (!cmp_reads_only(p, n->args[i], v, tcmp))
-			return false;
-	return true;
-}
-
-/* Is key j of statement st, an aggregation's, variable v whole (the
- * kernel keys kaggs_v by its bytes: VKEY)? */
-static bool whole_key(const struct stmt *st, unsigned j, unsigned v)
-{
-	return st->kind == S_AGG && st->keys[j]->op == N_VAR &&
-	       st->keys[j]->sub == (int)v;
-}
-
-/* Does a statement of v (n of them) key an aggregation by variable
- * w whole? */
-static bool keyed_by(const struct stmt *v, unsigned n, unsigned w)
-{
-	for (unsigned i = 0; i < n; i++) {
-		for (unsigned j = 0; j < v[i].nkeys; j++)
-			if (whole_key(&v[i], j, w))
-				return true;
-		if (keyed_by(v[i].body, v[i].nbody, w) ||
-		    keyed_by(v[i].els, v[i].nels, w))
-			return true;
-	}
-	return false;
-}
-
-/* Does statement st read v only as a whole printf() or trace()
- * argument (OVSTR), compared with a literal (VSEQ), measured (VSLEN)
- * or stored whole into another string variable (SMOV), if at all? */
-static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v,
-		     bool tcmp)
-{
-	if (st->kind == S_EXPR && st->e && st->e->op == N_ASSIGN &&
-	    st->e->sub == '=' && kp_str_var_of(p, st->e->a) >= 0 &&
-	    st->e->a->sub != (int)v && kp_str_var_of(p, st->e->b) == (int)v)
-		return true;
-	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
-		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
-			const struct node *a =
-				st->kind == S_TRACE ? st->e : st->args[j];
-
-			if (a->op == N_VAR && a->sub == (int)v)
-				continue;
-			if (!cmp_reads_only(p, a, v, tcmp))
-				return false;
-		}
-		return st->kind == S_TRACE || cmp_reads_only(p, st->e, v, tcmp);
-	}
-	if (!cmp_reads_only(p, st->e, v, tcmp))
-		return false;
-	for (unsigned j = 0; j < st->nargs; j++)
-		if (!cmp_reads_only(p, st->args[j], v, tcmp))
-			return false;
-	for (unsigned j = 0; j < st->nkeys; j++)
-		if (!whole_key(st, j, v) &&
-		    !cmp_reads_only(p, st->keys[j], v, tcmp))
-			return false;
-	for (unsigned j = 0; j < st->nbody; j++)
-		if (!reads_ok(p, &st->body[j], v, tcmp))
-			return false;
-	for (unsigned j = 0; j < st->nels; j++)
-		if (!reads_ok(p, &st->els[j], v, tcmp))
-			return false;
-	return true;
-}
-
-/* Is every read of v under n, if any, a comparison with a literal? */
-static bool lit_reads_only(const struct d_prog *p, const struct node *n,
-			   unsigned v)
-{
-	int w;
-
-	if (!n)
-		return true;
-	if (kp_svar_lit(p, n, &w, NULL) && w == (int)v)
-		return true;
-	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
-		return false;
-	if (!lit_reads_only(p, n->a, v) || !lit_reads_only(p, n->b, v) ||
-	    !lit_reads_only(p, n->c, v))
-		return false;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if (!lit_reads_only(p, n->args[i], v))
-			return false;
-	return true;
-}
-
-/* ... in statements st[0..n) (a store's own variable not a read; an
- * aggregation's whole key is SKEY's) */
-static bool stmts_lit_reads(const struct d_prog *p, const struct stmt *st,
-			    unsigned n, unsigned v)
-{
-	for (unsigned i = 0; i < n; i++) {
-		const struct node *e = st[i].e;
-
-		if (e && e->op == N_ASSIGN && e->a->op == N_VAR &&
-		    e->a->sub == (int)v)
-			e = e->b;
-		if (!lit_reads_only(p, e, v))
-			return false;
-		for (unsigned j = 0; j < st[i].nargs; j++)
-			if (!lit_reads_only(p, st[i].args[j], v))
-				return false;
-		for (unsigned j = 0; j < st[i].nkeys; j++)
-			if (!whole_key(&st[i], j, v) &&
-			    !lit_reads_only(p, st[i].keys[j], v))
-				return false;
-		if (!stmts_lit_reads(p, st[i].body, st[i].nbody, v) ||
-		    !stmts_lit_reads(p, st[i].els, st[i].nels, v))
-			return false;
-	}
-	return true;
-}
-
-/* ... in the whole program: then a this-> string that is an argument's
- * (sarg_var()) is compared in place (SEQ), as before VSEQ read this->
- * strings, rather than copied into cgbuf and compared there */
-static bool prog_lit_reads(const struct d_prog *p, unsigned v)
-{
-	for (unsigned ci = 0; ci < p->nclauses; ci++)
-		if (!lit_reads_only(p, p->clauses[ci].pred, v) ||
-		    !stmts_lit_reads(p, p->clauses[ci].stmts,
-				     p->clauses[ci].nstmts, v))
-			return false;
-	return true;
-}
-
-/*
- * A this-> or self-> string the kernel keeps as its bytes (KV_STR;
- * kplan_out.c, cgen_out.c): every store of it a statement of its own
- * (at a clause's top or in an if's branch: c->flat),
- * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does), v = 0
- * or "" (which read as "", as run.c's var_get() has it), v = "literal"
- * (kp_str_lit_store()) or v = w, w another such string the kernel
- * keeps (kp_sstr_ok() checks: a w left to user space keeps that
- * clause there, and so v), at least one not a clear, and every read a
- * whole argument of printf() or trace(), the whole right side of
- * another such store, an aggregation's whole key (kplan.c's VKEY:
- * kaggs_v), v == "literal" or v != "literal" or strlen(v)
- * anywhere, or v OP w, OP == != < <= > >= (w another self-> or this->
- * string; kp_svar_vv() wants both kept) (a this-> one's reads only
- * with tcmp), the predicate too
- * (kp_svar_lit(), kp_svar_pair(), kp_svar_len(): the kernel
- * compares or measures the bytes it kept, cgen_svar.c's vseq(),
- * vveq(), vvcmp() and vslen()).  The kernel needs its bytes only to print,
- * compare or measure them, and the clauses that store, print and
- * compare it are kernel clauses like any other (at probes that may
- * have an out area, kp_out_where()): kp_vars_decide() keeps it only
- * while every clause touching it runs there.  BEGIN and END are
- * dtrace's thread's, apart.  kp_vars_decide() asks without tcmp
- * first, so a this-> string that is an argument's (sarg_var()) and
- * only compared stays that, compared in place.
- */
-static bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
-{
-	const struct d_prog *p = k->prog;
-	bool copy = false;
-
-	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		const struct clause *c = &p->clauses[ci];
-
-		clause_vars(k, c, mark);
-		if (!mark[v] || kp_dtrace_only(c))
-			continue;
-		if (!kp_out_where(k, c) || !cmp_reads_only(p, c->pred, v, tcmp))
-			return false;
-		for (unsigned i = 0; i < c->nflat; i++) { /* branches too */
-			const struct stmt *st = c->flat[i];
-			const struct node *e = st->e;
-
-			if (st->kind == S_IF) { /* its condition (its
-						 * branches: their own) */
-				if (!cmp_reads_only(p, e, v, tcmp))
-					return false;
-				continue;
-			}
-			if (st->kind == S_EXPR && e && e->op == N_ASSIGN &&
-			    e->sub == '=' && e->a->op == N_VAR &&
-			    e->a->sub == (int)v) {
-				bool clr = kp_str_clear(e->b);
-
-				if (!clr && !kp_copyinstr_of(e->b) &&
-				    !kp_str_lit_store(p, e->b) &&
-				    kp_str_var_of(p, e->b) < 0)
-					return false;
-				copy |= !clr;
-				memset(mark, 0, p->nvars * sizeof(*mark));
-				vars_of(e->b, mark);
-				if (mark[v])
-					return false;
-				continue;
-			}
-			if (!reads_ok(p, st, v, tcmp))
-				return false;
-		}
-	}
-	return copy;
 }
 
 /*
@@ -1486,26 +716,6 @@ static bool fsite_assign(struct d_kplan *k)
 		}
 	}
 	return true;
-}
-
-/*
- * A this-> string that keys an aggregation and is an argument's
- * (sarg_var()), read only as whole keys and compared with literals
- * (prog_lit_reads()), where the program may copy arguments' strings,
- * stays that: SKEY copies the argument, as before string variables
- * were keys, rather than a copy kept in cgbuf (str_var()).
- */
-static bool sarg_key(const struct d_kplan *k, unsigned v, bool *mark,
-		     unsigned nthis)
-{
-	const struct d_prog *p = k->prog;
-	bool keyed = false;
-
-	for (unsigned ci = 0; ci < p->nclauses && !keyed; ci++)
-		keyed = keyed_by(p->clauses[ci].stmts, p->clauses[ci].nstmts,
-				 v);
-	return keyed && nthis < UBPF_KTHIS && !k->nostr && !k->fmode &&
-	       prog_lit_reads(p, v) && sarg_var(k, v, mark) >= 0;
 }
 
 /* Does a clause of p call progenyof() (D_NEED_ANC)? */

@@ -174,7 +174,7 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 		    (k->sout[o] || kp_vin_why(k, o, v)))
 			break;
 	/* (one that only reads a self-> integer has it in its record:
-	 * kplan_vars.c's "Shared self-> variables") */
+	 * kplan_vin.c's "Shared self-> variables") */
 	if (o < p->nclauses && !k->sout[o] && kp_vin_why(k, o, v) == 1) {
 		snprintf(buf, len,
 			 "%s is also stored by clause %u, which runs in user "

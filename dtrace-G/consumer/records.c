@@ -66,7 +66,7 @@
  * here and prints from them; a clause user space runs that reads self->
  * integers the kernel keeps has them set from the area for its run alone, what
  * the thread's held put back after it, and is not run where the area says the
- * hit did not reach it (cgen_out.c's cg_out_vin(), kplan_vars.c's "Shared
+ * hit did not reach it (cgen_out.c's cg_out_vin(), kplan_vin.c's "Shared
  * self-> variables").
  *
  * Threads.  self-> variables are keyed by thread id, and a thread that

@@ -985,7 +985,7 @@ struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
 		      bool create);
 /* Self-> integer var of thread tid set to v as a store sets it (0
  * deletes it); what it held (absent: 0): kplan's clauses that read the
- * kernel's values (../consumer/kplan_vars.c's "Shared self->
+ * kernel's values (../consumer/kplan_vin.c's "Shared self->
  * variables") */
 struct dv d_self_put(struct d_prog *p, unsigned var, int32_t tid, struct dv v);
 /* Element keys[0 .. nk) of thread-local array var of thread tid set to

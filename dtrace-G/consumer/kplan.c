@@ -13,7 +13,9 @@
  * cut (the horizon, the lease, the flood, exit() at a traced probe)
  * kplan_exit.c's, speculating clauses kplan_spec.c's, and the merge
  * of the kernel's entries into the program's aggregations
- * kplan_merge.c's (kplan_impl.h is what they share).  This file
+ * kplan_merge.c's, which clauses run at a probe that types args[N]
+ * otherwise kplan_here.c's, the members read through copyin()'s
+ * pointers kplan_mem.c's (kplan_impl.h is what they share).  This file
  * decides which clauses, and types what the kernel computes.
  *
  * It is code generation, so it lives with the consumer, not with the D

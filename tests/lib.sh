@@ -22,8 +22,23 @@ cleanup() {
 	if [ -n "${KEEP_TMP:-}" ]; then
 		echo "# kept $tmp" >&2
 	else
+		tmp_unmount
 		rm -rf "$tmp"
 	fi
+}
+# tmp_unmount: what is still mounted under $tmp (a dtrace-helperd's FUSE
+# device, $tmp/hdev or $tmp/dev, whose daemon a test's cleanup killed:
+# SIGKILL leaves the mount, which answers ENOTCONN, so mountpoint(1)
+# says it is none, and rm -rf cannot empty it), deepest first, detached
+# (umount -l; fusermount3 -uz where umount cannot)
+tmp_unmount() {
+	tu_t=$(cd "$tmp" 2>/dev/null && pwd -P) || return 0
+	[ -n "$tu_t" ] && [ "$tu_t" != / ] || return 0
+	awk -v t="$tu_t/" 'index($5, t) == 1 { print $5 }' \
+		/proc/self/mountinfo 2>/dev/null | sort -r | while read -r tu_m; do
+		umount -l "$tu_m" 2>/dev/null ||
+			fusermount3 -uz "$tu_m" 2>/dev/null
+	done
 }
 trap cleanup EXIT
 cd "$tmp" || exit 99

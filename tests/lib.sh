@@ -646,8 +646,9 @@ trace_progs_copy() {
 # into the test's checks and failures by bg_join, which waits for every
 # bg_checks run begun.  For runs each on its own process and files
 # whose time is spent waiting on the kernel (attaching, detaching), not
-# on a CPU: side by side their waits overlap.  At most 6 at once (a
-# seventh first waits for the oldest: each may run several dtraces).
+# on a CPU: side by side their waits overlap.  At most bg_max (else 6)
+# at once (one more first waits for the oldest: each may run several
+# dtraces).
 # A run that ends without counting (exit, finish) is a failure.
 bg_checks() {
 	bg_d=$1
@@ -656,7 +657,7 @@ bg_checks() {
 	for bg in ${bg_runs:-}; do
 		bg_n=$((bg_n + 1))
 	done
-	[ "$bg_n" -lt 6 ] || bg_join 1
+	[ "$bg_n" -lt "${bg_max:-6}" ] || bg_join 1
 	mkdir -p "$bg_d" || exit 99
 	(
 		cd "$bg_d" || exit 99

@@ -22,8 +22,23 @@ cleanup() {
 	if [ -n "${KEEP_TMP:-}" ]; then
 		echo "# kept $tmp" >&2
 	else
+		tmp_unmount
 		rm -rf "$tmp"
 	fi
+}
+# tmp_unmount: what is still mounted under $tmp (a dtrace-helperd's FUSE
+# device, $tmp/hdev or $tmp/dev, whose daemon a test's cleanup killed:
+# SIGKILL leaves the mount, which answers ENOTCONN, so mountpoint(1)
+# says it is none, and rm -rf cannot empty it), deepest first, detached
+# (umount -l; fusermount3 -uz where umount cannot)
+tmp_unmount() {
+	tu_t=$(cd "$tmp" 2>/dev/null && pwd -P) || return 0
+	[ -n "$tu_t" ] && [ "$tu_t" != / ] || return 0
+	awk -v t="$tu_t/" 'index($5, t) == 1 { print $5 }' \
+		/proc/self/mountinfo 2>/dev/null | sort -r | while read -r tu_m; do
+		umount -l "$tu_m" 2>/dev/null ||
+			fusermount3 -uz "$tu_m" 2>/dev/null
+	done
 }
 trap cleanup EXIT
 cd "$tmp" || exit 99
@@ -631,8 +646,9 @@ trace_progs_copy() {
 # into the test's checks and failures by bg_join, which waits for every
 # bg_checks run begun.  For runs each on its own process and files
 # whose time is spent waiting on the kernel (attaching, detaching), not
-# on a CPU: side by side their waits overlap.  At most 6 at once (a
-# seventh first waits for the oldest: each may run several dtraces).
+# on a CPU: side by side their waits overlap.  At most bg_max (else 6)
+# at once (one more first waits for the oldest: each may run several
+# dtraces).
 # A run that ends without counting (exit, finish) is a failure.
 bg_checks() {
 	bg_d=$1
@@ -641,7 +657,7 @@ bg_checks() {
 	for bg in ${bg_runs:-}; do
 		bg_n=$((bg_n + 1))
 	done
-	[ "$bg_n" -lt 6 ] || bg_join 1
+	[ "$bg_n" -lt "${bg_max:-6}" ] || bg_join 1
 	mkdir -p "$bg_d" || exit 99
 	(
 		cd "$bg_d" || exit 99

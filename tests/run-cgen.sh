@@ -94,186 +94,12 @@ same() {
 	expect_eq "$what: no drops" "" "$(grep -i drop err1.txt err0.txt)"
 }
 
-# tick N fires tr:::tick(i, word, -1000 * i) for i = 0..N-1.
-cat >a.d <<'EOF'
-tr$target:::tick
-{
-	@c[arg0 % 3, pid == $target] = count();
-	@s[(int)arg0 & 1] = sum(arg2);
-	@a = avg(arg2 / -7);
-	@mn[arg0 > 5] = min(arg2);
-	@mx = max((unsigned int)arg2);
-	@q = quantize(arg2);
-	@l[arg0 % 2] = lquantize(arg0, 0, 10, 3);
-	@lq = lquantize(arg2, -8000, 0, 1000);
-}
-tr$target:::tick /(unsigned long)arg2 > 5 && arg0 != 7/ { @u = count(); }
-tr$target:::tick /arg2 < -3000/ { @sl = sum(arg0); }
-tr$target:::tick /(unsigned long)arg2 <= 3000/ { @ul = max(arg0); }
-tr$target:::tick /arg0 < 4 || arg2 % 3 == -1/
-{
-	@v[probename, arg0 < 6 ? 1 : 2] = sum(arg0 << 3);
-}
-tr$target:::tick /!(arg0 ^ 5)/ { @x[~arg0, -arg2 >> 4] = min(arg2 % 7); }
-tr$target:::tick { printf("%d %d\n", arg0, arg2); }
-EOF
-same "every aggregating function, keys, predicates" generated "'tick 12'" \
-	-s a.d
-expect_eq "every aggregating function: clauses in the kernel" \
-	"dtrace: 6 clauses aggregated in the kernel" \
-	"$(grep 'aggregated in the kernel' err1.txt)"
-
-same "printf, trace and execname from the record" generated "'tick 5'" \
-	-n 'tr$target:::tick /arg0 != 2/ { printf("%d %s\n", arg2, execname); trace(arg0); }'
-
-# record gates: where every clause user space runs has an integer
-# predicate, the program tests them and writes a record only for the
-# hits where one held (-v counts the records read); anything else --
-# a predicate reading a self-> variable an earlier clause sets in user
-# space (after a string's store, which the kernel does not make with
-# it: kplan_vin.c's kstore_ok()), an argument the site does not have
-# -- a record every hit
+# rec_read WHAT N: -v of the DTRACE_CGEN=1 run counts N records read
 rec_read() {
 	expect_eq "$1: records read" " $2 record$([ "$2" = 1 ] || echo s) read" \
 		"$(grep '^dtrace: BPF: .*, [0-9]* records* read$' err1.txt |
 			sed 's/.*,//')"
 }
-same "record gates: printf, trace, ustack() behind integer predicates" \
-	generated "'tick 40'" \
-	-n 'tr$target:::tick /arg0 == 5 || arg2 < -36000/ { printf("%d %s\n", arg0, copyinstr(arg1)); }' \
-	-n 'tr$target:::tick /(arg0 & 7) == 3/ { trace(arg2); }' \
-	-n 'tr$target:::tick /(unsigned)arg2 == 4294966296/ { ustack(); }' \
-	-n 'tr$target:::tick { @ = count(); }'
-rec_read "record gates: printf, trace, ustack()" 10
-expect_grep "record gates: ustack() at arg0 1" 'trprog`' out1.txt
-same "record gates: exit()" generated "'tick 12'" \
-	-n 'tr$target:::tick /arg0 == 6/ { printf("%d\n", arg0); exit(0); }'
-rec_read "record gates: exit()" 1
-same "record gates: a self-> variable set in user space" generated "'tick 12'" \
-	-n 'tr$target:::tick /arg0 > 2/ { this->e = execname; self->n++; printf("%d %s\n", self->n, this->e); }' \
-	-n 'tr$target:::tick /self->n == 2/ { printf("two\n"); }'
-rec_read "record gates: a self-> variable set in user space" 12
-same "record gates: an argument the site lacks" generated "'tick 12'" \
-	-n 'tr$target:::tick /arg5 == 0 && arg0 == 1/ { printf("%d\n", arg0); }'
-rec_read "record gates: an argument the site lacks" 12
-
-cat >s.d <<'EOF'
-tr$target:::tick { @[copyinstr(arg1)] = sum(arg0); }
-tr$target:::tick /copyinstr(arg1) == "beta" || arg0 == 3/
-{
-	self->n++;
-	printf("%d %s %d %s\n", arg0, copyinstr(arg1), self->n, execname);
-}
-tr$target:::tick /arg0 & 1/ { @odd = count(); }
-EOF
-same "copyinstr(), string predicates, self->" generated "'tick 9'" -s s.d
-
-# uid and gid (always 8 bytes: a record of constant size) and ppid (8
-# bytes only when the parent could be read: the record built in cgbuf,
-# before the strings), as the generic program reads them at the hit
-same "uid and gid at the hit" generated "'tick 3'" \
-	-n 'tr$target:::tick { printf("%d %d %d\n", arg0, uid, gid); }'
-expect_eq "uid and gid: the caller's" "2 $(id -u) $(id -g)" \
-	"$(grep '^2 ' out1.txt)"
-same "ppid, uid and a string at the hit" generated "'tick 4'" \
-	-n 'tr$target:::tick { printf("%d %d %d %s\n", arg0, ppid == $pid,
-		uid, copyinstr(arg1)); }' \
-	-n 'tr$target:::tick /uid == 0/ { @[ppid == $pid, arg0 & 1] = count(); }'
-expect_eq "ppid: dtrace's, for its -c command" "3 1 $(id -u)" \
-	"$(grep '^3 ' out1.txt | cut -d' ' -f1-3)"
-# the user stack after those fields: the generated program once
-# flagged the record from the stack slot and dropped their flags, so
-# the stack was read from the uid's bytes (garbage frames)
-same "uid, ppid and ustack() at the hit" generated "'tick 3'" \
-	-n 'tr$target:::tick { printf("%d %d %d\n", arg0, uid, ppid == $pid);
-		ustack(); }'
-expect_grep "uid, ppid and ustack(): the stack's first frame" \
-	'trprog`' out1.txt
-# curpsinfo's effective ids and session (8 bytes each only when read;
-# the process group is timeout's, dtrace's parent: $ppid)
-same "pr_euid, pr_egid, pr_pgid and pr_sid at the hit" generated "'tick 2'" \
-	-n 'tr$target:::tick { printf("%d %d %d %d %d %s\n", arg0,
-		curpsinfo->pr_euid, curpsinfo->pr_egid,
-		curpsinfo->pr_pgid == $ppid, curpsinfo->pr_sid,
-		copyinstr(arg1)); }'
-expect_eq "effective ids and session: the caller's" \
-	"1 $(id -u) $(id -g) 1 $(ps -o sid= -p $$ | tr -d ' ')" \
-	"$(grep '^1 ' out1.txt | cut -d' ' -f1-5)"
-# curpsinfo->pr_psargs (a length and at most 80 bytes, only when the
-# argument area reads: built in cgbuf, after the session, before the
-# strings); a command line longer than that cut to DTrace's 79 bytes
-ps8="'sleep 0' 'sleep 0' 'sleep 0' 'sleep 0'"
-same "pr_psargs at the hit, a string beside" generated \
-	"'tick 2' $ps8 $ps8 'tick 1'" \
-	-n 'tr$target:::tick { printf("%d [%s] %s\n", arg0,
-		curpsinfo->pr_psargs, copyinstr(arg1)); }' \
-	-n 'tr$target:::tick /curpsinfo->pr_psargs != ""/ { @ = count(); }'
-expect_eq "pr_psargs: the command's, cut" \
-	"1 [./trprog tick 2$(printf ' sleep 0%.0s' 1 2 3 4 5 6 7 8)] beta" \
-	"$(grep '^1 ' out1.txt)"
-# vtimestamp: 8 bytes right after the arguments, before uid, from the
-# clock of the switch program generated beside (-v: two programs); per
-# thread, set and never decreasing.  A thread whose clock the kernel
-# lost (a switch it did not report: run-vtimestamp.sh) faults these
-# clauses: such a pair of runs is made again once, then not compared.
-for try in 1 2; do
-	for g in 1 0; do
-		rm -f out$g.txt
-		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
-			-n 'tr$target:::tick { printf("%d %d %d %d %s\n", arg0,
-				vtimestamp > 0, vtimestamp >= self->v, uid,
-				copyinstr(arg1)); self->v = vtimestamp; }' \
-			-n 'tr$target:::tick /vtimestamp > 0/ { @ = count(); }' \
-			-c "./trprog 'tick 4'" >/dev/null 2>err$g.txt
-		expect_eq "vtimestamp (DTRACE_CGEN=$g): status" 0 "$?"
-	done
-	vtlost=$(grep -l 'vtimestamp of thread [0-9]* is unknown' err0.txt err1.txt)
-	[ -z "$vtlost" ] && break
-	echo "# a thread's vtimestamp was lost ($vtlost): running again" >&2
-done
-# (one program per site link, or one for the event, and the switch's)
-expect_eq "vtimestamp: generated, and its switch program" 1 \
-	"$(grep -cE '^dtrace: BPF: ([2-9]|[1-9][0-9]+) generated programs, ' err1.txt)"
-expect_eq "vtimestamp: generic with DTRACE_CGEN=0" 0 \
-	"$(grep -c '^dtrace: BPF: ' err0.txt)"
-if [ -z "$vtlost" ]; then
-	expect_file_eq "vtimestamp: the same output" out0.txt out1.txt
-	expect_eq "vtimestamp: set, not decreasing, uid beside" \
-		"3 1 1 $(id -u) delta" "$(grep '^3 ' out1.txt)"
-	expect_eq "vtimestamp: every hit's" 4 "$(tail -1 out1.txt | tr -d ' ')"
-fi
-
-# arguments 7 to 12 are on the stack (memory at %rsp + offset): read
-# with bpf_probe_read_user(), for the record and for the plan, beside a
-# probe with a string argument and one with plain registers
-same "stack arguments, a string argument, three events" generated \
-	"'tick 3' msg big big" \
-	-n 'tr$target:::big { @s = sum(arg11 - arg6); @m = max(arg7 * arg0); }' \
-	-n 'tr$target:::big /arg9 == 10/ { printf("%d %d\n", arg8, arg11); }' \
-	-n 'tr$target:::msg { printf("%s %d\n", args[0], args[1]); }' \
-	-n 'tr$target:::tick { @t = count(); }'
-# one program an event's spec, shared by its sites; a site link's is
-# its site's alone (it carries the event's index): one a link
-nl=$(sed -n 's/^dtrace: BPF: \([0-9]*\) site links*, no uprobe event$/\1/p' \
-	err1.txt)
-expect_eq "stack arguments: three programs, or one a site link" 1 \
-	"$(grep -c "^dtrace: BPF: ${nl:-3} generated programs, " err1.txt)"
-
-same "copyin() at the hit" generated "'tick 5'" \
-	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg1, 1)); }' \
-	-n 'tr$target:::tick /arg0 > 1/ { printf("%s %s\n", stringof(copyin(arg1, 4)), copyinstr(arg1)); }'
-# a copy that faults (arg2 is no address): user space reads it later
-# and reports the fault, as the generic program's record makes it do
-same "copyin() at the hit that faults" generated "'tick 3'" \
-	-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg2, 1)); }' \
-	-n 'tr$target:::tick { printf("%d\n", arg0); }'
-for g in 0 1; do
-	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-done
-expect_file_eq "copyin() at the hit that faults: the same errors" \
-	flt0.txt flt1.txt
-expect_eq "copyin() at the hit that faults: 3 errors" 3 \
-	"$(wc -l <flt1.txt | tr -d ' ')"
 
 # self-> in the kernel: -v says how many clauses the kernel ran and
 # whether the kernel keeps variables
@@ -285,458 +111,690 @@ kvars() {
 		"$(grep -c 'self-> variables* live in the kernel' err1.txt)"
 }
 
-cat >t.d <<'EOF'
-pid$target::trl_call:entry { self->t = timestamp; self->x = arg0; }
-pid$target::trl_call:return /self->t/
-{
-	@q = quantize((timestamp - self->t) * 0);
-	@n = count();
-	@ok = sum(timestamp >= self->t);
-	@x[self->x % 3] = sum(self->x);
-	self->t = 0;
-	self->x = 0;
+# The cases, in groups run side by side (bg_checks, at most 4 at once:
+# each same() runs two dtraces, each mostly waiting on the kernel to
+# attach and detach), each group in its own directory with its own
+# files (trprog linked in) and its cases one after another there.
+cg_dir() {
+	ln ../trprog trprog 2>/dev/null || cp ../trprog trprog || exit 99
 }
-pid$target::trl_call:return /!self->t/ { @zero = count(); }
-EOF
-same "self->: an entry/return pair timed" generated "'lib 20'" -s t.d
-kvars "self->: an entry/return pair timed" 3 1
 
-cat >t.d <<'EOF'
-tr$target:::tick { self->n = self->n + 1; @c[tid == pid] = count(); }
-tr$target:::tick /self->n == 3/ { @three = count(); }
-tr$target:::tick /self->n > 2/ { @[self->n] = count(); }
-EOF
-same "self->: counters in 6 threads" generated "'threads 6 5'" -s t.d
-kvars "self->: counters in 6 threads" 3 1
+# every aggregating function, printf and trace, record gates, copyinstr()
+cg_aggs() {
+	cg_dir
+	# tick N fires tr:::tick(i, word, -1000 * i) for i = 0..N-1.
+	cat >a.d <<-'EOF'
+	tr$target:::tick
+	{
+		@c[arg0 % 3, pid == $target] = count();
+		@s[(int)arg0 & 1] = sum(arg2);
+		@a = avg(arg2 / -7);
+		@mn[arg0 > 5] = min(arg2);
+		@mx = max((unsigned int)arg2);
+		@q = quantize(arg2);
+		@l[arg0 % 2] = lquantize(arg0, 0, 10, 3);
+		@lq = lquantize(arg2, -8000, 0, 1000);
+	}
+	tr$target:::tick /(unsigned long)arg2 > 5 && arg0 != 7/ { @u = count(); }
+	tr$target:::tick /arg2 < -3000/ { @sl = sum(arg0); }
+	tr$target:::tick /(unsigned long)arg2 <= 3000/ { @ul = max(arg0); }
+	tr$target:::tick /arg0 < 4 || arg2 % 3 == -1/
+	{
+		@v[probename, arg0 < 6 ? 1 : 2] = sum(arg0 << 3);
+	}
+	tr$target:::tick /!(arg0 ^ 5)/ { @x[~arg0, -arg2 >> 4] = min(arg2 % 7); }
+	tr$target:::tick { printf("%d %d\n", arg0, arg2); }
+	EOF
+	same "every aggregating function, keys, predicates" generated "'tick 12'" \
+		-s a.d
+	expect_eq "every aggregating function: clauses in the kernel" \
+		"dtrace: 6 clauses aggregated in the kernel" \
+		"$(grep 'aggregated in the kernel' err1.txt)"
 
-# a self-> variable read again in its clause is the first load's value
-# (cgen_plan.c's vld_again()): after its predicate, and again after a
-# store to another variable, which must not be what the third read gets
-cat >t.d <<'EOF'
-tr$target:::tick { self->a = arg0 + 1; }
-tr$target:::tick /self->a > 1/
-{
-	self->b = self->a * 10;
-	@[self->a, self->b] = count();
+	same "printf, trace and execname from the record" generated "'tick 5'" \
+		-n 'tr$target:::tick /arg0 != 2/ { printf("%d %s\n", arg2, execname); trace(arg0); }'
+
+	# record gates: where every clause user space runs has an integer
+	# predicate, the program tests them and writes a record only for the
+	# hits where one held (-v counts the records read); anything else --
+	# a predicate reading a self-> variable an earlier clause sets in user
+	# space (after a string's store, which the kernel does not make with
+	# it: kplan_vin.c's kstore_ok()), an argument the site does not have
+	# -- a record every hit
+	same "record gates: printf, trace, ustack() behind integer predicates" \
+		generated "'tick 40'" \
+		-n 'tr$target:::tick /arg0 == 5 || arg2 < -36000/ { printf("%d %s\n", arg0, copyinstr(arg1)); }' \
+		-n 'tr$target:::tick /(arg0 & 7) == 3/ { trace(arg2); }' \
+		-n 'tr$target:::tick /(unsigned)arg2 == 4294966296/ { ustack(); }' \
+		-n 'tr$target:::tick { @ = count(); }'
+	rec_read "record gates: printf, trace, ustack()" 10
+	expect_grep "record gates: ustack() at arg0 1" 'trprog`' out1.txt
+	same "record gates: exit()" generated "'tick 12'" \
+		-n 'tr$target:::tick /arg0 == 6/ { printf("%d\n", arg0); exit(0); }'
+	rec_read "record gates: exit()" 1
+	same "record gates: a self-> variable set in user space" generated "'tick 12'" \
+		-n 'tr$target:::tick /arg0 > 2/ { this->e = execname; self->n++; printf("%d %s\n", self->n, this->e); }' \
+		-n 'tr$target:::tick /self->n == 2/ { printf("two\n"); }'
+	rec_read "record gates: a self-> variable set in user space" 12
+	same "record gates: an argument the site lacks" generated "'tick 12'" \
+		-n 'tr$target:::tick /arg5 == 0 && arg0 == 1/ { printf("%d\n", arg0); }'
+	rec_read "record gates: an argument the site lacks" 12
+
+	cat >s.d <<-'EOF'
+	tr$target:::tick { @[copyinstr(arg1)] = sum(arg0); }
+	tr$target:::tick /copyinstr(arg1) == "beta" || arg0 == 3/
+	{
+		self->n++;
+		printf("%d %s %d %s\n", arg0, copyinstr(arg1), self->n, execname);
+	}
+	tr$target:::tick /arg0 & 1/ { @odd = count(); }
+	EOF
+	same "copyinstr(), string predicates, self->" generated "'tick 9'" -s s.d
 }
-EOF
-same "self->: read again after a store to another" generated "'tick 5'" \
-	-s t.d
-kvars "self->: read again after a store to another" 2 1
 
-# ++, -- (prefix and postfix) and every compound assignment in the
-# kernel, on self-> and this->; a global's ++ and a division by a
-# variable (which may fault) stay in user space
-cat >t.d <<'EOF'
-tr$target:::tick
-{
-	self->n++; ++self->n; self->d--; --self->d;
-	self->s += arg0; self->m -= arg0 * 2;
-	self->x |= 1 << (arg0 % 5); self->y ^= arg0 + 3; self->a &= ~arg0;
-	self->w = (long)1000 + arg0; self->w /= 3;
-	self->r = (long)100 + arg0; self->r %= 7;
-	self->z = (long)1; self->z <<= arg0 % 4;
-	self->b = (long)-1000 + arg0; self->b >>= 3;
-	self->c = (long)3 + arg0; self->c *= -5;
-	this->t++; this->t += arg0;
+# uid, gid, ppid, curpsinfo at the hit; stack arguments; copyin()
+cg_ids() {
+	cg_dir
+	# uid and gid (always 8 bytes: a record of constant size) and ppid (8
+	# bytes only when the parent could be read: the record built in cgbuf,
+	# before the strings), as the generic program reads them at the hit
+	same "uid and gid at the hit" generated "'tick 3'" \
+		-n 'tr$target:::tick { printf("%d %d %d\n", arg0, uid, gid); }'
+	expect_eq "uid and gid: the caller's" "2 $(id -u) $(id -g)" \
+		"$(grep '^2 ' out1.txt)"
+	same "ppid, uid and a string at the hit" generated "'tick 4'" \
+		-n 'tr$target:::tick { printf("%d %d %d %s\n", arg0, ppid == $pid,
+			uid, copyinstr(arg1)); }' \
+		-n 'tr$target:::tick /uid == 0/ { @[ppid == $pid, arg0 & 1] = count(); }'
+	expect_eq "ppid: dtrace's, for its -c command" "3 1 $(id -u)" \
+		"$(grep '^3 ' out1.txt | cut -d' ' -f1-3)"
+	# the user stack after those fields: the generated program once
+	# flagged the record from the stack slot and dropped their flags, so
+	# the stack was read from the uid's bytes (garbage frames)
+	same "uid, ppid and ustack() at the hit" generated "'tick 3'" \
+		-n 'tr$target:::tick { printf("%d %d %d\n", arg0, uid, ppid == $pid);
+			ustack(); }'
+	expect_grep "uid, ppid and ustack(): the stack's first frame" \
+		'trprog`' out1.txt
+	# curpsinfo's effective ids and session (8 bytes each only when read;
+	# the process group is timeout's, dtrace's parent: $ppid)
+	same "pr_euid, pr_egid, pr_pgid and pr_sid at the hit" generated "'tick 2'" \
+		-n 'tr$target:::tick { printf("%d %d %d %d %d %s\n", arg0,
+			curpsinfo->pr_euid, curpsinfo->pr_egid,
+			curpsinfo->pr_pgid == $ppid, curpsinfo->pr_sid,
+			copyinstr(arg1)); }'
+	expect_eq "effective ids and session: the caller's" \
+		"1 $(id -u) $(id -g) 1 $(ps -o sid= -p $$ | tr -d ' ')" \
+		"$(grep '^1 ' out1.txt | cut -d' ' -f1-5)"
+	# curpsinfo->pr_psargs (a length and at most 80 bytes, only when the
+	# argument area reads: built in cgbuf, after the session, before the
+	# strings); a command line longer than that cut to DTrace's 79 bytes
+	ps8="'sleep 0' 'sleep 0' 'sleep 0' 'sleep 0'"
+	same "pr_psargs at the hit, a string beside" generated \
+		"'tick 2' $ps8 $ps8 'tick 1'" \
+		-n 'tr$target:::tick { printf("%d [%s] %s\n", arg0,
+			curpsinfo->pr_psargs, copyinstr(arg1)); }' \
+		-n 'tr$target:::tick /curpsinfo->pr_psargs != ""/ { @ = count(); }'
+	expect_eq "pr_psargs: the command's, cut" \
+		"1 [./trprog tick 2$(printf ' sleep 0%.0s' 1 2 3 4 5 6 7 8)] beta" \
+		"$(grep '^1 ' out1.txt)"
+	# arguments 7 to 12 are on the stack (memory at %rsp + offset): read
+	# with bpf_probe_read_user(), for the record and for the plan, beside a
+	# probe with a string argument and one with plain registers
+	same "stack arguments, a string argument, three events" generated \
+		"'tick 3' msg big big" \
+		-n 'tr$target:::big { @s = sum(arg11 - arg6); @m = max(arg7 * arg0); }' \
+		-n 'tr$target:::big /arg9 == 10/ { printf("%d %d\n", arg8, arg11); }' \
+		-n 'tr$target:::msg { printf("%s %d\n", args[0], args[1]); }' \
+		-n 'tr$target:::tick { @t = count(); }'
+	# one program an event's spec, shared by its sites; a site link's is
+	# its site's alone (it carries the event's index): one a link
+	nl=$(sed -n 's/^dtrace: BPF: \([0-9]*\) site links*, no uprobe event$/\1/p' \
+		err1.txt)
+	expect_eq "stack arguments: three programs, or one a site link" 1 \
+		"$(grep -c "^dtrace: BPF: ${nl:-3} generated programs, " err1.txt)"
+
+	same "copyin() at the hit" generated "'tick 5'" \
+		-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg1, 1)); }' \
+		-n 'tr$target:::tick /arg0 > 1/ { printf("%s %s\n", stringof(copyin(arg1, 4)), copyinstr(arg1)); }'
+	# a copy that faults (arg2 is no address): user space reads it later
+	# and reports the fault, as the generic program's record makes it do
+	same "copyin() at the hit that faults" generated "'tick 3'" \
+		-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg2, 1)); }' \
+		-n 'tr$target:::tick { printf("%d\n", arg0); }'
+	for g in 0 1; do
+		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+	done
+	expect_file_eq "copyin() at the hit that faults: the same errors" \
+		flt0.txt flt1.txt
+	expect_eq "copyin() at the hit that faults: 3 errors" 3 \
+		"$(wc -l <flt1.txt | tr -d ' ')"
 }
-tr$target:::tick /self->n > 4/
-{
-	@a[self->n, self->d, self->s, self->m] = count();
-	@b[self->x, self->y, self->a, self->w] = count();
-	@c[self->r, self->z, self->b, self->c] = sum(this->t);
+
+# vtimestamp
+cg_vts() {
+	cg_dir
+	# vtimestamp: 8 bytes right after the arguments, before uid, from the
+	# clock of the switch program generated beside (-v: two programs); per
+	# thread, set and never decreasing.  A thread whose clock the kernel
+	# lost (a switch it did not report: run-vtimestamp.sh) faults these
+	# clauses: such a pair of runs is made again once, then not compared.
+	for try in 1 2; do
+		for g in 1 0; do
+			rm -f out$g.txt
+			DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
+				-n 'tr$target:::tick { printf("%d %d %d %d %s\n", arg0,
+					vtimestamp > 0, vtimestamp >= self->v, uid,
+					copyinstr(arg1)); self->v = vtimestamp; }' \
+				-n 'tr$target:::tick /vtimestamp > 0/ { @ = count(); }' \
+				-c "./trprog 'tick 4'" >/dev/null 2>err$g.txt
+			expect_eq "vtimestamp (DTRACE_CGEN=$g): status" 0 "$?"
+		done
+		vtlost=$(grep -l 'vtimestamp of thread [0-9]* is unknown' err0.txt err1.txt)
+		[ -z "$vtlost" ] && break
+		echo "# a thread's vtimestamp was lost ($vtlost): running again" >&2
+	done
+	# (one program per site link, or one for the event, and the switch's)
+	expect_eq "vtimestamp: generated, and its switch program" 1 \
+		"$(grep -cE '^dtrace: BPF: ([2-9]|[1-9][0-9]+) generated programs, ' err1.txt)"
+	expect_eq "vtimestamp: generic with DTRACE_CGEN=0" 0 \
+		"$(grep -c '^dtrace: BPF: ' err0.txt)"
+	if [ -z "$vtlost" ]; then
+		expect_file_eq "vtimestamp: the same output" out0.txt out1.txt
+		expect_eq "vtimestamp: set, not decreasing, uid beside" \
+			"3 1 1 $(id -u) delta" "$(grep '^3 ' out1.txt)"
+		expect_eq "vtimestamp: every hit's" 4 "$(tail -1 out1.txt | tr -d ' ')"
+	fi
 }
-tr$target:::tick { g++; @g[g] = count(); }
-tr$target:::tick { self->v = (long)100; self->v /= arg0 % 3; @v[self->v] = count(); }
-EOF
-same "self->: ++, -- and compound assignment" generated "'threads 4 5'" \
-	-s t.d
-kvars "self->: ++, -- and compound assignment" 2 1
 
-cat >t.d <<'EOF'
-tr$target:::tick { this->d = arg0 * 2; self->k = arg0 % 3 ? self->k : arg0; }
-tr$target:::tick /this->d > 4/ { @[this->d, self->k] = count(); this->d = (long)0; }
-tr$target:::tick /this->d == 0/ { @z = count(); }
-tr$target:::tick /arg0 > 8/ { printf("%d\n", arg0); }
-EOF
-same "this-> across clauses, printf beside" generated "'tick 12'" -s t.d
-kvars "this-> across clauses, printf beside" 3 1
+# self-> and this-> in the kernel, arrays
+cg_self() {
+	cg_dir
+	cat >t.d <<-'EOF'
+	pid$target::trl_call:entry { self->t = timestamp; self->x = arg0; }
+	pid$target::trl_call:return /self->t/
+	{
+		@q = quantize((timestamp - self->t) * 0);
+		@n = count();
+		@ok = sum(timestamp >= self->t);
+		@x[self->x % 3] = sum(self->x);
+		self->t = 0;
+		self->x = 0;
+	}
+	pid$target::trl_call:return /!self->t/ { @zero = count(); }
+	EOF
+	same "self->: an entry/return pair timed" generated "'lib 20'" -s t.d
+	kvars "self->: an entry/return pair timed" 3 1
 
-# thread-local arrays in the kernel (cgtlsa): one to four integer keys,
-# a key's type part of the key (self->c[(char)1] and self->c[1] are two
-# elements, as in user space), ++, op= and a store of 0 deleting; an
-# array whose stores give another type than its zero's (timestamp)
-# too, its reads computing alike set and unset (run-cgen-tlarr.sh)
-cat >t.d <<'EOF'
-tr$target:::tick
-{
-	self->a[arg0 % 3]++;
-	self->b[arg0 % 2, (int)arg0 % 3] += arg0;
-	self->c[(char)arg0] = arg0 * 2;
-	self->c[(long)arg0] = (long)1;
-	self->d[arg0, arg0 + 1, arg0 + 2, (short)arg0] -= 3;
+	cat >t.d <<-'EOF'
+	tr$target:::tick { self->n = self->n + 1; @c[tid == pid] = count(); }
+	tr$target:::tick /self->n == 3/ { @three = count(); }
+	tr$target:::tick /self->n > 2/ { @[self->n] = count(); }
+	EOF
+	same "self->: counters in 6 threads" generated "'threads 6 5'" -s t.d
+	kvars "self->: counters in 6 threads" 3 1
+
+	# a self-> variable read again in its clause is the first load's value
+	# (cgen_plan.c's vld_again()): after its predicate, and again after a
+	# store to another variable, which must not be what the third read gets
+	cat >t.d <<-'EOF'
+	tr$target:::tick { self->a = arg0 + 1; }
+	tr$target:::tick /self->a > 1/
+	{
+		self->b = self->a * 10;
+		@[self->a, self->b] = count();
+	}
+	EOF
+	same "self->: read again after a store to another" generated "'tick 5'" \
+		-s t.d
+	kvars "self->: read again after a store to another" 2 1
+
+	# ++, -- (prefix and postfix) and every compound assignment in the
+	# kernel, on self-> and this->; a global's ++ and a division by a
+	# variable (which may fault) stay in user space
+	cat >t.d <<-'EOF'
+	tr$target:::tick
+	{
+		self->n++; ++self->n; self->d--; --self->d;
+		self->s += arg0; self->m -= arg0 * 2;
+		self->x |= 1 << (arg0 % 5); self->y ^= arg0 + 3; self->a &= ~arg0;
+		self->w = (long)1000 + arg0; self->w /= 3;
+		self->r = (long)100 + arg0; self->r %= 7;
+		self->z = (long)1; self->z <<= arg0 % 4;
+		self->b = (long)-1000 + arg0; self->b >>= 3;
+		self->c = (long)3 + arg0; self->c *= -5;
+		this->t++; this->t += arg0;
+	}
+	tr$target:::tick /self->n > 4/
+	{
+		@a[self->n, self->d, self->s, self->m] = count();
+		@b[self->x, self->y, self->a, self->w] = count();
+		@c[self->r, self->z, self->b, self->c] = sum(this->t);
+	}
+	tr$target:::tick { g++; @g[g] = count(); }
+	tr$target:::tick { self->v = (long)100; self->v /= arg0 % 3; @v[self->v] = count(); }
+	EOF
+	same "self->: ++, -- and compound assignment" generated "'threads 4 5'" \
+		-s t.d
+	kvars "self->: ++, -- and compound assignment" 2 1
+
+	cat >t.d <<-'EOF'
+	tr$target:::tick { this->d = arg0 * 2; self->k = arg0 % 3 ? self->k : arg0; }
+	tr$target:::tick /this->d > 4/ { @[this->d, self->k] = count(); this->d = (long)0; }
+	tr$target:::tick /this->d == 0/ { @z = count(); }
+	tr$target:::tick /arg0 > 8/ { printf("%d\n", arg0); }
+	EOF
+	same "this-> across clauses, printf beside" generated "'tick 12'" -s t.d
+	kvars "this-> across clauses, printf beside" 3 1
+
+	# thread-local arrays in the kernel (cgtlsa): one to four integer keys,
+	# a key's type part of the key (self->c[(char)1] and self->c[1] are two
+	# elements, as in user space), ++, op= and a store of 0 deleting; an
+	# array whose stores give another type than its zero's (timestamp)
+	# too, its reads computing alike set and unset (run-cgen-tlarr.sh)
+	cat >t.d <<-'EOF'
+	tr$target:::tick
+	{
+		self->a[arg0 % 3]++;
+		self->b[arg0 % 2, (int)arg0 % 3] += arg0;
+		self->c[(char)arg0] = arg0 * 2;
+		self->c[(long)arg0] = (long)1;
+		self->d[arg0, arg0 + 1, arg0 + 2, (short)arg0] -= 3;
+	}
+	tr$target:::tick /self->a[arg0 % 3] > 1/
+	{
+		@a[arg0 % 3, self->a[arg0 % 3]] = count();
+		@b[self->b[0, 1], self->b[1, 2], self->b[1, (int)1]] = count();
+	}
+	tr$target:::tick
+	{
+		@c[self->c[arg0], self->c[(char)arg0]] = sum(self->c[(long)arg0]);
+		@d[self->d[arg0, arg0 + 1, arg0 + 2, (short)arg0],
+		    self->d[arg0, arg0 + 1, arg0 + 2, arg0]] = count();
+	}
+	tr$target:::tick /arg0 == 4/ { self->a[(long)1] = 0; }
+	tr$target:::tick { self->t[arg0 % 2] = timestamp; }
+	tr$target:::tick /self->t[0]/ { @t = count(); }
+	EOF
+	same "self-> arrays" generated "'tick 12' 'threads 3 4'" -s t.d
+	kvars "self-> arrays" 6 1
 }
-tr$target:::tick /self->a[arg0 % 3] > 1/
-{
-	@a[arg0 % 3, self->a[arg0 % 3]] = count();
-	@b[self->b[0, 1], self->b[1, 2], self->b[1, (int)1]] = count();
+
+# -p of a spinning process
+cg_spin() {
+	cg_dir
+	# -p of a process that fires without pause (two threads spinning): it
+	# is held still until its plans are armed too, so none of its hits runs
+	# in user space with user space's self-> variables; each thread's count
+	# is its self->n's last value, and dtrace says nothing of hits before
+	# the plan was armed
+	for r in 1 2; do
+		rm -f cmd.fifo spin.txt out.txt
+		mkfifo cmd.fifo || exit 99
+		./trprog <cmd.fifo >spin.txt 2>&1 &
+		tp=$!
+		exec 3>cmd.fifo
+		echo "spin 2" >&3
+		"$DTRACE" -q -p "$tp" -n 'BEGIN { printf("ready\n"); }' \
+			-n 'tr$target:::tick { self->n++; @c[tid] = count(); @m[tid] = max(self->n); }' \
+			-n 'END { printa("%d %@d %@d\n", @c, @m); }' \
+			>out.txt 2>err.txt &
+		dp=$!
+		wait_until 600 grep -q '^ready$' out.txt
+		sleep 0.3 # hits after the arming too
+		kill -INT "$dp"
+		wait "$dp"
+		expect_eq "-p of a spinning process, round $r: status" 0 "$?"
+		echo stop >&3
+		echo quit >&3
+		exec 3>&-
+		wait "$tp"
+		expect_eq "-p of a spinning process, round $r: no hit before its plan" \
+			"" "$(grep 'before the process' err.txt)"
+		expect_eq "-p of a spinning process, round $r: its 2 threads" 2 \
+			"$(grep -cE '^[0-9]+ [0-9]+ [0-9]+$' out.txt)"
+		expect_eq "-p of a spinning process, round $r: count = self->n" "" \
+			"$(awk 'NF == 3 && $2 != $3' out.txt)"
+	done
 }
-tr$target:::tick
-{
-	@c[self->c[arg0], self->c[(char)arg0]] = sum(self->c[(long)arg0]);
-	@d[self->d[arg0, arg0 + 1, arg0 + 2, (short)arg0],
-	    self->d[arg0, arg0 + 1, arg0 + 2, arg0]] = count();
+
+# self-> read in user space, string predicates
+cg_selfu() {
+	cg_dir
+	# self->k is printed beside a string variable (which the kernel does
+	# not keep): that clause runs in user space, self->k read from its
+	# record (kplan_vin.c's "Shared self-> variables"), and the clauses
+	# storing self->k and self->j, which reads it, in the kernel
+	cat >t.d <<-'EOF'
+	tr$target:::tick /arg0 % 3 == 0/ { self->k = arg0; self->u = 1; }
+	tr$target:::tick /self->u/ { self->j = self->k + 1; @u = count(); }
+	tr$target:::tick /self->j/ { @j = sum(self->j); }
+	tr$target:::tick /self->k/ { this->e = execname; printf("%d %d %s\n", arg0, self->k, this->e); }
+	tr$target:::tick { @all = count(); }
+	EOF
+	same "self-> read by printf in user space" generated "'tick 9'" -s t.d
+	kvars "self-> read by printf in user space" 4 1
+
+	# dtrace:::ERROR runs in user space in the faulting thread's context:
+	# the self-> variables it reads are user space's, with every clause
+	# touching them (the string predicate's fault fires it)
+	cat >t.d <<-'EOF'
+	tr$target:::tick { self->n = self->n + 1; }
+	tr$target:::tick /copyinstr(arg2) == "x"/ { @never = count(); }
+	dtrace:::ERROR { @err[self->n] = count(); }
+	tr$target:::tick { @all = count(); }
+	EOF
+	same "self-> read by dtrace:::ERROR" generated "'tick 4'" -s t.d
+	kvars "self-> read by dtrace:::ERROR" 2 0
+	expect_eq "self-> read by dtrace:::ERROR: one entry per count" 4 \
+		"$(grep -c '^ *[1-4]  *1$' out1.txt)"
+
+	# unset, self->t - 1 is -1 (signed); set from timestamp, unsigned: the
+	# comparison differs, so the clause is user space's, self->t the
+	# kernel's, read from its record
+	cat >t.d <<-'EOF'
+	tr$target:::tick /arg0 == 4/ { self->t = timestamp; }
+	tr$target:::tick /self->t - 1 > 0/ { @big = count(); }
+	tr$target:::tick { @all = count(); }
+	EOF
+	same "a plan that depends on a variable being set" generated "'tick 9'" \
+		-s t.d
+	kvars "a plan that depends on a variable being set" 2 1
+
+	# string predicates in the kernel: copyinstr(argN) == / != a literal
+	cat >t.d <<-'EOF'
+	tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); @s = sum(arg0); }
+	tr$target:::tick /"gamma" != copyinstr(arg1) && arg0 > 2/ { @ng[arg0 % 2] = count(); }
+	tr$target:::tick /copyinstr(arg1) == ""/ { @empty = count(); }
+	tr$target:::tick /copyinstr(arg1) == "bet"/ { @prefix = count(); }
+	tr$target:::tick { printf("%d %s\n", arg0, copyinstr(arg1)); }
+	EOF
+	same "string predicates" generated "'tick 12'" -s t.d
+	kvars "string predicates" 4 0
+
+	# the literal compared a word at a time: 8-byte words, then 4, 2 and 1
+	# for the tail, bytes above 0x7f (words not an immediate), a string
+	# longer than the literal with it as prefix, and the same length with
+	# the last byte different; a literal of 64 bytes (more than the kernel
+	# compares) leaves its clause to user space
+	cat >t.d <<-'EOF'
+	tr$target:::tick /copyinstr(arg1) == "alph"/ { @alph = count(); }
+	tr$target:::tick /copyinstr(arg1) == "alpha"/ { @alpha = count(); }
+	tr$target:::tick /copyinstr(arg1) != "gammb"/ { @notgammb = count(); }
+	tr$target:::tick /copyinstr(arg1) == "gammb"/ { @gammb = count(); }
+	tr$target:::msg /copyinstr(arg0) == "a\033[2J\a\r\n\177\233\377z\\b"/ { @hostile = count(); }
+	tr$target:::msg /copyinstr(arg0) == "a\033[2J\a\r\n\177"/ { @hprefix = count(); }
+	tr$target:::msg /copyinstr(arg0) != "a\033[2J\a\r\n\177\233\377z\\c"/ { @hlast = count(); }
+	tr$target:::msg /copyinstr(arg0) == "\377\377\377\377hello"/ { @never = count(); }
+	tr$target:::msg /copyinstr(arg0) == "hello"/ { @hello = count(); }
+	tr$target:::msg /copyinstr(arg0) == "hel\377"/ { @hel = count(); }
+	tr$target:::msg /copyinstr(arg0) != "0123456789012345678901234567890123456789012345678901234567890123"/ { @long = count(); }
+	EOF
+	same "string predicates a word at a time" generated \
+		"'tick 12' msg hostile msg" -s t.d
+	kvars "string predicates a word at a time" 10 0
+	printf '\n%17d\n%17d\n%17d\n%17d\n%17d\n%17d\n' 3 12 1 3 2 3 \
+		>expected.txt
+	expect_file_eq "string predicates a word at a time: the counts" \
+		expected.txt out1.txt
+
+	# a string the kernel cannot read (arg2 is no address): the hit goes
+	# to user space whole, which reports the fault as the generic path does
+	cat >t.d <<-'EOF'
+	tr$target:::tick /copyinstr(arg2) == "x"/ { @bad = count(); }
+	tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }
+	tr$target:::tick { @all = count(); }
+	EOF
+	same "a string predicate that faults" generated "'tick 6'" -s t.d
+	kvars "a string predicate that faults" 3 0
+	for g in 0 1; do
+		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+	done
+	expect_file_eq "a string predicate that faults: the same errors" \
+		flt0.txt flt1.txt
+	expect_eq "a string predicate that faults: 6 errors" 6 \
+		"$(wc -l <flt1.txt | tr -d ' ')"
 }
-tr$target:::tick /arg0 == 4/ { self->a[(long)1] = 0; }
-tr$target:::tick { self->t[arg0 % 2] = timestamp; }
-tr$target:::tick /self->t[0]/ { @t = count(); }
-EOF
-same "self-> arrays" generated "'tick 12' 'threads 3 4'" -s t.d
-kvars "self-> arrays" 6 1
 
-# -p of a process that fires without pause (two threads spinning): it
-# is held still until its plans are armed too, so none of its hits runs
-# in user space with user space's self-> variables; each thread's count
-# is its self->n's last value, and dtrace says nothing of hits before
-# the plan was armed
-for r in 1 2; do
-	rm -f cmd.fifo spin.txt out.txt
-	mkfifo cmd.fifo || exit 99
-	./trprog <cmd.fifo >spin.txt 2>&1 &
-	tp=$!
-	exec 3>cmd.fifo
-	echo "spin 2" >&3
-	"$DTRACE" -q -p "$tp" -n 'BEGIN { printf("ready\n"); }' \
-		-n 'tr$target:::tick { self->n++; @c[tid] = count(); @m[tid] = max(self->n); }' \
-		-n 'END { printa("%d %@d %@d\n", @c, @m); }' \
-		>out.txt 2>err.txt &
-	dp=$!
-	wait_until 600 grep -q '^ready$' out.txt
-	sleep 0.3 # hits after the arming too
-	kill -INT "$dp"
-	wait "$dp"
-	expect_eq "-p of a spinning process, round $r: status" 0 "$?"
-	echo stop >&3
-	echo quit >&3
-	exec 3>&-
-	wait "$tp"
-	expect_eq "-p of a spinning process, round $r: no hit before its plan" \
-		"" "$(grep 'before the process' err.txt)"
-	expect_eq "-p of a spinning process, round $r: its 2 threads" 2 \
-		"$(grep -cE '^[0-9]+ [0-9]+ [0-9]+$' out.txt)"
-	expect_eq "-p of a spinning process, round $r: count = self->n" "" \
-		"$(awk 'NF == 3 && $2 != $3' out.txt)"
-done
+# string keys, this-> strings
+cg_strk() {
+	cg_dir
+	# aggregations keyed by copyinstr(argN), alone or beside other keys,
+	# in the kernel (kaggs_s); a hostile string's key prints escaped as
+	# user space's; a key that faults sends the hit to user space
+	cat >t.d <<-'EOF'
+	tr$target:::tick { @[copyinstr(arg1)] = count(); }
+	tr$target:::tick { @s[arg0 % 2, copyinstr(arg1)] = sum(arg0); }
+	tr$target:::tick /arg0 > 3/ { @q[copyinstr(arg1)] = quantize(arg0); }
+	tr$target:::tick { @m[copyinstr(arg1), probename] = max(arg0); }
+	tr$target:::msg { @h[copyinstr(arg0), arg1] = count(); }
+	EOF
+	same "string keys" generated "'tick 12' msg hostile" -s t.d
+	kvars "string keys" 5 0
+	cat >t.d <<-'EOF'
+	tr$target:::tick { @bad[copyinstr(arg2)] = count(); }
+	tr$target:::tick { @all = count(); }
+	EOF
+	same "a string key that faults" generated "'tick 3'" -s t.d
+	kvars "a string key that faults" 2 0
+	for g in 0 1; do
+		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+	done
+	expect_file_eq "a string key that faults: the same errors" flt0.txt flt1.txt
+	expect_eq "a string key that faults: 3 errors" 3 \
+		"$(wc -l <flt1.txt | tr -d ' ')"
 
-# self->k is printed beside a string variable (which the kernel does
-# not keep): that clause runs in user space, self->k read from its
-# record (kplan_vin.c's "Shared self-> variables"), and the clauses
-# storing self->k and self->j, which reads it, in the kernel
-cat >t.d <<'EOF'
-tr$target:::tick /arg0 % 3 == 0/ { self->k = arg0; self->u = 1; }
-tr$target:::tick /self->u/ { self->j = self->k + 1; @u = count(); }
-tr$target:::tick /self->j/ { @j = sum(self->j); }
-tr$target:::tick /self->k/ { this->e = execname; printf("%d %d %s\n", arg0, self->k, this->e); }
-tr$target:::tick { @all = count(); }
-EOF
-same "self-> read by printf in user space" generated "'tick 9'" -s t.d
-kvars "self-> read by printf in user space" 4 1
+	# a this-> string that is copyinstr(argN) wherever it is read (stored
+	# earlier in its clause, or in a clause without a predicate before it
+	# on the same probes), compared and used as a key in the kernel; a
+	# store whose string faults sends the hit to user space, as the
+	# comparison's does, even with no read of it
+	cat >t.d <<-'EOF'
+	tr$target:::tick { this->s = copyinstr(arg1); @[this->s] = count(); }
+	tr$target:::tick /this->s != "gamma" && arg0 > 1/ { @ng[arg0 % 2] = count(); }
+	tr$target:::tick { @b[this->s == "beta", this->s] = sum(arg0); }
+	tr$target:::msg { this->m = copyinstr(arg0); @h[this->m, arg1] = count(); }
+	EOF
+	same "this-> strings" generated "'tick 12' msg hostile" -s t.d
+	kvars "this-> strings" 4 0
+	cat >t.d <<-'EOF'
+	tr$target:::tick { this->t = copyinstr(arg2); @all = count(); }
+	tr$target:::tick { @n = count(); }
+	EOF
+	same "a this-> string that faults" generated "'tick 6'" -s t.d
+	kvars "a this-> string that faults" 2 0
+	for g in 0 1; do
+		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+	done
+	expect_file_eq "a this-> string that faults: the same errors" flt0.txt flt1.txt
+	expect_eq "a this-> string that faults: 6 errors" 6 \
+		"$(wc -l <flt1.txt | tr -d ' ')"
+	# ... not where it may be read unset ("" then) or set otherwise: a read
+	# before the store, a clause with a predicate setting it, a second
+	# argument's string (each is kept as its bytes instead, kplan_svar.c's
+	# str_var(): this->p, set under a predicate and only compared, and,
+	# since string variables key kaggs_v (VKEY), this->s and this->a: all
+	# six clauses are the kernel's; three before VKEY)
+	cat >t.d <<-'EOF'
+	tr$target:::tick /this->s == ""/ { @unset = count(); }
+	tr$target:::tick { this->s = copyinstr(arg1); @[this->s] = count(); }
+	tr$target:::tick /arg0 > 2/ { this->p = copyinstr(arg1); }
+	tr$target:::tick /this->p == "beta"/ { @p = count(); }
+	tr$target:::tick { this->a = copyinstr(arg1); this->a = copyinstr(arg2); @a[this->a] = count(); }
+	tr$target:::tick { @n = count(); }
+	EOF
+	same "this-> strings not the argument's" generated "'tick 6'" -s t.d
+	kvars "this-> strings not the argument's" 6 0
 
-# dtrace:::ERROR runs in user space in the faulting thread's context:
-# the self-> variables it reads are user space's, with every clause
-# touching them (the string predicate's fault fires it)
-cat >t.d <<'EOF'
-tr$target:::tick { self->n = self->n + 1; }
-tr$target:::tick /copyinstr(arg2) == "x"/ { @never = count(); }
-dtrace:::ERROR { @err[self->n] = count(); }
-tr$target:::tick { @all = count(); }
-EOF
-same "self-> read by dtrace:::ERROR" generated "'tick 4'" -s t.d
-kvars "self-> read by dtrace:::ERROR" 2 0
-expect_eq "self-> read by dtrace:::ERROR: one entry per count" 4 \
-	"$(grep -c '^ *[1-4]  *1$' out1.txt)"
-
-# unset, self->t - 1 is -1 (signed); set from timestamp, unsigned: the
-# comparison differs, so the clause is user space's, self->t the
-# kernel's, read from its record
-cat >t.d <<'EOF'
-tr$target:::tick /arg0 == 4/ { self->t = timestamp; }
-tr$target:::tick /self->t - 1 > 0/ { @big = count(); }
-tr$target:::tick { @all = count(); }
-EOF
-same "a plan that depends on a variable being set" generated "'tick 9'" \
-	-s t.d
-kvars "a plan that depends on a variable being set" 2 1
-
-# string predicates in the kernel: copyinstr(argN) == / != a literal
-cat >t.d <<'EOF'
-tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); @s = sum(arg0); }
-tr$target:::tick /"gamma" != copyinstr(arg1) && arg0 > 2/ { @ng[arg0 % 2] = count(); }
-tr$target:::tick /copyinstr(arg1) == ""/ { @empty = count(); }
-tr$target:::tick /copyinstr(arg1) == "bet"/ { @prefix = count(); }
-tr$target:::tick { printf("%d %s\n", arg0, copyinstr(arg1)); }
-EOF
-same "string predicates" generated "'tick 12'" -s t.d
-kvars "string predicates" 4 0
-
-# the literal compared a word at a time: 8-byte words, then 4, 2 and 1
-# for the tail, bytes above 0x7f (words not an immediate), a string
-# longer than the literal with it as prefix, and the same length with
-# the last byte different; a literal of 64 bytes (more than the kernel
-# compares) leaves its clause to user space
-cat >t.d <<'EOF'
-tr$target:::tick /copyinstr(arg1) == "alph"/ { @alph = count(); }
-tr$target:::tick /copyinstr(arg1) == "alpha"/ { @alpha = count(); }
-tr$target:::tick /copyinstr(arg1) != "gammb"/ { @notgammb = count(); }
-tr$target:::tick /copyinstr(arg1) == "gammb"/ { @gammb = count(); }
-tr$target:::msg /copyinstr(arg0) == "a\033[2J\a\r\n\177\233\377z\\b"/ { @hostile = count(); }
-tr$target:::msg /copyinstr(arg0) == "a\033[2J\a\r\n\177"/ { @hprefix = count(); }
-tr$target:::msg /copyinstr(arg0) != "a\033[2J\a\r\n\177\233\377z\\c"/ { @hlast = count(); }
-tr$target:::msg /copyinstr(arg0) == "\377\377\377\377hello"/ { @never = count(); }
-tr$target:::msg /copyinstr(arg0) == "hello"/ { @hello = count(); }
-tr$target:::msg /copyinstr(arg0) == "hel\377"/ { @hel = count(); }
-tr$target:::msg /copyinstr(arg0) != "0123456789012345678901234567890123456789012345678901234567890123"/ { @long = count(); }
-EOF
-same "string predicates a word at a time" generated \
-	"'tick 12' msg hostile msg" -s t.d
-kvars "string predicates a word at a time" 10 0
-printf '\n%17d\n%17d\n%17d\n%17d\n%17d\n%17d\n' 3 12 1 3 2 3 \
-	>expected.txt
-expect_file_eq "string predicates a word at a time: the counts" \
-	expected.txt out1.txt
-
-# a string the kernel cannot read (arg2 is no address): the hit goes
-# to user space whole, which reports the fault as the generic path does
-cat >t.d <<'EOF'
-tr$target:::tick /copyinstr(arg2) == "x"/ { @bad = count(); }
-tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }
-tr$target:::tick { @all = count(); }
-EOF
-same "a string predicate that faults" generated "'tick 6'" -s t.d
-kvars "a string predicate that faults" 3 0
-for g in 0 1; do
-	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-done
-expect_file_eq "a string predicate that faults: the same errors" \
-	flt0.txt flt1.txt
-expect_eq "a string predicate that faults: 6 errors" 6 \
-	"$(wc -l <flt1.txt | tr -d ' ')"
-
-# aggregations keyed by copyinstr(argN), alone or beside other keys,
-# in the kernel (kaggs_s); a hostile string's key prints escaped as
-# user space's; a key that faults sends the hit to user space
-cat >t.d <<'EOF'
-tr$target:::tick { @[copyinstr(arg1)] = count(); }
-tr$target:::tick { @s[arg0 % 2, copyinstr(arg1)] = sum(arg0); }
-tr$target:::tick /arg0 > 3/ { @q[copyinstr(arg1)] = quantize(arg0); }
-tr$target:::tick { @m[copyinstr(arg1), probename] = max(arg0); }
-tr$target:::msg { @h[copyinstr(arg0), arg1] = count(); }
-EOF
-same "string keys" generated "'tick 12' msg hostile" -s t.d
-kvars "string keys" 5 0
-cat >t.d <<'EOF'
-tr$target:::tick { @bad[copyinstr(arg2)] = count(); }
-tr$target:::tick { @all = count(); }
-EOF
-same "a string key that faults" generated "'tick 3'" -s t.d
-kvars "a string key that faults" 2 0
-for g in 0 1; do
-	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-done
-expect_file_eq "a string key that faults: the same errors" flt0.txt flt1.txt
-expect_eq "a string key that faults: 3 errors" 3 \
-	"$(wc -l <flt1.txt | tr -d ' ')"
-
-# a this-> string that is copyinstr(argN) wherever it is read (stored
-# earlier in its clause, or in a clause without a predicate before it
-# on the same probes), compared and used as a key in the kernel; a
-# store whose string faults sends the hit to user space, as the
-# comparison's does, even with no read of it
-cat >t.d <<'EOF'
-tr$target:::tick { this->s = copyinstr(arg1); @[this->s] = count(); }
-tr$target:::tick /this->s != "gamma" && arg0 > 1/ { @ng[arg0 % 2] = count(); }
-tr$target:::tick { @b[this->s == "beta", this->s] = sum(arg0); }
-tr$target:::msg { this->m = copyinstr(arg0); @h[this->m, arg1] = count(); }
-EOF
-same "this-> strings" generated "'tick 12' msg hostile" -s t.d
-kvars "this-> strings" 4 0
-cat >t.d <<'EOF'
-tr$target:::tick { this->t = copyinstr(arg2); @all = count(); }
-tr$target:::tick { @n = count(); }
-EOF
-same "a this-> string that faults" generated "'tick 6'" -s t.d
-kvars "a this-> string that faults" 2 0
-for g in 0 1; do
-	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-done
-expect_file_eq "a this-> string that faults: the same errors" flt0.txt flt1.txt
-expect_eq "a this-> string that faults: 6 errors" 6 \
-	"$(wc -l <flt1.txt | tr -d ' ')"
-# ... not where it may be read unset ("" then) or set otherwise: a read
-# before the store, a clause with a predicate setting it, a second
-# argument's string (each is kept as its bytes instead, kplan_svar.c's
-# str_var(): this->p, set under a predicate and only compared, and,
-# since string variables key kaggs_v (VKEY), this->s and this->a: all
-# six clauses are the kernel's; three before VKEY)
-cat >t.d <<'EOF'
-tr$target:::tick /this->s == ""/ { @unset = count(); }
-tr$target:::tick { this->s = copyinstr(arg1); @[this->s] = count(); }
-tr$target:::tick /arg0 > 2/ { this->p = copyinstr(arg1); }
-tr$target:::tick /this->p == "beta"/ { @p = count(); }
-tr$target:::tick { this->a = copyinstr(arg1); this->a = copyinstr(arg2); @a[this->a] = count(); }
-tr$target:::tick { @n = count(); }
-EOF
-same "this-> strings not the argument's" generated "'tick 6'" -s t.d
-kvars "this-> strings not the argument's" 6 0
-
-# with self-> variables in the kernel a string is compared there too,
-# its fault the hit's (the record's fault bits): the string
-# predicate's clause is the kernel's
-cat >t.d <<'EOF'
-tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }
-tr$target:::tick { self->n = self->n + 1; }
-tr$target:::tick /self->n > 3/ { @c = count(); }
-EOF
-same "self-> and a string predicate" generated "'tick 9'" -s t.d
-kvars "self-> and a string predicate" 3 1
-
-# ... and one that faults ends its clause in the kernel, what it did
-# before kept (@s's entries), and dtrace reports the fault and fires
-# ERROR with DTrace's arguments in its place among the clauses user
-# space runs, as the interpreter does (arg2 is no address; arg0 > 1
-# faults in the body, at @k's first key)
-cat >t.d <<'EOF'
-tr$target:::tick { self->n = self->n + 1; }
-tr$target:::tick { printf("a %d\n", arg0); }
-tr$target:::tick /copyinstr(arg2) == "x"/ { @never = count(); }
-tr$target:::tick { printf("b %d\n", arg0); }
-tr$target:::tick /arg0 > 1/ {
-	@s[self->n] = sum(copyinstr(arg1) == "beta");
-	@k[copyinstr(arg2) != "y", self->n] = count();
-	@after = count();
+	# with self-> variables in the kernel a string is compared there too,
+	# its fault the hit's (the record's fault bits): the string
+	# predicate's clause is the kernel's
+	cat >t.d <<-'EOF'
+	tr$target:::tick /copyinstr(arg1) == "beta"/ { @b = count(); }
+	tr$target:::tick { self->n = self->n + 1; }
+	tr$target:::tick /self->n > 3/ { @c = count(); }
+	EOF
+	same "self-> and a string predicate" generated "'tick 9'" -s t.d
+	kvars "self-> and a string predicate" 3 1
 }
-tr$target:::tick { @all[self->n] = count(); }
-dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
-EOF
-same "faults at the hit beside self->" generated "'tick 4'" -s t.d
-kvars "faults at the hit beside self->" 4 1
-for g in 0 1; do
-	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-done
-expect_file_eq "faults at the hit beside self->: the same errors" \
-	flt0.txt flt1.txt
-expect_eq "faults at the hit beside self->: 6 errors" 6 \
-	"$(wc -l <flt1.txt | tr -d ' ')"
-expect_eq "faults at the hit beside self->: 2 in the body" 2 \
-	"$(grep -Ec 'invalid address \(0xfffffffffffff(830|448)\) in action #3$' flt1.txt)"
-# (the epid as the message names it: how many there are depends on the
-# sites the compiler gave trprog)
-epid=$(sed -n 's/^dtrace: error on enabled probe ID \([0-9]*\) .*invalid address (0xfffffffffffff448) in action #3$/\1/p' \
-	err1.txt | tail -n 1)
-expect_eq "faults at the hit beside self->: ERROR's arguments" \
-	"ERROR ${epid:-?} 3 -1 1 0xfffffffffffff448" \
-	"$(grep "^ERROR ${epid:-?} " out1.txt | tail -n 1)"
 
-# the right side of && and || is compared only when the left does not
-# decide, as run.c evaluates it: the kernel skips it (UBPF_K_SC), so it
-# faults only where the interpreter's would
-cat >t.d <<'EOF'
-tr$target:::tick { self->n = self->n + 1; }
-tr$target:::tick /arg0 > 1 && copyinstr(arg2) == "x"/ { @never = count(); }
-tr$target:::tick /arg0 == 0 || copyinstr(arg2) != "x"/ { @or[self->n] = count(); }
-tr$target:::tick {
-	@v[self->n, arg0 < 3 && copyinstr(arg1) == "beta",
-	    arg0 > 2 || copyinstr(arg1) == "gamma"] = count();
+# faults beside self->, site links
+cg_flt() {
+	cg_dir
+	# ... and one that faults ends its clause in the kernel, what it did
+	# before kept (@s's entries), and dtrace reports the fault and fires
+	# ERROR with DTrace's arguments in its place among the clauses user
+	# space runs, as the interpreter does (arg2 is no address; arg0 > 1
+	# faults in the body, at @k's first key)
+	cat >t.d <<-'EOF'
+	tr$target:::tick { self->n = self->n + 1; }
+	tr$target:::tick { printf("a %d\n", arg0); }
+	tr$target:::tick /copyinstr(arg2) == "x"/ { @never = count(); }
+	tr$target:::tick { printf("b %d\n", arg0); }
+	tr$target:::tick /arg0 > 1/ {
+		@s[self->n] = sum(copyinstr(arg1) == "beta");
+		@k[copyinstr(arg2) != "y", self->n] = count();
+		@after = count();
+	}
+	tr$target:::tick { @all[self->n] = count(); }
+	dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+	EOF
+	same "faults at the hit beside self->" generated "'tick 4'" -s t.d
+	kvars "faults at the hit beside self->" 4 1
+	for g in 0 1; do
+		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+	done
+	expect_file_eq "faults at the hit beside self->: the same errors" \
+		flt0.txt flt1.txt
+	expect_eq "faults at the hit beside self->: 6 errors" 6 \
+		"$(wc -l <flt1.txt | tr -d ' ')"
+	expect_eq "faults at the hit beside self->: 2 in the body" 2 \
+		"$(grep -Ec 'invalid address \(0xfffffffffffff(830|448)\) in action #3$' flt1.txt)"
+	# (the epid as the message names it: how many there are depends on the
+	# sites the compiler gave trprog)
+	epid=$(sed -n 's/^dtrace: error on enabled probe ID \([0-9]*\) .*invalid address (0xfffffffffffff448) in action #3$/\1/p' \
+		err1.txt | tail -n 1)
+	expect_eq "faults at the hit beside self->: ERROR's arguments" \
+		"ERROR ${epid:-?} 3 -1 1 0xfffffffffffff448" \
+		"$(grep "^ERROR ${epid:-?} " out1.txt | tail -n 1)"
+
+	# the right side of && and || is compared only when the left does not
+	# decide, as run.c evaluates it: the kernel skips it (UBPF_K_SC), so it
+	# faults only where the interpreter's would
+	cat >t.d <<-'EOF'
+	tr$target:::tick { self->n = self->n + 1; }
+	tr$target:::tick /arg0 > 1 && copyinstr(arg2) == "x"/ { @never = count(); }
+	tr$target:::tick /arg0 == 0 || copyinstr(arg2) != "x"/ { @or[self->n] = count(); }
+	tr$target:::tick {
+		@v[self->n, arg0 < 3 && copyinstr(arg1) == "beta",
+		    arg0 > 2 || copyinstr(arg1) == "gamma"] = count();
+	}
+	tr$target:::tick /copyinstr(arg1) == "alpha" && self->n/ { @a = count(); }
+	tr$target:::tick { printf("%d\n", arg0); }
+	dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+	EOF
+	same "&& and || beside self->, their right sides faulting" generated \
+		"'tick 6'" -s t.d
+	kvars "&& and || beside self->, their right sides faulting" 5 1
+	for g in 0 1; do
+		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+	done
+	expect_file_eq "&& and || beside self->: the same errors" flt0.txt flt1.txt
+	expect_eq "&& and || beside self->: 9 errors" 9 \
+		"$(wc -l <flt1.txt | tr -d ' ')"
+
+	# a string that runs into an unmapped page faults there, at the page's
+	# address, as the interpreter's read a page at a time does; 255 bytes
+	# up to it are copyinstr()'s whole string, no fault (the process lives
+	# on while user space reads the strings with DTRACE_CGEN=0: after its
+	# ticks it fires done, whose clause prints "done", and waits for that
+	# line in the output, trprog's "lines", which dtrace prints once it
+	# has run every record before done's: one ring, read in order)
+	cat >t.d <<-'EOF'
+	tr$target:::tick { self->n = self->n + 1; }
+	tr$target:::tick /copyinstr(arg1) == "xy"/ { @never = count(); }
+	tr$target:::tick { @z[self->n, copyinstr(arg2) == "zzz"] = count(); }
+	dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg1, arg2, arg4, arg5 & 0xfff); }
+	tr$target:::done { printf("done\n"); }
+	EOF
+	same "a string that faults past its first page" generated \
+		"'edge 3' done 'lines OUT 1'" -s t.d
+	kvars "a string that faults past its first page" 3 1
+	for g in 0 1; do
+		grep 'invalid address' err$g.txt |
+			sed 's/tr[0-9]*:/tr:/; s/(0x[0-9a-f]*\([0-9a-f]\{3\}\))/(0x...\1)/' \
+				>flt$g.txt
+	done
+	expect_file_eq "a string that faults past its first page: the same errors" \
+		flt0.txt flt1.txt
+	expect_eq "a string that faults past its first page: at the page" 3 \
+		"$(grep -c '(0x...000) in predicate$' flt1.txt)"
+
+	# a site link's program is its event's alone and carries the event's
+	# index and its process's pid (no cookie read at the hit, and pid_tgid
+	# only for the record where the plan reads no pid, tid or self->): four
+	# sites of tick, pair's and done's, record gates and aggregations in the
+	# kernel, each hit decoded with its own event's arguments (an index
+	# wrong by one site names another's), a gate reading pid; the records
+	# only where a gate held, 3 + 3 ticks, 8 pairs, 1 done (a pid wrong in
+	# the program leaves the process unarmed: a record every hit)
+	cat >ev.d <<-'EOF'
+	tr$target:::tick /arg0 % 4 == 1/ { printf("tick %d %s %d\n", arg0, copyinstr(arg1), pid == $target); }
+	tr$target:::pair /arg1 > 4/ { printf("pair %s %d\n", copyinstr(arg0), arg1); }
+	tr$target:::done /pid == $target/ { printf("done %d %d\n", arg0, tid == pid); }
+	tr$target:::tick, tr$target:::pair { @[probename] = count(); }
+	tr$target:::tick /arg0 < 3/ { @t[arg2] = sum(arg0); }
+	EOF
+	same "site links: each program its event's" generated \
+		"'tick 12' pair 'threads 2 3' done" -s ev.d
+	expect_eq "site links: records only where a gate held" 1 \
+		"$(grep -c '^dtrace: BPF: .*, 15 records read$' err1.txt)"
+	# links from 6.12 (the uprobe_multi pid filter is the thread group's)
+	links=$(uname -r | awk -F'[.-]' '{ print ($1 > 6 || ($1 == 6 && $2 >= 12)) }')
+	expect_eq "site links: taken where the kernel has them" "$links" \
+		"$(grep -c '^dtrace: BPF: [0-9]* site links*, no uprobe event' err1.txt)"
 }
-tr$target:::tick /copyinstr(arg1) == "alpha" && self->n/ { @a = count(); }
-tr$target:::tick { printf("%d\n", arg0); }
-dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
-EOF
-same "&& and || beside self->, their right sides faulting" generated \
-	"'tick 6'" -s t.d
-kvars "&& and || beside self->, their right sides faulting" 5 1
-for g in 0 1; do
-	grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-done
-expect_file_eq "&& and || beside self->: the same errors" flt0.txt flt1.txt
-expect_eq "&& and || beside self->: 9 errors" 9 \
-	"$(wc -l <flt1.txt | tr -d ' ')"
 
-# a string that runs into an unmapped page faults there, at the page's
-# address, as the interpreter's read a page at a time does; 255 bytes
-# up to it are copyinstr()'s whole string, no fault (the process lives
-# on while user space reads the strings with DTRACE_CGEN=0: after its
-# ticks it fires done, whose clause prints "done", and waits for that
-# line in the output, trprog's "lines", which dtrace prints once it
-# has run every record before done's: one ring, read in order)
-cat >t.d <<'EOF'
-tr$target:::tick { self->n = self->n + 1; }
-tr$target:::tick /copyinstr(arg1) == "xy"/ { @never = count(); }
-tr$target:::tick { @z[self->n, copyinstr(arg2) == "zzz"] = count(); }
-dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg1, arg2, arg4, arg5 & 0xfff); }
-tr$target:::done { printf("done\n"); }
-EOF
-same "a string that faults past its first page" generated \
-	"'edge 3' done 'lines OUT 1'" -s t.d
-kvars "a string that faults past its first page" 3 1
-for g in 0 1; do
-	grep 'invalid address' err$g.txt |
-		sed 's/tr[0-9]*:/tr:/; s/(0x[0-9a-f]*\([0-9a-f]\{3\}\))/(0x...\1)/' \
-			>flt$g.txt
-done
-expect_file_eq "a string that faults past its first page: the same errors" \
-	flt0.txt flt1.txt
-expect_eq "a string that faults past its first page: at the page" 3 \
-	"$(grep -c '(0x...000) in predicate$' flt1.txt)"
+# exited threads, BEGIN and END
+cg_exit() {
+	cg_dir
+	# threads that exited take their self-> variables out of the kernel's
+	# maps: 8 threads set one and an array's element and exit, the main
+	# thread sets one and lives on
+	rm -f out.txt prog.txt
+	"$DTRACE" -v -q -o out.txt -n 'tr$target:::tick { self->x = 1; self->e[arg0, 2] = 1; }' \
+		-n 'tr$target:::done { self->y = 1; @ = count(); }' \
+		-c "./trprog 'threads 8 3' 'sleep 300' done 'sleep 20000'" \
+		>prog.txt 2>err.txt &
+	dpid=$!
+	wait_until 300 grep -q '^ok done' prog.txt
+	kill -INT "$dpid"
+	wait "$dpid"
+	expect_eq "self-> of exited threads: status" 0 "$?"
+	expect_grep "self-> of exited threads: the live thread's kept" \
+		'^dtrace: 1 self-> variable live in the kernel$' err.txt
 
-# a site link's program is its event's alone and carries the event's
-# index and its process's pid (no cookie read at the hit, and pid_tgid
-# only for the record where the plan reads no pid, tid or self->): four
-# sites of tick, pair's and done's, record gates and aggregations in the
-# kernel, each hit decoded with its own event's arguments (an index
-# wrong by one site names another's), a gate reading pid; the records
-# only where a gate held, 3 + 3 ticks, 8 pairs, 1 done (a pid wrong in
-# the program leaves the process unarmed: a record every hit)
-cat >ev.d <<'EOF'
-tr$target:::tick /arg0 % 4 == 1/ { printf("tick %d %s %d\n", arg0, copyinstr(arg1), pid == $target); }
-tr$target:::pair /arg1 > 4/ { printf("pair %s %d\n", copyinstr(arg0), arg1); }
-tr$target:::done /pid == $target/ { printf("done %d %d\n", arg0, tid == pid); }
-tr$target:::tick, tr$target:::pair { @[probename] = count(); }
-tr$target:::tick /arg0 < 3/ { @t[arg2] = sum(arg0); }
-EOF
-same "site links: each program its event's" generated \
-	"'tick 12' pair 'threads 2 3' done" -s ev.d
-expect_eq "site links: records only where a gate held" 1 \
-	"$(grep -c '^dtrace: BPF: .*, 15 records read$' err1.txt)"
-# links from 6.12 (the uprobe_multi pid filter is the thread group's)
-links=$(uname -r | awk -F'[.-]' '{ print ($1 > 6 || ($1 == 6 && $2 >= 12)) }')
-expect_eq "site links: taken where the kernel has them" "$links" \
-	"$(grep -c '^dtrace: BPF: [0-9]* site links*, no uprobe event' err1.txt)"
+	# nothing traced: no program, no map
+	rm -f out.txt
+	"$DTRACE" -v -q -o out.txt -n 'BEGIN { printf("b\n"); exit(0); }' \
+		-n 'END { printf("e\n"); }' >/dev/null 2>err.txt
+	expect_eq "BEGIN and END: status" 0 "$?"
+	printf 'b\ne\n\n' >expected.txt
+	expect_file_eq "BEGIN and END: output" expected.txt out.txt
+	expect_eq "BEGIN and END: no program" 1 \
+		"$(grep -c '^dtrace: BPF: no program loaded$' err.txt)"
+}
 
-# threads that exited take their self-> variables out of the kernel's
-# maps: 8 threads set one and an array's element and exit, the main
-# thread sets one and lives on
-rm -f out.txt prog.txt
-"$DTRACE" -v -q -o out.txt -n 'tr$target:::tick { self->x = 1; self->e[arg0, 2] = 1; }' \
-	-n 'tr$target:::done { self->y = 1; @ = count(); }' \
-	-c "./trprog 'threads 8 3' 'sleep 300' done 'sleep 20000'" \
-	>prog.txt 2>err.txt &
-dpid=$!
-wait_until 300 grep -q '^ok done' prog.txt
-kill -INT "$dpid"
-wait "$dpid"
-expect_eq "self-> of exited threads: status" 0 "$?"
-expect_grep "self-> of exited threads: the live thread's kept" \
-	'^dtrace: 1 self-> variable live in the kernel$' err.txt
-
-# nothing traced: no program, no map
-rm -f out.txt
-"$DTRACE" -v -q -o out.txt -n 'BEGIN { printf("b\n"); exit(0); }' \
-	-n 'END { printf("e\n"); }' >/dev/null 2>err.txt
-expect_eq "BEGIN and END: status" 0 "$?"
-printf 'b\ne\n\n' >expected.txt
-expect_file_eq "BEGIN and END: output" expected.txt out.txt
-expect_eq "BEGIN and END: no program" 1 \
-	"$(grep -c '^dtrace: BPF: no program loaded$' err.txt)"
+bg_max=4
+bg_checks aggs cg_aggs
+bg_checks ids cg_ids
+bg_checks vts cg_vts
+bg_checks self cg_self
+bg_checks spin cg_spin
+bg_checks selfu cg_selfu
+bg_checks strk cg_strk
+bg_checks flt cg_flt
+bg_checks exit cg_exit
+bg_join
 
 finish

@@ -258,22 +258,11 @@ mkdir -p "$work/progs"
 	# shellcheck disable=SC1091
 	. "$top_srcdir/tests/helperd-lib.sh"
 	build_helperd_progs
-	# the tracing programs of tests/run-trace.sh, and legacy (lg)
-	td=$top_srcdir/tests/data/trace
-	for p in tr trlib trplug; do
-		"$DTRACE" -h -s "$td/$p.d" -o "$p.h" || exit 1
-	done
-	$CC -O2 -fPIC -I. -c "$td/trlib.c" -o trlib.o &&
-		"$DTRACE" -G -s "$td/trlib.d" trlib.o -o trlib-probes.o &&
-		$CC -shared -o libtrl.so trlib.o trlib-probes.o &&
-		$CC -O2 -fPIC -I. -c "$td/trplug.c" -o trplug.o &&
-		"$DTRACE" -G -s "$td/trplug.d" trplug.o -o trplug-probes.o &&
-		$CC -shared -o trplug.so trplug.o trplug-probes.o &&
-		$CC -O2 -I. -c "$td/trprog.c" -o trprog.o &&
-		"$DTRACE" -G -s "$td/tr.d" trprog.o -o trprog-probes.o &&
-		$CC -o trprog trprog.o trprog-probes.o -L. -ltrl -ldl \
-			-lpthread &&
-		$CC -O2 -c "$kt_src/legacy.c" -o legacy.o &&
+	# the tracing programs of tests/run-trace.sh and the others
+	# (trprog, libtrl.so, trplug.so; sp), as make check builds them
+	sh "$top_srcdir/tests/build-progs.sh" . trprog sp || exit 1
+	# legacy (lg)
+	$CC -O2 -c "$kt_src/legacy.c" -o legacy.o &&
 		"$DTRACE" -G -s "$kt_src/legacy.d" legacy.o -o legacy-probes.o &&
 		$CC -o legacy legacy.o legacy-probes.o &&
 		$CC -O2 -I"$top_srcdir/sdk/include" -o ftcheck "$kt_src/ftcheck.c" &&
@@ -302,11 +291,6 @@ mkdir -p "$work/progs"
 		"$DTRACE" -G -s "$top_srcdir/tests/data/kargs/ka.d" ka.o \
 			-o ka-probes.o &&
 		$CC -o ka ka.o ka-probes.o &&
-		"$DTRACE" -h -s "$top_srcdir/tests/data/spec/sp.d" -o sp.h &&
-		$CC -O2 -I. -c "$top_srcdir/tests/data/spec/sp.c" -o sp.o &&
-		"$DTRACE" -G -s "$top_srcdir/tests/data/spec/sp.d" sp.o \
-			-o sp-probes.o &&
-		$CC -o sp sp.o sp-probes.o -lpthread &&
 		$CC -O2 -o preempt "$top_srcdir/tests/data/cgre/preempt.c" \
 			-lpthread ||
 		exit 1

@@ -624,11 +624,19 @@ test_progs_build() {
 # (TRACE_PROGS: tests/kmod/run.sh's, for the check-kmod guest, which
 # has no compiler; else TEST_PROGS: make check's tests/progs, built once
 # by tests/build-progs.sh for all the tests), and find their libraries
-# there (LD_LIBRARY_PATH); 1 when neither is set (the test builds them)
+# there (LD_LIBRARY_PATH); 1 when neither is set, or when TEST_PROGS
+# lacks one of them (tests/build-progs.sh makes a few programs only:
+# the test builds its own), so the test builds them; a program
+# TRACE_PROGS lacks fails the test (the guest cannot build it)
 trace_progs_copy() {
 	tp_var=TRACE_PROGS tp_dir=${TRACE_PROGS:-}
-	[ -n "$tp_dir" ] || tp_var=TEST_PROGS tp_dir=${TEST_PROGS:-}
-	[ -n "$tp_dir" ] || return 1
+	if [ -z "$tp_dir" ]; then
+		tp_var=TEST_PROGS tp_dir=${TEST_PROGS:-}
+		[ -n "$tp_dir" ] || return 1
+		for tp in "$@"; do
+			[ -f "$tp_dir/$tp" ] || return 1
+		done
+	fi
 	for tp in "$@"; do
 		cp "$tp_dir/$tp" . || {
 			fail "no $tp in $tp_var ($tp_dir)"

@@ -100,6 +100,20 @@ static bool off_ok(int64_t off)
 	return off > -(int64_t)UBPF_KCPYROOM && off < (int64_t)UBPF_KCPYROOM;
 }
 
+/* p[k] (n an N_DEREF with n->b): k a constant, its scaled bytes added
+ * to pl's offset; false where k is not a constant or too far */
+static bool index_add(const struct d_kplan *k, const struct node *n,
+		      struct kp_place *pl)
+{
+	uint64_t sc = d_ptr_scale(k->prog, n->a);
+	int64_t c;
+
+	if (!kp_const_of(n->b, &c) || !off_ok(c) || sc > UBPF_KCPYROOM)
+		return false;
+	pl->off += c * (int64_t)sc;
+	return true;
+}
+
 bool kp_mem_place(const struct d_kplan *k, const struct node *n,
 		  struct kp_place *pl)
 {
@@ -143,14 +157,8 @@ bool kp_mem_place(const struct d_kplan *k, const struct node *n,
 		if (!n->sou || n->ival || n->nelem ||
 		    !kp_mem_place(k, n->a, pl))
 			return false;
-		if (n->b) {
-			uint64_t sc = d_ptr_scale(k->prog, n->a);
-
-			if (!kp_const_of(n->b, &c) || !off_ok(c) ||
-			    sc > UBPF_KCPYROOM)
-				return false;
-			pl->off += c * (int64_t)sc;
-		}
+		if (n->b && !index_add(k, n, pl))
+			return false;
 		return off_ok(pl->off);
 	case N_MEMBER: /* a nested struct or an array: no load */
 		if ((!n->sou && n->sz) || !kp_mem_place(k, n->a, pl) ||
@@ -165,8 +173,6 @@ bool kp_mem_place(const struct d_kplan *k, const struct node *n,
 bool kp_mem_load(const struct d_kplan *k, const struct node *n,
 		 struct kp_place *pl)
 {
-	int64_t c;
-
 	if (!k || !k->vars || k->nomem || !n)
 		return false;
 	if (n->sz != 1 && n->sz != 2 && n->sz != 4 && n->sz != 8)
@@ -174,14 +180,8 @@ bool kp_mem_load(const struct d_kplan *k, const struct node *n,
 	if (n->op == N_DEREF) {
 		if (n->sou || n->ival || n->nelem || !kp_mem_place(k, n->a, pl))
 			return false;
-		if (n->b) {
-			uint64_t sc = d_ptr_scale(k->prog, n->a);
-
-			if (!kp_const_of(n->b, &c) || !off_ok(c) ||
-			    sc > UBPF_KCPYROOM)
-				return false;
-			pl->off += c * (int64_t)sc;
-		}
+		if (n->b && !index_add(k, n, pl))
+			return false;
 	} else if (n->op == N_MEMBER) {
 		if (n->sou || !kp_mem_place(k, n->a, pl) || !off_ok(n->ival))
 			return false;

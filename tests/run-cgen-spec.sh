@@ -72,7 +72,7 @@
 # tied to speculating ones by a variable (tied.d: copyinstr(self->p) in
 # a clause of its own, predicated on self->s), -v said nothing of
 # theirs ("tied: -v counts" fails).
-# Before a sout clause alone made a plan (bpf_agg.c's bpf_kagg_cgen()),
+# Before a sout clause alone made a plan (bpf_agg_cgen.c's bpf_kagg_cgen()),
 # tx.d's program was the record-only one ("tx: the values computed in
 # the program" fails).
 # Before the predicate was computed in the kernel (spred_ok()), -v said
@@ -184,7 +184,7 @@ why tx 3
 sout tx 1
 # ... its only work in the kernel: the program computes the values (more
 # instructions than DTRACE_KAGG=0's record-only ones; without a plan
-# for a sout clause alone, bpf_agg.c's bpf_kagg_cgen(), they were the
+# for a sout clause alone, bpf_agg_cgen.c's bpf_kagg_cgen(), they were the
 # same while -v said otherwise)
 txi() {
 	sed -n 's/^dtrace: BPF: [0-9]* generated programs*, \([0-9]*\) instructions.*/\1/p' \

@@ -4,7 +4,7 @@
 # run-kagg-args.sh: integer args[N] in the kernel, typed per probe
 # (kplan.c's kp_ty_at(), kplan_emit.c's args_keys()), and -v's count
 # of the clauses there when a generated program falls back to the
-# record-only one (bpf_agg.c's bpf_kagg_cgen_ran()), on a USDT
+# record-only one (bpf_agg_cgen.c's bpf_kagg_cgen_ran()), on a USDT
 # provider with typed arguments (tests/data/kargs/ka.d, ka.c).  Each
 # script runs with the generated programs (DTRACE_CGEN=1), aggregating
 # in user space (DTRACE_KAGG=0) and with the generic program

@@ -271,7 +271,7 @@ cat >expected.txt <<'EOF'
 EOF
 kbg k-e both "arguments past a site's own" 1 "'tick 3' done" -s e.d
 
-# kaggs's key is as wide as the most keys of a statement (bpf_agg.c),
+# kaggs's key is as wide as the most keys of a statement (bpf_agg_cgen.c),
 # its words written at each hit by the statement alone (cgen_agg.c's
 # agg_at()): keys that differ only in the third of three beside one
 # key, fewer keys after more in the same clause, a bucket in the key

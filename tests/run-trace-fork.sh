@@ -464,7 +464,7 @@ PAIR='pair*:::entry { self->t = arg0 + 1; }
 pair*:::return /self->t/ { @c[pid] = count(); @q = quantize(self->t);
 	self->t = 0; }
 END { printa("%d %@d\n", @c); printa(@q); }'
-# self-> kept by kernel probes' plans too (bpf_agg.c's "Two copies"), in
+# self-> kept by kernel probes' plans too (bpf_agg_cgen.c's "Two copies"), in
 # the -c runs below (BPF, kernel activation: the syscall provider): the
 # children, kept in user space, set self->t at their first entry and
 # hold in epoll_wait() before its return, which a syscall clause reading

@@ -12,7 +12,7 @@
  * bpf_cg_on(), cgen_kprov.c, which makes theirs) each event gets a
  * program cgen.c generates from its argument specs and its probe's
  * plan, straight-line and a few hundred instructions, sharing one ring
- * buffer, the drops map and the aggregation maps bpf_agg.c makes
+ * buffer, the drops map and the aggregation maps bpf_agg_cgen.c makes
  * (bpf_kagg_cgen()); programs with the same instructions are loaded
  * once.  They write the same records and aggregate into the same
  * formats, so nothing downstream changes.  A run whose clauses read

@@ -75,7 +75,7 @@
  *     the first clause that writes into it, past its predicate, so a
  *     hit that fails every predicate pays for its gates alone (the
  *     arming check, the predicates, the record gate).  cgact, cghzn and
- *     cgarm1 (bpf_agg.c) are one-entry arrays whose value the program
+ *     cgarm1 (bpf_agg_cgen.c) are one-entry arrays whose value the program
  *     addresses directly (ldmapv(): BPF_PSEUDO_MAP_VALUE, Linux 5.5), a
  *     load where a lookup was a call and a NULL test.
  *     Owning cgbuf.  cgbuf is per CPU, not per program run, and a
@@ -102,7 +102,7 @@
  *     refused by its predicates before any such place, or whose record
  *     is reserved in the ring, takes nothing and never drops.
  *  2. The plan, when the event has one (cgen_plan.c: only for a
- *     process bpf_agg.c armed, checked here, and, where tick-N may
+ *     process bpf_agg_cgen.c armed, checked here, and, where tick-N may
  *     exit() or printa(), for a hit stamped before the horizon in
  *     cghzn: the time
  *     read once, before, is the record's (kplan_exit.c's "Why exit()"),
@@ -112,7 +112,7 @@
  *     not UINT64_MAX, dtrace's lease (hzfree, kplan_exit.c's "The lease"),
  *     its record reading its own; where the run decides no exit() at
  *     a hit, a uprobe's such plan has the lease in its arm word too
- *     (hzarm: bpf_agg.c's hz_marks()), the first armed pid unmarked
+ *     (hzarm: bpf_agg_cgen.c's hz_marks()), the first armed pid unmarked
  *     while it is lent, and tests the activity and the horizon only
  *     on the hash's path, so its hit under the lease is count()'s;
  *     the plan's instructions
@@ -127,14 +127,14 @@
  *     process not armed at an
  *     event whose plan keeps self-> variables puts its pid in cgtlsu
  *     (its hit goes to user space, with user space's copy of them:
- *     bpf_agg.c's tls_user() then never arms it where they are kept);
+ *     bpf_agg_cgen.c's tls_user() then never arms it where they are kept);
  *     a lookup comes first, since an update locks the hash's bucket
  *     even to find the pid there, and such a process fires there on.
  *     Such a hit sets cgtlsuw's u32 first.  A kernel probe's plan,
  *     run for every process, looks the tgid up there first where it
  *     keeps self-> and that word is set (kp_tlsu()): a process user
  *     space keeps them for (not 0; none, with cgtlsufull set) goes to
- *     the unflagged record, as a hit past the horizon (bpf_agg.c's
+ *     the unflagged record, as a hit past the horizon (bpf_agg_cgen.c's
  *     "Two copies").
  *  3. The record (usdt_bpf.h's struct ubpf_rec and its arguments,
  *     flagged UBPF_RF_KAGG after a plan ran; with an out area whose hit
@@ -660,12 +660,12 @@ static bool kp_plan(struct em *e, const struct cgen_maps *m,
 
 /*
  * A kernel probe's plan that keeps self-> runs for every process, but
- * not for one user space keeps them for (bpf_agg.c's "Two copies"):
+ * not for one user space keeps them for (bpf_agg_cgen.c's "Two copies"):
  * the hit's tgid in cgtlsu not 0, or not there while cgtlsufull is set
  * (tls_user()), sends it to the unflagged record, as a hit past the
  * horizon (e->hzj: kp_plan() then has a record).  Only once cgtlsuw's
  * word is set (a uprobe's hit went to cgtlsu; why that is enough:
- * bpf_agg.c); before, a direct load and a test.  r7 pid_tgid, r0-r5
+ * bpf_agg_cgen.c); before, a direct load and a test.  r7 pid_tgid, r0-r5
  * clobbered, S_KEY8 free.
  */
 static void kp_tlsu(struct em *e, const struct cgen_maps *m)
@@ -1526,7 +1526,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	hzfree = hz && !tsp && !pl->record && !fs;
 	if (m->hzfree)
 		*m->hzfree = hzfree;
-	/* ... and where the lease is in the arm words too (bpf_agg.c's
+	/* ... and where the lease is in the arm words too (bpf_agg_cgen.c's
 	 * hz_marks(): no exit() decided at a hit), a uprobe's hit whose
 	 * arm word is its pid unmarked tests neither the horizon nor the
 	 * activity: they move to the hash's path (hz_slow()) */
@@ -1653,7 +1653,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		size_t j1, j2;
 
 		/* the event's first armed process: its u32 in cgarm1's one
-		 * value (by event: bpf_agg.c), loaded directly, at a
+		 * value (by event: bpf_agg_cgen.c), loaded directly, at a
 		 * constant offset where the program is the event's alone;
 		 * any other: the hash */
 		j1 = SIZE_MAX;

@@ -5,7 +5,7 @@
  * (cgen_plan.c, whose cgen_plan() calls agg()).
  *
  * KEY stores into the kaggs key on the stack, which is as wide as
- * bpf_agg.c made kaggs's (the most keys a statement has, not
+ * bpf_agg_cgen.c made kaggs's (the most keys a statement has, not
  * UBPF_KMAXKEYS: a hit hashes and compares every byte of it), and
  * each AGG writes its every word (agg_at(): {agg, bucket, pad} in
  * one store, a key its KEYs did not write 0), so nothing is zeroed
@@ -31,7 +31,7 @@
  * there and 296 in kaggs_v at strsize 256 (the selfkey row of
  * bench/perhit.sh: the leave's program 250 ns a hit before, 120
  * after); a string is in one map or the other by its bytes, so
- * each key has one entry, and bpf_agg.c merges both.
+ * each key has one entry, and bpf_agg_read.c merges both.
  */
 #include "config.h"
 

@@ -17,7 +17,7 @@
  * under (ev, pid 0) for the generic program: every process's, so it
  * runs on every hit, unarmed, but for a process user space keeps
  * self-> variables for where the plan keeps them: cgen.c's kp_tlsu(),
- * bpf_agg.c's "Two copies"; cg_tls says so to kprov_hit()), the record
+ * bpf_agg_cgen.c's "Two copies"; cg_tls says so to kprov_hit()), the record
  * (a struct ubpf_kctx after
  * the header, as kprov_emit() writes it) and the ring buffer's
  * wakeup; the run's activity and the probe's exit() tests

@@ -3,7 +3,7 @@
  * cgen_plan.c - stage 2 of a generated program (cgen.c): the plan
  * kplan.c made for the event's probe, as code.
  *
- *  2. The plan, when the event has one: only for a process bpf_agg.c
+ *  2. The plan, when the event has one: only for a process bpf_agg_cgen.c
  *     armed (cgen.c's cgen_emit() checks) -- the event's first such
  *     process in cgarm1 (a u32 per event in one array value, loaded
  *     directly: BPF_PSEUDO_MAP_VALUE), any other by

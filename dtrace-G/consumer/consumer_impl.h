@@ -19,7 +19,9 @@
  *	bpf.c		backend: the same uprobe events, each running a BPF
  *			program (libbpf) that writes a BPF ring buffer
  *	bpf_agg.c	its plans for the clauses that aggregate in the
- *			kernel, and reading those aggregations back
+ *			kernel (bpf_agg_impl.h: what the three share)
+ *	bpf_agg_cgen.c	the generated programs' maps and arming
+ *	bpf_agg_read.c	reading those aggregations back
  *	kplan.c		those plans made from the D program's clauses
  *			(kplan.h), and what the kernel kept merged back
  *	fasttrap.c	backend: the kernel module's /dev/dtrace/fasttrap
@@ -856,7 +858,8 @@ void up_close(struct consumer *c);
 /* bpf.c: the kernel lets BPF programs write user memory (copyoutstr()) */
 bool bpf_write_user_ok(void);
 
-/* bpf_agg.c: aggregating in the kernel, for bpf.c */
+/* bpf_agg.c: aggregating in the kernel, for bpf.c (bpf_kagg_keeps_tls():
+ * bpf_agg_cgen.c; bpf_kagg_merge(): bpf_agg_read.c) */
 struct bpf_object;
 struct bpf_kagg;
 struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj);
@@ -889,7 +892,7 @@ struct cgen_maps {
 	int tlss;		    /* self-> strings (cgen_out.c), or -1 */
 	int kaggs_s;		    /* aggregations with a string key, or -1 */
 	int kaggs_v; /* ... a string variable's, execname, a literal; or -1 */
-	/* a u32 set at a hit that goes to tlsu below (bpf_agg.c's "Two
+	/* a u32 set at a hit that goes to tlsu below (bpf_agg_cgen.c's "Two
 	 * copies"), or -1 */
 	int tlsuw;
 	int tlsu, tlsufull;	    /* pids a self-> plan's hit missed, or -1 */
@@ -929,7 +932,7 @@ struct cgen_maps {
 	/* rb's bytes as made (BPF_RB_RING_SIZE: cgen.c's rb_wake_ask()
 	 * compares with half of it as an immediate; 0: asks the ring) */
 	uint32_t rbsize;
-	/* the lease is in arm1's words too (bpf_agg.c's hz_marks()): a
+	/* the lease is in arm1's words too (bpf_agg_cgen.c's hz_marks()): a
 	 * horizon and no exit() decided at a hit (cgen.c's hzarm) */
 	bool hzarm;
 };
@@ -986,7 +989,7 @@ void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 void bpf_kagg_tls_reap(struct bpf_kagg *k);
 void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid);
 /* An unflagged record of thread tid of pid at a kernel probe whose plan
- * keeps self->, before its clauses run (bpf_agg.c's "Two copies"; a
+ * keeps self->, before its clauses run (bpf_agg_cgen.c's "Two copies"; a
  * uprobe's: bpf_kagg_tls_hit()) */
 void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid);
 /* The kernel's self-> entries of thread tid (0: every thread) put into
@@ -1278,7 +1281,7 @@ const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
 bool kprov_tick_clause(const struct consumer *c, unsigned ci);
 uint64_t kprov_horizon0(const struct consumer *c); /* before BEGIN */
 /* exit() at the hit (kplan_exit.c): clause ci's kernel probes each fire a
- * program (bpf_agg.c's traced_clause()) */
+ * program (bpf_agg_cgen.c's traced_clause()) */
 bool kprov_prog_clause(const struct consumer *c, unsigned ci);
 void kprov_horizon_off(struct consumer *c);
 uint64_t kprov_next_due(const struct consumer *c);

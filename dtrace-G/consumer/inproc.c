@@ -73,7 +73,7 @@
  * decode sets kagg_rec and records.c runs only the rest (uclauses).
  * When tracing has ended, merge_proc() folds every owner thread's slots
  * into the program's aggregations with d_kplan_merge(), a thread for a
- * CPU, as bpf_agg.c folds the kernel's: the same output.
+ * CPU, as bpf_agg_read.c folds the kernel's: the same output.
  *
  * Trust.  The arena is the process's own memory too; everything in it
  * is bounds-checked here (segment counts, head against tail, the record

@@ -191,7 +191,7 @@ void d_kplan_vin_back(const struct d_kplan *k, unsigned clause, int32_t tid,
 		      struct dv *save);
 /*
  * An entry of the kernel's copy of thread tid's self-> variables put
- * into user space's (bpf_agg.c's bpf_kagg_tls_move()): cgtls's, of
+ * into user space's (bpf_agg_cgen.c's bpf_kagg_tls_move()): cgtls's, of
  * variable var (its value v); cgtlsa's, word its variable word (struct
  * ubpf_kvakey's var: the D variable, its keys' count and types) and
  * keys its keys; cgtlss's, the n bytes at s.  Each a value of the type
@@ -279,7 +279,7 @@ bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
  */
 unsigned d_kplan_nstmts(const struct d_kplan *k);
 bool d_kplan_isagg(const struct d_kplan *k, unsigned st); /* not a store */
-/* its keys (kaggs's key, bpf_agg.c, holds as many as any statement's) */
+/* its keys (kaggs's key, bpf_agg_cgen.c, holds as many as any statement's) */
 unsigned d_kplan_nkeys(const struct d_kplan *k, unsigned st);
 bool d_kplan_flat(const struct d_kplan *k, unsigned st, unsigned *slot,
 		  unsigned *nslots);

@@ -585,7 +585,7 @@ static void emit(struct em *m, const struct node *n)
 		} else if (d_builtins[n->sub].id == B_PGID ||
 			   d_builtins[n->sub].id == B_SID) {
 			/* task_struct's signal, its pids[PIDTYPE_PGID (2) or
-			 * _SID (3)], struct pid's numbers[0].nr (bpf_agg.c
+			 * _SID (3)], struct pid's numbers[0].nr (bpf_agg_cgen.c
 			 * sets D_KPLAN_SESS only where the last two fit 16
 			 * bits) */
 			const uint32_t *c = m->k->sess1;

@@ -20,7 +20,7 @@
  * before.  For exit() in clauses that fire at tick-N probes alone
  * (ticks, kprov.c's kprov_tick_clause(): every description
  * profile:::tick-N or tick-N) it is, with D_KPLAN_VARS (generated
- * programs): the kernel keeps a horizon H (the map cghzn, bpf_agg.c;
+ * programs): the kernel keeps a horizon H (the map cghzn, bpf_agg_cgen.c;
  * tested in cgen.c's prologue), and a hit stamped t >= H runs no plan
  * and writes its record unflagged, so user space runs all its clauses,
  * as for a hit before its plan arrived.  dtrace sets H to the due time
@@ -82,7 +82,7 @@
  * of a tick-N probe with such a clause.  At each firing of one whose
  * clause reads or resets (d_kplan_folds(), kprov.c's kp_tick folds),
  * before its clauses run, dtrace folds the kernel's aggregations into
- * its own (bpf_agg.c's bpf_kagg_fold(): each entry merged as at the end,
+ * its own (bpf_agg_read.c's bpf_kagg_fold(): each entry merged as at the end,
  * then deleted, kflat's slots zeroed), so clear() and trunc() act on
  * everything counted, and the kernel starts again from nothing.  Then
  * its clauses run, and once the read's firings have run H moves to the
@@ -93,7 +93,7 @@
  *    reads the firing: preempted between its stamp and its map update
  *    or record.  So when a read takes such a firing from its timer
  *    (kprov_drain(): at or after D), dtrace updates a map of maps
- *    (bpf_agg.c's bpf_kagg_barrier()) before it reads the ring: the
+ *    (bpf_agg_read.c's bpf_kagg_barrier()) before it reads the ring: the
  *    kernel's map_update_elem() then waits for every BPF program
  *    running (maybe_wait_bpf_programs(): synchronize_rcu(), since
  *    Linux 4.20; the generated programs are not sleepable and run in
@@ -204,7 +204,7 @@
  *    write no record, so it is not done.
  *  - The lease in the arm word.  Where no exit() is decided at a hit
  *    (cgact changes only when dtrace writes it), the lease is told to
- *    a uprobe's such program in its event's arm word too (bpf_agg.c's
+ *    a uprobe's such program in its event's arm word too (bpf_agg_cgen.c's
  *    hz_marks(), cgen.c's hzarm): the first armed process's pid, bit
  *    31 set whenever H is not UINT64_MAX or the run has exited, which
  *    dtrace does before it writes H or cgact, and cleared after H is
@@ -232,7 +232,7 @@
  * and the horizon's move after dtrace ran it.
  *  - After the exit.  Once a clause's exit() returns in user space
  *    (records.c's run_clauses(), an exit() the kernel did not decide),
- *    dtrace writes 2 into cgact (bpf_agg.c's bpf_kagg_exited(); a
+ *    dtrace writes 2 into cgact (bpf_agg_read.c's bpf_kagg_exited(); a
  *    program with a horizon has it, as one with an exit() decided at
  *    the hit), which every generated program reads first, before its
  *    clock (cgen.c's act_load()): not 0, the hit does nothing, no plan,
@@ -308,10 +308,10 @@
  * exited first) drops its ECB's record, silently: no drop is counted.
  * So the cut is the kernel's order: what ran before the swap counts,
  * whatever its time.  The generated programs do the same with a
- * run-wide u64 (the map cgact, bpf_agg.c), tested at the start of every
+ * run-wide u64 (the map cgact, bpf_agg_cgen.c), tested at the start of every
  * hit (cgen.c's act_load(), act_test()): not 0, the hit does nothing, no plan,
  * no record.  A clause of probes whose hits all run generated programs (traced,
- * bpf_agg.c's traced_clause(): uprobe sites, USDT and pid, and the kernel
+ * bpf_agg_cgen.c's traced_clause(): uprobe sites, USDT and pid, and the kernel
  * providers' probes that fire a program of their own, syscall, proc and
  * profile-N, cgen_kprov.c's; not BEGIN, END, ERROR or tick-N, which fire in
  * dtrace) that calls exit()
@@ -371,7 +371,7 @@
  *    generated program, reached through the direction's dispatcher
  *    (kprov_syscall.c), which tests it as on the call's own.
  * A winner's record a full ring dropped is found from cgact itself
- * (bpf_agg.c's bpf_kagg_exit_lost()): the run ends, its status
+ * (bpf_agg_read.c's bpf_kagg_exit_lost()): the run ends, its status
  * unknown.
  */
 #ifndef _GNU_SOURCE
@@ -461,7 +461,7 @@ static bool reads_scope(const struct d_kplan *k, const struct node *n, int sc)
 }
 
 /*
- * Why clause c's exit() is not decided at the hit (-v: bpf_agg.c), tr
+ * Why clause c's exit() is not decided at the hit (-v: bpf_agg_cgen.c), tr
  * whether its probes are traced ones ("exit() at a traced
  * probe": what keeps the old refusal).
  */

@@ -172,7 +172,7 @@ struct d_kplan {
 	 * program), made at d_kplan_specs_late()'s first ask, or NULL */
 	bool *tied;
 	/* per clause (D_KPLAN_VARS): every hit of it runs a generated
-	 * program, a uprobe site's or a kernel probe's own (bpf_agg.c's
+	 * program, a uprobe site's or a kernel probe's own (bpf_agg_cgen.c's
 	 * traced_clause()), whose record may carry an out area: where a
 	 * clause may print (kplan_out.c's kp_sout_where()); or NULL */
 	bool *traced;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * kplan_merge.c - what the kernel aggregated, back into the D
- * program's aggregations (d_kplan_merge(), for each entry bpf_agg.c
+ * program's aggregations (d_kplan_merge(), for each entry bpf_agg_read.c
  * reads at the end or folds at a tick-N firing: kplan_exit.c's
  * "printa() at tick-N"; and for inproc_plan.c's slots, a thread for a
  * CPU): the entry's key made the statement's keys again, as d_key_add()
@@ -9,7 +9,7 @@
  * and kaggs_v's strings cut as copyinstr() and agg.c cut them,
  * execname's taint), and each CPU's values added as agg.c adds a hit's
  * (kplan.c's "Same bits" and "stddev() and llquantize()" say why that
- * is exact); the layouts bpf_agg.c reads the entries by
+ * is exact); the layouts bpf_agg_read.c reads the entries by
  * (d_kplan_nkeys(), d_kplan_skey(), d_kplan_vkey(), kp_vkey_imm()), and
  * d_kplan_fault(), which fault a kernel clause's record flags.
  */

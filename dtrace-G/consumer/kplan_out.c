@@ -47,7 +47,7 @@
  *
  * Where: every probe the clause may fire at runs a generated program
  * whose record can carry the area (kp_sout_where(), k->traced:
- * bpf_agg.c's traced_clause()): a uprobe site's (USDT, pid), after the
+ * bpf_agg_cgen.c's traced_clause()): a uprobe site's (USDT, pid), after the
  * uid and gid, or a kernel probe's own, cgen_kprov.c's for syscall (on
  * the call's tracepoint or the raw ones, shared or not), profile-N and
  * proc, after its kctx, arguments and vtimestamp, where kprov.c's
@@ -378,7 +378,7 @@ bool kp_out_where(const struct d_kplan *k, const struct clause *c)
  * May clause ci (a kernel clause that prints, or a sout one: kplan_spec.c's
  * "Speculations") have an out area?  As
  * kp_out_where(), but at kernel probes too: where every hit of the
- * clause runs a generated program (k->traced, bpf_agg.c's
+ * clause runs a generated program (k->traced, bpf_agg_cgen.c's
  * traced_clause(): a uprobe site's, or a syscall, profile-N or proc
  * probe's own, cgen_kprov.c's, whose record carries the area after its
  * kctx, arguments and vtimestamp), not tick-N's timer, BEGIN, END or

@@ -20,7 +20,7 @@
  * at the commit() -- which user space makes from the records in time
  * order, clause by clause, as it prints the kernel's printf() values
  * (records.c, cgen_out.c): the same order with or without the kernel.
- * -v says how many such clauses there are (bpf_agg.c).
+ * -v says how many such clauses there are (bpf_agg_cgen.c).
  *
  * What user space cannot do is read the process at the hit.  So a
  * speculating clause of the common shape, speculate(E) and then
@@ -66,7 +66,7 @@
  *    clauses to user space.
  *  - Where: every probe the clause may fire at runs a generated
  *    program whose record can carry the area (kplan_out.c's
- *    kp_sout_where(): bpf_agg.c's traced_clause(), k->traced).  A
+ *    kp_sout_where(): bpf_agg_cgen.c's traced_clause(), k->traced).  A
  *    uprobe site's (USDT, pid) puts it after the uid and gid; a kernel
  *    probe's own program (syscall, on the call's tracepoint or the raw
  *    ones, shared or not; profile-N; proc: cgen_kprov.c) after its
@@ -115,7 +115,7 @@
  * strings of the probe's own arguments the record carries), and -v
  * says how many of them read so, and how many of the clauses tied to
  * them by a self-> or this-> variable that runs in user space with them
- * (kp_vars_decide(); bpf_agg.c counts only those the plan left out of
+ * (kp_vars_decide(); bpf_agg_cgen.c counts only those the plan left out of
  * the kernel; tied.d) (d_kplan_specs_late(): copyinto(), or
  * copyin() or copyinstr() of other than an argument, member access
  * and * through a pointer reading copyin()'s bytes, in a clause that

@@ -53,7 +53,7 @@
  *  - Per thread: the value is the hit's thread's (cgtls under {tid,
  *    variable}), dtrace's copy the record's tid's, there only while
  *    the clause runs: a thread's variables die with it in the kernel
- *    (bpf_agg.c's reap) and dtrace keeps none.
+ *    (bpf_agg_cgen.c's reap) and dtrace keeps none.
  *  - The predicate: where it is an integer the kernel computes, of its
  *    variables (so those the area carries) and the hit's values, that
  *    cannot fault, stores nothing, reads no memory by an address
@@ -75,7 +75,7 @@
  *    from an exit() decided at the hit on: k->user), nor a sout one;
  *    the values fit the area (UBPF_KOUTMAX).  A probe whose plan cannot
  *    hold them is refused, as a sout clause's (UBPF_KTLS_UNFIT).  A hit
- *    whose record comes unflagged (a process never armed: bpf_agg.c's
+ *    whose record comes unflagged (a process never armed: bpf_agg_cgen.c's
  *    tls_user(); at a kernel probe, one so kept: "Two copies" there)
  *    runs every clause with user space's copy, as for every clause
  *    keeping self-> variables; the put back keeps that copy.

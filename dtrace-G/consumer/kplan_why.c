@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * kplan_why.c - why a traced clause runs in user space, from its
- * record, for -v (d_kplan_why(); bpf_agg.c says it).
+ * record, for -v (d_kplan_why(); bpf_agg_cgen.c says it).
  *
  * It decides nothing.  kplan.c and kplan_vars.c decide which clauses
  * the kernel runs (kp_vars_decide(): clauses and variables taken away

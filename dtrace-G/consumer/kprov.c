@@ -674,7 +674,7 @@ bool kprov_tick_clause(const struct consumer *c, unsigned ci)
 
 /*
  * Every kernel probe clause ci matched fires a program of its own (none
- * is tick-N, whose firings dtrace makes from its timer): bpf_agg.c's
+ * is tick-N, whose firings dtrace makes from its timer): bpf_agg_cgen.c's
  * traced_clause(), where an exit() may be decided at the hit.
  */
 bool kprov_prog_clause(const struct consumer *c, unsigned ci)
@@ -741,7 +741,7 @@ void kprov_hzfree(struct consumer *c)
 
 /*
  * User space ran exit() (records.c), not one the kernel decided: every
- * generated program stops at its first instruction (bpf_agg.c's
+ * generated program stops at its first instruction (bpf_agg_read.c's
  * bpf_kagg_exited(), kplan_exit.c's "The flood").
  */
 void kprov_exited(struct consumer *c)
@@ -1006,7 +1006,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if ((r.flags & UBPF_RF_KOUT) && !cg_out_rec(c, h->raw, r.len, &off))
 		return;
 	/* the plan kept self-> and did not run: the thread's kernel copy
-	 * to user space first, where its process's are kept (bpf_agg.c's
+	 * to user space first, where its process's are kept (bpf_agg_cgen.c's
 	 * "Two copies") */
 	if (!c->kagg_rec && p->cg_tls)
 		bpf_kagg_tls_rec(bpf_kagg_of(c), (pid_t)r.pid, (pid_t)r.tid);

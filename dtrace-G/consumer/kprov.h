@@ -54,7 +54,7 @@ struct kprobe {
 	uint32_t needs;	  /* d_clause_needs() of its clauses */
 	int cg_fd;	  /* its generated program (cgen_kprov.c), or -1 */
 	/* ... whose plan keeps self-> variables: an unflagged record may
-	 * be a process's user space keeps them for (bpf_agg.c's "Two
+	 * be a process's user space keeps them for (bpf_agg_cgen.c's "Two
 	 * copies") */
 	bool cg_tls;
 };

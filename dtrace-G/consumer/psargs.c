@@ -11,7 +11,7 @@
  * group's and session's ids (signal_struct's pids; sess_offs(),
  * sess_check()); the generated programs' plans read those four at the
  * same offsets where a clause the kernel runs at a uprobe reads them
- * (bpf_agg.c: kplan.h's D_KPLAN_ECRED, D_KPLAN_SESS).  ppid gets the
+ * (bpf_agg_cgen.c: kplan.h's D_KPLAN_ECRED, D_KPLAN_SESS).  ppid gets the
  * same help where a clause reads it (ppid_offs(): real_parent's tgid
  * at the hit, UBPF_RF_PPID), with no refusal: records.c finds it
  * otherwise.

@@ -425,7 +425,7 @@ void threads_reap(struct consumer *c)
 	struct tseen *old;
 
 #ifdef HAVE_BPF
-	bpf_tls_reap(c); /* those the kernel keeps: bpf_agg.c */
+	bpf_tls_reap(c); /* those the kernel keeps: bpf_agg_cgen.c */
 #endif
 	for (size_t i = 0; i < c->capseen; i++) {
 		char p[64];

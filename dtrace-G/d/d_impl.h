@@ -990,7 +990,7 @@ struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
 struct dv d_self_put(struct d_prog *p, unsigned var, int32_t tid, struct dv v);
 /* Element keys[0 .. nk) of thread-local array var of thread tid set to
  * v as a store sets it (an integer 0 deletes it): the kernel's copy
- * moved to user space (../consumer/bpf_agg.c's bpf_kagg_tls_move()) */
+ * moved to user space (../consumer/bpf_agg_cgen.c's bpf_kagg_tls_move()) */
 void d_self_aput(struct d_prog *p, unsigned var, int32_t tid,
 		 const struct dv *keys, unsigned nk, struct dv v);
 

@@ -3,8 +3,8 @@
  * kagg_bpf.h - aggregating in the kernel: what the plans compiled from
  * the D program (../kplan.c), the BPF program that runs them
  * (kagg.bpf.h, in usdt.bpf.c) and the loader that installs them and
- * reads the aggregations back (../bpf_agg.c) agree on.  Fixed-size
- * types of <linux/types.h> only, as in usdt_bpf.h.
+ * reads the aggregations back (../bpf_agg.c, ../bpf_agg_read.c) agree
+ * on.  Fixed-size types of <linux/types.h> only, as in usdt_bpf.h.
  *
  * A plan is what the kernel does on a hit of one probe in one process
  * instead of writing a record for the clauses that allow it

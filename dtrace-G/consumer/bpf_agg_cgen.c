@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf_agg_cgen.c - aggregating in the kernel with generated programs
+ * (bpf_agg.c has the plans, bpf_agg_read.c the reading back): their
+ * maps, the processes armed for them, tls_user() and self-> variables'
+ * move to user space.
+ *
+ * Generated programs (cgen.c) compile an event's plan into its code:
+ * there is no kplans map, and enabling a process puts {event, pid} in
+ * the map cgarmed instead, where the process's plan at that event is
+ * byte for byte the one compiled in (bpf_kagg_cgen()), and the event's
+ * first such pid in its u32 of cgarm1's one value (UBPF_MAXEV of them,
+ * which the programs load directly and dtrace writes through its
+ * mapping of the array, BPF_F_MMAPABLE: cgen_arm1()); the aggregation
+ * maps are made here, only those some statement uses, and read back
+ * as above.  Their plans may keep self-> variables (d_kplan_new()'s
+ * D_KPLAN_VARS): in the maps cgtls (and cgtlsa, thread-local arrays'
+ * elements; cgtlss, string ones, cgen_out.c's) made here, whose
+ * entries of threads that exited are deleted each refresh
+ * (bpf_kagg_tls_reap()); a probe whose clause keeping them does not
+ * fit its plan marks it
+ * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  A clause keeping
+ * this-> variables only that does not fit a probe is user space's
+ * there, with them and the clauses touching them (kplan_here.c's
+ * d_kplan_here(), which plan_of() asks; -v says at how many probes).
+ * A process whose hit
+ * at such an event came as a record before its first enable (a forked
+ * child firing through the events it inherited before its registration
+ * reached dtrace: the program notes its pid in cgtlsu) is armed there
+ * never (tls_user()), so all of them do, with user space's variables;
+ * a kernel probe's plan keeping them skips such a process too, and what
+ * it stored for the process's threads before moves to user space
+ * ("Two copies", bpf_kagg_tls_rec()).
+ * Their plans may also gate the record (bpf_agg.c's plan_of()): where
+ * every clause left to user space has an integer predicate kplan.c can
+ * test at the hit, the plan ends with those tests and the record is
+ * written only when one held; so do a kernel probe's generated
+ * program's (bpf_agg.c's bpf_kagg_kplan()), not the generic
+ * kprov.bpf.h's.
+ */
+#include "config.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kplan.h"
+#include "bpf/kagg_bpf.h"
+#include "bpf/usdt_bpf.h"
+#include "bpf_agg_impl.h"
+#include "consumer_impl.h"
+#include "procfs.h"
+
+/* cgarm1's mark: the lease not lent (hz_marks()); no pid has bit 31 */
+#define ARM_NOLEASE 0x80000000u
+
+static int map_new(enum bpf_map_type t, const char *name, uint32_t ksz,
+		   uint32_t vsz, uint32_t n, uint32_t flags)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
+
+	return bpf_map_create(t, name, ksz, vsz, n, &o);
+}
+
+/*
+ * Aggregating in the kernel for generated programs: the maps the plans
+ * write (kaggs only where a statement has keys, kflat only where one
+ * has none, kdrops with kaggs) and cgarmed, made here and named in *m
+ * (-1: none); NULL without kernel aggregation (DTRACE_KAGG=0, no clause
+ * that qualifies) or when a map cannot be made (*err).
+ */
+/*
+ * Every hit of clause ci runs a program generated here, which can test
+ * its exit() (kplan_exit.c's "exit() at a traced probe"), by what it
+ * matched: not BEGIN, END or ERROR, which fire in dtrace; uprobe sites,
+ * USDT or pid, whenever they come (bpf_attach.c's cg_prog() gives each
+ * its exit() tests); and kernel probes (kprov.c's, matched before this
+ * is asked) only where each fires a program of its own
+ * (kprov_prog_clause()): cgen_kprov.c's, in a run whose programs are
+ * generated (this one: the run's are all generated or none, and
+ * kprov_cg_load() failing sends it to the generic programs, which
+ * decide no exit()), never tick-N's timer in dtrace, whose exit() is
+ * the horizon's (a clause of tick-N alone: ticks[]).
+ */
+static bool traced_clause(const struct consumer *c, unsigned ci)
+{
+	const unsigned *lists[] = { c->begin_clauses, c->end_clauses,
+				    c->error_clauses };
+	unsigned nl[] = { c->nbegin, c->nend, c->nerror };
+
+	if (ci >= c->nclauses || !c->ndescs[ci])
+		return false;
+	for (unsigned k = 0; k < 3; k++)
+		for (unsigned i = 0; i < nl[k]; i++)
+			if (lists[k][i] == ci)
+				return false;
+	return kprov_prog_clause(c, ci);
+}
+
+/* clause ci's first probe description, as -v names the clause */
+const char *clause_desc(const struct consumer *c, unsigned ci)
+{
+	return c->ndescs[ci] ? c->descs[ci][0].text : "";
+}
+
+struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
+			       int *err)
+{
+	const char *env = getenv("DTRACE_KAGG");
+	struct bpf_kagg *k;
+	bool any = false, keyed = false, flat = false, tls = false;
+	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
+	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
+	     *traced;
+	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
+	unsigned nspred = 0, nvin = 0;
+	uint32_t po[2], eo[3], sx[4];
+	bool ppid, ecred, sess;
+	char why[640];
+
+	*err = 0;
+	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
+	m->kkeys = 0;
+	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
+	m->kaggs_w = -1;
+	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
+	m->tlsuw = -1;
+	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
+	if (env && !strcmp(env, "0"))
+		return NULL;
+	k = xcalloc(1, sizeof(*k));
+	/* dtrace:::ERROR's clauses run in user space, in the faulting
+	 * thread's context: their variables must be user space's */
+	user = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*user));
+	for (unsigned i = 0; i < c->nerror; i++)
+		if (c->error_clauses[i] < c->nclauses)
+			user[c->error_clauses[i]] = true;
+	/* tick-N's clauses: their exit() is cut at the horizon */
+	ticks = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*ticks));
+	for (unsigned i = 0; i < c->nclauses; i++) {
+		ticks[i] = kprov_tick_clause(c, i);
+		fold |= ticks[i] && d_kplan_folds(c->prog, i);
+	}
+	/* the clauses of uprobe sites and of the kernel probes with a
+	 * program: their exit() is decided at the hit (kplan_exit.c's "exit()
+	 * at a traced probe"), not beside the in-process activation,
+	 * whose hits no BPF program sees */
+	traced = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*traced));
+	for (unsigned i = 0; i < c->nclauses && !c->ip; i++)
+		traced[i] = traced_clause(c, i);
+	/* ppid in the kernel where the BTF says where the parent is (the
+	 * BTF read only when a clause reads ppid) */
+	ppid = ppid_wanted(c) && ppid_offs(po) == 0;
+	/* ... and so curpsinfo's effective ids, group and session (the
+	 * last two offsets of those packed in 16 bits: kplan_emit.c) */
+	ecred = ecred_wanted(c) && ecred_offs(eo) == 0;
+	sess = sess_wanted(c) && sess_offs(sx) == 0 && sx[1] + 24 <= 0xffff &&
+	       sx[2] + sx[3] <= 0xffff;
+	k->kp = d_kplan_new(c->prog,
+			    D_KPLAN_VARS | (ppid ? D_KPLAN_PPID : 0) |
+				    (ecred ? D_KPLAN_ECRED : 0) |
+				    (sess ? D_KPLAN_SESS : 0),
+			    user, ticks, traced);
+	d_kplan_wall(k->kp, (int64_t)c->wall_offset);
+	if (ppid)
+		d_kplan_ppid(k->kp, po);
+	if (ecred)
+		d_kplan_ecred(k->kp, eo);
+	if (sess)
+		d_kplan_sess(k->kp, sx);
+	/* -v: why a clause with speculations is user space's (kplan_spec.c's
+	 * "Speculations") */
+	for (unsigned i = 0; i < c->nclauses; i++) {
+		bool so = d_kplan_sout(k->kp, i),
+		     spec = traced[i] && !so && d_kplan_specs(c->prog, i),
+		     late = traced[i] && !so && !d_kplan_clause(k->kp, i) &&
+			    d_kplan_specs_late(k->kp, i);
+
+		nsout += traced[i] && so;
+		nspred += traced[i] && d_kplan_spred(k->kp, i);
+		nspec += spec;
+		nlate += spec && late;
+		ntied += !spec && late;
+	}
+	/* ... and those whose values the kernel computes at the hit */
+	if (c->o->verbose && nsout)
+		say(c,
+		    "%u clause%s with speculations printing values computed "
+		    "in the kernel, at the probe: speculate() and the "
+		    "buffers are user space's",
+		    nsout, nsout == 1 ? "" : "s");
+	/* -v: the clauses user space runs that read self-> variables
+	 * the kernel keeps, their values carried in the records
+	 * (kplan_vin.c's "Shared self-> variables") */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		nvin += d_kplan_vin(k->kp, i);
+	if (c->o->verbose && nvin)
+		say(c,
+		    "%u clause%s in user space reading self-> variables the "
+		    "kernel keeps, their values read at the probe into the "
+		    "record",
+		    nvin, nvin == 1 ? "" : "s");
+	/* ... of which the kernel computes the predicate too */
+	if (c->o->verbose && nspred)
+		say(c,
+		    "%u of them with predicates computed in the kernel, at "
+		    "the probe: dtrace tests their truth",
+		    nspred);
+	if (c->o->verbose && nspec)
+		say(c,
+		    "%u clause%s with speculations run in user space, from "
+		    "the records: the generated programs keep no "
+		    "speculative buffers",
+		    nspec, nspec == 1 ? "" : "s");
+	/* ... and why a speculating one is not a sout clause */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (traced[i] && d_kplan_spec_why(k->kp, i))
+			say(c,
+			    "clause %u speculates in user space, its "
+			    "predicate and values read from the record: %s",
+			    i + 1, d_kplan_spec_why(k->kp, i));
+	/* ... and what that costs: a read of the process's memory by an
+	 * address happens when dtrace runs the record, not at the probe */
+	if (c->o->verbose && nlate)
+		say(c,
+		    "%u of them read%s the process's memory when dtrace runs "
+		    "the record, not at the probe: copyin() or copyinstr() "
+		    "of an address the process may have rewritten since",
+		    nlate, nlate == 1 ? "s" : "");
+	/* ... and of the clauses their variables keep out of the kernel
+	 * with them (kplan_spec.c's d_kplan_specs_late()) */
+	if (c->o->verbose && ntied)
+		say(c,
+		    "%u clause%s sharing their variables read%s the "
+		    "process's memory when dtrace runs the record too, not "
+		    "at the probe",
+		    ntied, ntied == 1 ? "" : "s", ntied == 1 ? "s" : "");
+	/* ... and why a clause at a kernel probe that reads the process's
+	 * memory by an address does so from the record, not at the probe
+	 * (kplan_out.c; at uprobe sites and in the clauses above, said
+	 * otherwise) */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (!d_kplan_specs_late(k->kp, i) && d_kplan_out_why(k->kp, i))
+			say(c,
+			    "clause %u reads the process's memory when dtrace "
+			    "runs the record, not at the probe: %s",
+			    i + 1, d_kplan_out_why(k->kp, i));
+	/* -v: why an exit() keeps every clause out of the kernel */
+	if (c->o->verbose && d_kplan_xwhy(k->kp, &xwhyc))
+		say(c,
+		    "every clause runs in user space: clause %u's exit() "
+		    "is not decided at the hit: %s",
+		    xwhyc + 1, d_kplan_xwhy(k->kp, NULL));
+	/* ... or a printa() at a traced probe (kplan_why.c) */
+	if (c->o->verbose && d_kplan_awhy(k->kp, &xwhyc, why, sizeof(why)))
+		say(c, "every clause runs in user space: clause %u (%s): %s",
+		    xwhyc + 1, clause_desc(c, xwhyc), why);
+	/* -v: why each other traced clause is user space's (kplan_why.c;
+	 * a speculating one's said above) */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (traced[i] && !d_kplan_spec_why(k->kp, i) &&
+		    (user[i] ? snprintf(why, sizeof(why),
+					"it fires at dtrace:::ERROR too, in "
+					"dtrace") > 0
+			     : d_kplan_why(k->kp, i, why, sizeof(why)) != NULL))
+			say(c,
+			    "clause %u (%s) runs in user space, from its "
+			    "record: %s",
+			    i + 1, clause_desc(c, i), why);
+	/* -v: which of the traced clauses user space runs read the
+	 * process late (a speculating one's, or one tied to it, said
+	 * above, as is a kernel probe's with d_kplan_out_why()'s reason) */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (traced[i] && !d_kplan_clause(k->kp, i) &&
+		    !d_kplan_sout(k->kp, i) && !d_kplan_specs(c->prog, i) &&
+		    !d_kplan_specs_late(k->kp, i) &&
+		    !d_kplan_out_why(k->kp, i) && d_kplan_late(c->prog, i))
+			say(c,
+			    "clause %u (%s) reads the process's memory when "
+			    "dtrace runs its record, not at the probe: "
+			    "copyin(), copyinstr() or copyinto() of an "
+			    "address the process may have rewritten since",
+			    i + 1, clause_desc(c, i));
+	free(user);
+	free(ticks);
+	free(traced);
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
+		/* (a sout clause's values too: a program whose only work
+		 * in the kernel they are has a plan, kplan_spec.c's
+		 * "Speculations") */
+		any |= d_kplan_clause(k->kp, ci) || d_kplan_gated(k->kp, ci) ||
+		       d_kplan_sout(k->kp, ci) || d_kplan_vin(k->kp, ci);
+		/* (a clause reading the kernel's self-> values, storing
+		 * them too, where no kernel clause touches them: cgtls) */
+		tls |= d_kplan_tls(k->kp, ci) || d_kplan_vin(k->kp, ci);
+	}
+	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
+	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
+	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
+	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
+	k->tlsuw_fd = -1;
+	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
+	k->waggs_fd = -1;
+	k->ncpus = libbpf_num_possible_cpus();
+	if (!any || k->ncpus <= 0) {
+		bpf_kagg_free(k);
+		return NULL;
+	}
+	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
+		unsigned slot, n;
+
+		if (!d_kplan_isagg(k->kp, st))
+			continue;
+		if (d_kplan_flat(k->kp, st, &slot, &n)) {
+			flat = true;
+		} else {
+			keyed = true;
+			if (d_kplan_nkeys(k->kp, st) > kkeys)
+				kkeys = d_kplan_nkeys(k->kp, st);
+		}
+		skeyed |= d_kplan_skey(k->kp, st);
+		vkeyed |= d_kplan_vkey(k->kp, st);
+	}
+	if (skeyed)
+		k->saggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_s",
+				      sizeof(struct ubpf_kskey),
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+	/* a string variable's key: all strsize - 1 bytes its store kept
+	 * (kplan_out.c: strsize at most UBPF_STRMAX), so none is cut;
+	 * with none, execname's 16 or the longest literal's, cut
+	 * (kplan_merge.c's kp_vkey_imm()) */
+	k->vroom = d_kplan_vkey_room(k->kp);
+	if (vkeyed && k->vroom && k->vroom <= UBPF_STRMAX)
+		k->vaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_v",
+				      sizeof(struct ubpf_kkey) + k->vroom,
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+	/* ... and where that room is longer than UBPF_KVSHORT, the keys
+	 * whose string ends within it, in kaggs_w: a map's hash and
+	 * compare take its whole key, 296 bytes at strsize 256 where
+	 * "alpha"'s take 72 (the selfkey row of bench/perhit.sh); a key
+	 * is in one map or the other by its bytes, and both are merged
+	 * (d_kplan_merge() adds) */
+	if (vkeyed && k->vroom > UBPF_KVSHORT && k->vroom <= UBPF_STRMAX)
+		k->waggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_w",
+				      sizeof(struct ubpf_kvwkey),
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+	/*
+	 * self-> variables: {tid, variable} -> value, allocated as they
+	 * are stored (preallocating the 65,536 entries made a timed
+	 * entry/return pair no faster, bench/perhit.sh)
+	 */
+	if (tls) {
+		k->tls_fd = map_new(BPF_MAP_TYPE_HASH, "cgtls",
+				    sizeof(struct ubpf_kvkey), 8, UBPF_KTLS,
+				    BPF_F_NO_PREALLOC);
+		k->tlsdrops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY,
+					 "cgtlsdrops", 4, 8, 1, 0);
+		/* self->a[k]: the same, the keys in the key */
+		k->tlsa_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlsa",
+				     sizeof(struct ubpf_kvakey), 8, UBPF_KTLS,
+				     BPF_F_NO_PREALLOC);
+		/* self->s = copyinstr(E): a struct ubpf_kostr each */
+		k->tlss_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlss",
+				     sizeof(struct ubpf_kvkey),
+				     sizeof(struct ubpf_kostr), UBPF_KTLS,
+				     BPF_F_NO_PREALLOC);
+		/* pid -> its pid: a hit not armed there (tls_user()) */
+		k->tlsu_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlsu", 4, 4,
+				     UBPF_MAXUSERS, BPF_F_NO_PREALLOC);
+		k->tlsufull_fd =
+			map_new(BPF_MAP_TYPE_ARRAY, "cgtlsufull", 4, 4, 1, 0);
+		/* a u32 set once a hit went there ("Two copies") */
+		k->tlsuw_fd =
+			map_new(BPF_MAP_TYPE_ARRAY, "cgtlsuw", 4, 4, 1, 0);
+	}
+	/*
+	 * kaggs's key: {agg, bucket, pad} and as many keys as a statement
+	 * has at most, not UBPF_KMAXKEYS (a hit hashes and compares the
+	 * whole key; the generated code writes those words alone:
+	 * cgen_agg.c's agg_at()), read back into a zeroed ubpf_kkey
+	 */
+	if (kkeys > UBPF_KMAXKEYS)
+		kkeys = UBPF_KMAXKEYS;
+	if (keyed) {
+		k->aggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs",
+				     offsetof(struct ubpf_kkey, k) +
+					     kkeys * sizeof(int64_t),
+				     sizeof(struct ubpf_kval), UBPF_KMAXENTRIES,
+				     BPF_F_NO_PREALLOC);
+	}
+	/* a kflat slot's min() or max() can drop too (cgen_agg.c's
+	 * minmax()) */
+	if (keyed || flat)
+		k->drops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kdrops", 4, 8,
+				      1, 0);
+	if (flat)
+		k->flat_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kflat", 4,
+				     sizeof(struct ubpf_kval), UBPF_KFLAT, 0);
+	k->armed_fd = map_new(BPF_MAP_TYPE_HASH, "cgarmed",
+			      sizeof(struct ubpf_kplan_key), 4, UBPF_MAXUSERS,
+			      BPF_F_NO_PREALLOC);
+	/* the events' first pids, one value of UBPF_MAXEV u32s, which the
+	 * programs address directly (BPF_PSEUDO_MAP_VALUE: cgen.c) and
+	 * dtrace writes a u32 of through its mapping (cgen_arm1()) */
+	k->arm1_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgarm1", 4,
+			     UBPF_MAXEV * sizeof(uint32_t), 1, BPF_F_MMAPABLE);
+	if (k->arm1_fd >= 0) {
+		void *a =
+			mmap(NULL, UBPF_MAXEV * sizeof(uint32_t),
+			     PROT_READ | PROT_WRITE, MAP_SHARED, k->arm1_fd, 0);
+
+		if (a == MAP_FAILED) {
+			close(k->arm1_fd);
+			k->arm1_fd = -1;
+		} else {
+			k->arm1 = a;
+		}
+	}
+	/* the horizon, none until the ticks start (kprov_start()) */
+	if (d_kplan_horizon(k->kp)) {
+		/* the lease in the arm words (hz_marks()), lent as cghzn's
+		 * UINT64_MAX is, no word written yet */
+		k->hzarm = !d_kplan_kexit(k->kp);
+		k->lent = true;
+		k->hzn_fd = map_new(BPF_MAP_TYPE_ARRAY, "cghzn", 4, 8, 1, 0);
+		bpf_kagg_horizon(k, kprov_horizon0(c));
+	}
+	/* the barrier before a fold (bpf_kagg_barrier()), and after a
+	 * horizon's lease given back late (kprov.c's hz_revoke()) */
+	fold = d_kplan_horizon(k->kp);
+	if (fold) {
+		LIBBPF_OPTS(bpf_map_create_opts, o);
+
+		k->barin_fd =
+			map_new(BPF_MAP_TYPE_ARRAY, "cgbar_in", 4, 4, 1, 0);
+		o.inner_map_fd = k->barin_fd;
+		if (k->barin_fd >= 0)
+			k->bar_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS,
+						   "cgbar", 4, 4, 1, &o);
+	}
+	/* the run's activity, 0 (active) until an exit() at a hit, or
+	 * one user space ran at a tick (kplan_exit.c's "The flood") */
+	if (d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp))
+		k->act_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgact", 4, 8, 1, 0);
+	k->cgen = true; /* bpf_kagg_free() closes them */
+	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
+	    (flat && (k->flat_fd < 0 || k->drops_fd < 0)) || k->armed_fd < 0 ||
+	    k->arm1_fd < 0 ||
+	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 || k->tlsa_fd < 0 ||
+		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0 ||
+		     k->tlsuw_fd < 0)) ||
+	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
+	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
+	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
+	    (fold && k->bar_fd < 0) ||
+	    ((d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp)) &&
+	     k->act_fd < 0)) {
+		*err = errno ? -errno : -EINVAL;
+		bpf_kagg_free(k);
+		return NULL;
+	}
+	k->cgplan = xcalloc(UBPF_MAXEV, sizeof(*k->cgplan));
+	clause_marks(k, c->nclauses);
+	m->kaggs = k->aggs_fd;
+	m->kkeys = kkeys;
+	m->kflat = k->flat_fd;
+	m->kdrops = k->drops_fd;
+	m->armed = k->armed_fd;
+	m->arm1 = k->arm1_fd;
+	m->tls = k->tls_fd;
+	m->tlsdrops = k->tlsdrops_fd;
+	m->tlsa = k->tlsa_fd;
+	m->tlss = k->tlss_fd;
+	m->tlsu = k->tlsu_fd;
+	m->tlsufull = k->tlsufull_fd;
+	m->tlsuw = k->tlsuw_fd;
+	m->kaggs_s = k->saggs_fd;
+	m->kaggs_v = k->vaggs_fd;
+	m->kaggs_w = k->waggs_fd;
+	m->hzn = k->hzn_fd;
+	m->act = k->act_fd;
+	m->hzarm = k->hzarm;
+	return k;
+}
+
+/*
+ * The exit() tests of probe dp's clauses cl (kplan_exit.c's "exit() at a
+ * traced probe") into xpl, for every hit of its events (cgen.c's
+ * prologue): each such clause's predicate, then REC, which there means
+ * "this hit exits"; a clause without one exits at every hit.  The
+ * arguments are the site's: one it does not record leaves the event
+ * without a program (cgen.c), never a guess.  1, 0 when there are
+ * none, -1 when they do not fit (the event cannot be traced exactly).
+ */
+int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
+		   const struct d_probe *dp, const unsigned *cl, unsigned n,
+		   struct ubpf_kplan *xpl)
+{
+	(void)c;
+	memset(xpl, 0, sizeof(*xpl));
+	if (!k || k->act_fd < 0)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (d_kplan_xclause(k->kp, cl[i]) &&
+		    !d_kplan_xtest(k->kp, cl[i], dp, xpl))
+			return -1;
+	}
+	for (unsigned pc = 0; pc < xpl->nops && pc < UBPF_KOPS; pc++)
+		xpl->ops[pc].flags &= (uint16_t)~UBPF_KF_GATE;
+	return xpl->nops > 0;
+}
+
+/*
+ * The plan plan_of() made last is in a program loaded (-v counts its
+ * clauses): not before, since a plan cgen.c refuses leaves the event
+ * the record-only program, which runs every clause in user space.
+ */
+void bpf_kagg_cgen_ran(struct bpf_kagg *k)
+{
+	for (unsigned ci = 0; k && k->cgen && ci < k->nclauses; ci++) {
+		k->ran[ci] |= k->pran[ci];
+		k->direct[ci] |= k->pdirect[ci];
+	}
+}
+
+/* Event ev's generated program runs plan pl for the processes armed. */
+void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
+			const struct ubpf_kplan *pl)
+{
+	if (!k || !k->cgen || ev >= UBPF_MAXEV)
+		return;
+	bpf_kagg_cgen_ran(k);
+	free(k->cgplan[ev]);
+	k->cgplan[ev] = xcalloc(1, sizeof(*pl));
+	*k->cgplan[ev] = *pl;
+}
+
+/* k->th's entry for {ev, pid}, made if none */
+static struct tls_hits *tls_hits_of(struct bpf_kagg *k, uint32_t ev, pid_t pid)
+{
+	for (size_t i = k->nth; i-- > 0;)
+		if (k->th[i].ev == ev && k->th[i].pid == pid)
+			return &k->th[i];
+	k->th = xpush_room(k->th, k->nth, sizeof(*k->th));
+	k->th[k->nth] = (struct tls_hits){ ev, pid, 0, false };
+	return &k->th[k->nth++];
+}
+
+/*
+ * A hit at event ev in process pid that the kernel did not run the plan
+ * of (not armed: a -p process while its probes go in, a forked child
+ * before or without its plans): user space runs every clause for it.
+ * Where the plan keeps self-> variables, that is exact only if the
+ * process is never armed there (all its hits then run in user space,
+ * with its variables); bpf_kagg_merge() says how many hits were not.
+ */
+void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid)
+{
+	if (k && k->cgen && ev < UBPF_MAXEV && k->cgplan[ev] &&
+	    (k->cgplan[ev]->tls & 1)) {
+		tls_hits_of(k, ev, pid)->n++;
+		bpf_kagg_tls_rec(k, pid, tid);
+	}
+}
+
+/*
+ * cgarm1's u32 of event ev = pid, one aligned store the programs read
+ * whole, after the syscalls before it (cgarmed's update)
+ */
+static void cgen_arm1(struct bpf_kagg *k, uint32_t ev, pid_t pid)
+{
+	uint32_t w = (uint32_t)pid;
+
+	if (pid && k->hzarm && !k->lent) /* no lease: the hash's path */
+		w |= ARM_NOLEASE;
+	__atomic_store_n(&k->arm1[ev], w, __ATOMIC_RELEASE);
+	k->first[ev] = pid;
+}
+
+/*
+ * The lease in the arm words (kplan_exit.c's "The lease"; cgen.c's hzarm):
+ * in a run with a horizon and no exit() decided at a hit, a program
+ * that would skip the clock under the lease skips the horizon and the
+ * activity too when the event's arm word is its pid unmarked, and
+ * tests them on the hash's path when it is not.  So every arm word
+ * carries ARM_NOLEASE unless cghzn holds the lease (UINT64_MAX) and
+ * the run is active: lent false marks them all before cghzn or cgact
+ * leaves that (a hit that read one unmarked read it before that write,
+ * as one that read UINT64_MAX: the lease's argument holds for it), and
+ * lent true unmarks them after cghzn is lent again.
+ */
+void hz_marks(struct bpf_kagg *k, bool lent)
+{
+	if (!k->hzarm || !k->arm1 || k->lent == lent)
+		return;
+	k->lent = lent;
+	for (uint32_t ev = 0; ev < UBPF_MAXEV; ev++)
+		if (k->first[ev])
+			cgen_arm1(k, ev, k->first[ev]);
+	/* the marks before the writes that follow (cghzn's, cgact's) */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* No longer armed for ev's program: pid's hits there are recorded. */
+void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid)
+{
+	struct ubpf_kplan_key key = { ev, (uint32_t)pid };
+
+	if (ev < UBPF_MAXEV && k->first[ev] == pid)
+		cgen_arm1(k, ev, 0);
+	(void)bpf_map_delete_elem(k->armed_fd, &key);
+}
+
+/*
+ * Armed where ev's program runs exactly pid's plan pl: in cgarm1 when
+ * pid is the event's first, else in the hash; disarmed where not.
+ */
+void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev, pid_t pid,
+	      const struct ubpf_kplan *pl)
+{
+	struct ubpf_kplan_key key = { ev, (uint32_t)pid };
+	uint32_t one = 1;
+
+	if (ev >= UBPF_MAXEV || !k->cgplan[ev] ||
+	    memcmp(k->cgplan[ev], pl, sizeof(*pl))) {
+		cgen_disarm(k, ev, pid);
+		return;
+	}
+	if (bpf_map_update_elem(k->armed_fd, &key, &one, BPF_ANY) < 0) {
+		say(c, "cannot aggregate in the kernel for pid %d: %s",
+		    (int)pid, strerror(errno));
+		return;
+	}
+	if (!k->first[ev])
+		cgen_arm1(k, ev, pid);
+	if (k->cgplan[ev]->tls & 1)
+		tls_hits_of(k, ev, pid)->armed = true;
+}
+
+/* Do the generated programs keep self-> variables (cgtls)? */
+bool bpf_kagg_keeps_tls(const struct bpf_kagg *k)
+{
+	return k && k->tls_fd >= 0;
+}
+
+/*
+ * Whether pid's hits where the kernel keeps self-> variables stay in
+ * user space, every clause run there with user space's copy, for the
+ * process's whole life: decided at its first enable, with it held
+ * still, and kept in cgtlsu.  A generated program that finds a process
+ * not armed at such an event puts its pid there (cgen.c), so an entry
+ * says that user space may have run one of its hits already (a forked
+ * child firing through the events it inherited before its registration
+ * reached dtrace): it stays unarmed there.  No entry: none did, and 0
+ * goes in, which says armed from now on (the program's BPF_NOEXIST
+ * leaves it).  When the map had no room for an entry (cgtlsufull, set
+ * by the program or here), an undecided process is kept in user space.
+ * bpf_kagg_tls_reap() takes the entries of processes gone.
+ */
+bool tls_user(struct bpf_kagg *k, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid, v = 0, zero = 0, one = 1;
+
+	if (bpf_map_lookup_elem(k->tlsu_fd, &key, &v) == 0)
+		return v != 0;
+	if (bpf_map_lookup_elem(k->tlsufull_fd, &zero, &v) < 0 || v)
+		return true;
+	if (bpf_map_update_elem(k->tlsu_fd, &key, &zero, BPF_NOEXIST) == 0)
+		return false;
+	(void)bpf_map_update_elem(k->tlsufull_fd, &zero, &one, BPF_ANY);
+	return true;
+}
+
+/*
+ * Two copies.  A kernel probe's plan runs for every process, unarmed
+ * (cgen_kprov.c), so a process tls_user() keeps in user space would
+ * have a second copy of the self-> variables it keeps: user space's,
+ * which its uprobe hits' records use, and the kernel's, which its
+ * kernel probes' plans used.  Its kernel probe hits use user space's
+ * too: such a program whose plan keeps self-> looks the hit's tgid up
+ * in cgtlsu first (cgen.c's kp_tlsu()), and a pid there not 0 (kept in
+ * user space), or none there while cgtlsufull is set (undecided, so
+ * kept there: tls_user()), runs no plan and writes the whole record,
+ * unflagged, as a hit not armed; user space runs its clauses.  The
+ * lookup is made only once cgtlsuw's u32 reads 1, which every uprobe
+ * hit that goes to cgtlsu (not armed where self-> is kept) sets first
+ * and nothing clears: a run with no such hit pays a direct load and a
+ * test per hit.  What
+ * the kernel's plans stored for its threads before that (a forked
+ * child's kernel probe hits before its first uprobe hit put its pid in
+ * cgtlsu) moves to user space, thread by thread, before user space
+ * runs a record of the thread that may read it: at each unflagged
+ * record of an event whose plan keeps self-> (bpf.c's bpf_decode(),
+ * kprov.c's kprov_hit(), before its clauses run), a thread not moved
+ * yet of a process kept in user space (tls_kept_user(), the map read
+ * now) has its entries of cgtls, cgtlsa and cgtlss put into user
+ * space's table (bpf_kagg_tls_move()) and deleted.
+ *
+ * Why that is exact without a barrier (doc/DESIGN.md's "Why the move
+ * is exact" needs one: it moves every thread at once).  A thread's hits
+ * run one after another, each to its end, and the record in hand is
+ * one of them: every kernel store of the thread made by a hit before
+ * it had ended when the record was written (its map update made, then
+ * the ring's submit: what dtrace read after it sees).  No hit of the
+ * thread after the record runs a plan keeping self->: the record is
+ * unflagged at such an event because its process is kept in user
+ * space, which the entry said before the record was written (a
+ * uprobe's hit put it there or found it, a kernel probe's hit found
+ * it), and an entry not 0 stays for the process's life, cgtlsufull
+ * too; so every later hit of the thread finds it, at a uprobe not
+ * armed (tls_user() said so at its enable), at a kernel probe by the
+ * lookup, which it makes: the record's hit read cgtlsuw's word 1 (a
+ * kernel probe's) or wrote it (a uprobe's), and a later read by the
+ * same thread of the same word sees that or a later value (coherence;
+ * a thread that moves to another CPU sees its own past), and no later
+ * value is 0.  A hit of another thread in flight on another CPU that read
+ * no entry stores under its own tid, which moves at that thread's own
+ * first such record, after that hit.  So user space runs each of the
+ * thread's records that read a kept variable after the copy that
+ * holds its last kernel value, and the kernel's copy is not used
+ * after: one copy at a time.  User space's table has no entry of a
+ * kept variable for the thread before the move (its records before
+ * were of events whose plans do not keep self->, whose clauses touch
+ * none, or flagged, whose vin puts are undone after each clause), so
+ * the move overwrites nothing user space made.  A thread moved is
+ * forgotten when it is gone (bpf_kagg_tls_reap(), as its variables
+ * are), so a tid reused by a thread of another such process is moved
+ * again.
+ */
+
+/* Is pid kept in user space where self-> is kept (tls_user()'s answer,
+ * or the one it would give, read now)? */
+static bool tls_kept_user(struct bpf_kagg *k, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid, v = 0, zero = 0;
+
+	if (bpf_map_lookup_elem(k->tlsu_fd, &key, &v) == 0)
+		return v != 0;
+	return bpf_map_lookup_elem(k->tlsufull_fd, &zero, &v) == 0 && v;
+}
+
+/* cgtlsa's entry: its keys as d_key_add() had them (kplan_out.c) */
+static void tlsa_put(struct bpf_kagg *k, const struct ubpf_kvakey *ak,
+		     int64_t v)
+{
+	int64_t keys[UBPF_KMAXKEYS];
+
+	for (unsigned i = 0; i < UBPF_KMAXKEYS; i++)
+		keys[i] = (int64_t)ak->k[i];
+	d_kplan_tlsa_put(k->kp, ak->var, (int32_t)ak->tid, keys, v);
+}
+
+/* cgtlss's entry: its len bytes (a copy that faulted left the variable
+ * as it was: cgen_out.c's SSTR) */
+static void tlss_put(struct bpf_kagg *k, const struct ubpf_kvakey *ak,
+		     const struct ubpf_kostr *so)
+{
+	size_t n = so->len < 0 ? 0 : (size_t)so->len;
+
+	d_kplan_tlss_put(k->kp, ak->var, (int32_t)ak->tid, so->s,
+			 n < sizeof(so->s) ? n : sizeof(so->s));
+}
+
+/* fd's entries (keys ksz bytes, starting {tid, var}) of thread tid, or
+ * of every thread (tid 0), put into user space's table and deleted:
+ * how many */
+enum { TM_INT, TM_ARR, TM_STR };
+static size_t tls_move_map(struct bpf_kagg *k, int fd, size_t ksz, int kind,
+			   pid_t tid)
+{
+	char key[sizeof(struct ubpf_kvakey)], next[sizeof(key)], *keys = NULL;
+	struct ubpf_kostr *val = xcalloc(1, sizeof(*val)); /* the largest */
+	size_t n = 0, moved = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		uint32_t t;
+
+		memcpy(key, next, ksz);
+		prev = key;
+		memcpy(&t, key, sizeof(t));
+		if (tid && t != (uint32_t)tid)
+			continue;
+		keys = xpush_room(keys, n, ksz);
+		memcpy(keys + n++ * ksz, key, ksz);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *kb = keys + i * ksz;
+		struct ubpf_kvakey ak = { 0 };
+		int64_t v;
+
+		memcpy(&ak, kb, ksz); /* {tid, var} first, either key */
+		if (bpf_map_lookup_elem(fd, kb, val) == 0) {
+			memcpy(&v, val, sizeof(v));
+			moved++;
+			if (kind == TM_INT)
+				d_kplan_tls_put(k->kp, ak.var, (int32_t)ak.tid,
+						v);
+			else if (kind == TM_ARR)
+				tlsa_put(k, &ak, v);
+			else /* a struct ubpf_kostr */
+				tlss_put(k, &ak, val);
+		}
+		(void)bpf_map_delete_elem(fd, kb);
+	}
+	free(keys);
+	free(val);
+	return moved;
+}
+
+size_t bpf_kagg_tls_move(struct bpf_kagg *k, pid_t tid)
+{
+	size_t n = 0;
+
+	if (!k || k->tls_fd < 0)
+		return 0;
+	n += tls_move_map(k, k->tls_fd, sizeof(struct ubpf_kvkey), TM_INT, tid);
+	if (k->tlsa_fd >= 0)
+		n += tls_move_map(k, k->tlsa_fd, sizeof(struct ubpf_kvakey),
+				  TM_ARR, tid);
+	if (k->tlss_fd >= 0)
+		n += tls_move_map(k, k->tlss_fd, sizeof(struct ubpf_kvkey),
+				  TM_STR, tid);
+	return n;
+}
+
+void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid)
+{
+	if (!k || !k->cgen || k->tlsu_fd < 0 || k->tlsufull_fd < 0 || tid <= 0)
+		return;
+	for (size_t i = 0; i < k->ntmoved; i++)
+		if (k->tmoved[i] == tid)
+			return;
+	if (!tls_kept_user(k, pid))
+		return;
+	k->tmoved = xpush_room(k->tmoved, k->ntmoved, sizeof(*k->tmoved));
+	k->tmoved[k->ntmoved++] = tid;
+	k->tls_mthreads++;
+	k->tls_moved += bpf_kagg_tls_move(k, tid);
+}
+
+/*
+ * The self-> variables the kernel keeps (cgtls, arrays' elements in
+ * cgtlsa) of threads that exited are deleted, as records.c's
+ * threads_reap() deletes user space's, on
+ * the same refresh: a thread whose hits only the kernel ran sent no
+ * record, so the threads are those the map names, each looked up as
+ * /proc/TID.  A thread that gets the id later starts with none.  The
+ * number left is k->tls_live, for -v.
+ */
+static size_t tls_reap(int fd, size_t ksz)
+{
+	/* both keys start {tid, var}: struct ubpf_kvkey */
+	char key[sizeof(struct ubpf_kvakey)], next[sizeof(key)], *gone = NULL;
+	size_t ngone = 0, live = 0;
+	uint32_t last = 0, tid;
+	bool last_gone = false;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, ksz);
+		prev = key;
+		memcpy(&tid, key, sizeof(tid));
+		if (tid != last || !last) { /* a variable's keys: one check */
+			char path[32];
+
+			(void)proc_path(path, sizeof(path), (pid_t)tid, ".");
+			last = tid;
+			last_gone = access(path, F_OK) < 0 && errno == ENOENT;
+		}
+		if (last_gone) {
+			gone = xpush_room(gone, ngone, ksz);
+			memcpy(gone + ngone++ * ksz, key, ksz);
+		} else {
+			live++;
+		}
+	}
+	for (size_t i = 0; i < ngone; i++)
+		(void)bpf_map_delete_elem(fd, gone + i * ksz);
+	free(gone);
+	return live;
+}
+
+void bpf_kagg_tls_reap(struct bpf_kagg *k)
+{
+	if (!k || k->tls_fd < 0)
+		return;
+	k->tls_live = tls_reap(k->tls_fd, sizeof(struct ubpf_kvkey));
+	if (k->tlsa_fd >= 0)
+		k->tls_live += tls_reap(k->tlsa_fd, sizeof(struct ubpf_kvakey));
+	if (k->tlss_fd >= 0)
+		k->tls_live += tls_reap(k->tlss_fd, sizeof(struct ubpf_kvkey));
+	if (k->tlsu_fd >= 0) /* processes, not threads, but a pid is a tid */
+		(void)tls_reap(k->tlsu_fd, sizeof(uint32_t));
+	/* the threads moved (bpf_kagg_tls_rec()) that are gone */
+	for (size_t i = 0; i < k->ntmoved;) {
+		char path[32];
+
+		(void)proc_path(path, sizeof(path), k->tmoved[i], ".");
+		if (access(path, F_OK) < 0 && errno == ENOENT)
+			k->tmoved[i] = k->tmoved[--k->ntmoved];
+		else
+			i++;
+	}
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpf_agg_impl.h - what bpf_agg.c, bpf_agg_cgen.c and bpf_agg_read.c share:
+ * struct bpf_kagg and the functions one defines and another calls.
+ */
+#ifndef BPF_AGG_IMPL_H
+#define BPF_AGG_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kplan.h"
+#include "bpf/kagg_bpf.h"
+#include "bpf/usdt_bpf.h"
+
+struct consumer;
+
+struct bpf_kagg {
+	struct d_kplan *kp;
+	int plans_fd, aggs_fd, flat_fd, drops_fd, plan1_fd, planv_fd;
+	int ncpus;
+	pid_t first[UBPF_MAXEV];   /* kplan1's pid, per event */
+	unsigned slot[UBPF_MAXEV]; /* and its slot + 1 */
+	bool used[UBPF_KPLANV];
+	bool *ran;    /* per clause: put in some plan */
+	bool *direct; /* per clause: in a plan of the direct shape */
+	/* generated programs: ran and direct of the last plan made, until
+	 * a program carries it (bpf_kagg_cgen_ran(): cgen.c may refuse
+	 * the plan, the event's program then the record-only one) */
+	bool *pran, *pdirect;
+	unsigned nclauses;
+	/* -v, per clause the kernel runs: at how many probes it ran there
+	 * and at how many user space ran it (plan_of(): kplan_here.c's
+	 * d_kplan_here()), the first of those and why */
+	unsigned *nkat, *nuat;
+	char (*uwhy)[D_KPLAN_WHY];
+	char **uat;
+	/* the run's one plan (kfix.bpf.h): NULL when not loaded with one */
+	struct ubpf_kplan *fixpl;
+	struct ubpf_kfix fix;
+	int bss_fd, evspec_fd;
+	pid_t fix_pid;	/* kfix_pid as last set */
+	pid_t fix_used; /* a pid it was ever set to, for -v */
+	/* generated programs (cgen.c): the plan compiled into each event's,
+	 * and the map of the processes armed for it */
+	bool cgen;
+	int armed_fd, arm1_fd;	  /* arm1: by event, its first pid (first[]) */
+	uint32_t *arm1;		  /* ... cgarm1's one value, mapped here */
+	int tls_fd, tlsdrops_fd;  /* self-> variables the kernel keeps */
+	int tlsa_fd;		  /* ... elements of self-> arrays */
+	int tlss_fd;		  /* ... self-> strings (cgen_out.c) */
+	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
+	int tlsuw_fd;		  /* ... its word ("Two copies") */
+	int saggs_fd;		  /* kaggs_s: a key with a string */
+	int vaggs_fd;		  /* kaggs_v: a string variable's,
+				   * execname or a literal */
+	unsigned vroom;		  /* ... its bytes in the key */
+	int waggs_fd;		  /* kaggs_w: kaggs_v's short keys, or -1 */
+	int hzn_fd;		  /* cghzn: the horizon (kplan_exit.c), or -1 */
+	int act_fd;		  /* cgact: the run's activity, or -1 */
+	/* cgbar, an array of one map (cgbar_in), updated as a barrier:
+	 * bpf_kagg_barrier(); folds: bpf_kagg_fold()'s calls */
+	int bar_fd, barin_fd;
+	unsigned long folds;
+	bool fold_bad;	   /* said: a barrier or delete failed */
+	unsigned act_lost; /* bpf_kagg_exit_lost()'s calls in a row */
+	/* hits recorded unflagged at an event whose plan keeps self->
+	 * (bpf_kagg_tls_hit()), by {ev, pid}; armed: the process was
+	 * armed there too, before or after */
+	struct tls_hits {
+		uint32_t ev;
+		pid_t pid;
+		uint64_t n;
+		bool armed;
+	} * th;
+	size_t nth;
+	size_t tls_live; /* ... at the last bpf_kagg_tls_reap() */
+	/* threads whose kernel copy of self-> went to user space
+	 * (bpf_kagg_tls_rec()), until they exit */
+	pid_t *tmoved;
+	size_t ntmoved;
+	unsigned long tls_moved, tls_mthreads; /* entries, threads: -v */
+	struct ubpf_kplan **cgplan;	       /* by event, UBPF_MAXEV */
+	/* the lease in the arm words (hz_marks()): hzarm, the run's
+	 * programs read it there (a horizon, no exit() at a hit); lent,
+	 * cghzn UINT64_MAX and cgarm1's words unmarked; exited, user
+	 * space ran exit() (nothing is lent after) */
+	bool hzarm, lent, exited;
+};
+
+/* bpf_agg.c */
+/* k's per-clause marks, n clauses (bpf_agg_cgen.c's bpf_kagg_cgen()) */
+void clause_marks(struct bpf_kagg *k, unsigned n);
+
+/* bpf_agg_cgen.c */
+/* clause ci's first probe description, as -v names it (bpf_agg_read.c) */
+const char *clause_desc(const struct consumer *c, unsigned ci);
+/* cgarm1's words marked, lent: the lease (bpf_agg_read.c's horizon) */
+void hz_marks(struct bpf_kagg *k, bool lent);
+/* pid armed for, or disarmed at, event ev (bpf_agg.c's enable) */
+void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev, pid_t pid,
+	      const struct ubpf_kplan *pl);
+void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid);
+/* pid's hits at self-> keeping events stay in user space (enable) */
+bool tls_user(struct bpf_kagg *k, pid_t pid);
+
+#endif

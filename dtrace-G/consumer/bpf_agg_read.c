@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf_agg_read.c - reading back what the kernel aggregated (bpf_agg.c
+ * has the plans, bpf_agg_cgen.c the generated programs' maps), the
+ * horizon, the activity and the folds.
+ *
+ * Reading back.  After the last drain and before END (struct
+ * consumer_backend_ops' aggs), and at the folds below, every entry of
+ * kaggs is looked up with its
+ * per-CPU values and merged, and so is every slot of kflat that a hit
+ * updated (the statements without keys); the entries the map had no
+ * room for, and the min()/max() updates a nested program could not
+ * finish (cgen_agg.c's minmax(): kdrops is made for kflat too), were
+ * counted per CPU in kdrops and are reported as DTrace
+ * reports them ("N aggregation drops on CPU C").  With -v, dtrace says how many
+ * clauses ran in the kernel.  The keys with a string variable's,
+ * execname's or a literal's bytes are in kaggs_v, or, where its room
+ * is longer than UBPF_KVSHORT bytes and the string ends within them,
+ * in kaggs_w (cgen_agg.c's agg_at()): both are read, each key in one.
+ *
+ * The horizon (kplan_exit.c's "Why exit()"): a program whose tick-N clauses
+ * may exit(), printa(), clear() or trunc() gets the array cghzn, one
+ * u64, which every generated program's prologue tests a plan's hit
+ * against (cgen.c: loaded directly, BPF_PSEUDO_MAP_VALUE): UINT64_MAX
+ * until the ticks start, then what kprov.c's kprov_horizon() writes
+ * through bpf_kagg_horizon().  Where
+ * they may read or reset aggregations (kplan_exit.c's "printa() at tick-N")
+ * it also gets cgbar, an array of one map (cgbar_in, which no program
+ * reads), whose update is the barrier before a fold
+ * (bpf_kagg_barrier()); and at each such firing, before its clauses
+ * run, bpf_kagg_fold() reads back as at the end, deleting what it read
+ * (kflat's slots zeroed), so the kernel counts the next interval from
+ * nothing; -v says at how many firings.
+ *
+ * The activity (kplan_exit.c's "exit() at a traced probe"): a program with
+ * exit() decided at the hit gets the array cgact, one u64, 0 while the
+ * run is active, which every generated program tests first and the hit
+ * that exits swaps to 1 (cgen.c's act_test()); bpf_agg_cgen.c's
+ * bpf_kagg_xplan() makes each event's exit() tests, a uprobe event's
+ * (bpf_attach.c) and a kernel probe's (cgen_kprov.c) alike, for the
+ * clauses traced_clause() (there too) finds all of whose hits run such
+ * a program.  A program with a horizon
+ * gets cgact too: when user space has run an exit() (a tick's),
+ * bpf_kagg_exited() writes 2 there and waits at the barrier, so no
+ * hit after it sends a record (kplan_exit.c's "The flood").  Where no
+ * exit() is decided at a hit, the lease is in cgarm1's words too
+ * (bpf_agg_cgen.c's hz_marks(): kplan_exit.c's "The lease"): bit 31
+ * set while cghzn is not UINT64_MAX or the run has exited, set before
+ * those writes.
+ */
+#include "config.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kplan.h"
+#include "bpf/kagg_bpf.h"
+#include "bpf/usdt_bpf.h"
+#include "bpf_agg_impl.h"
+#include "consumer_impl.h"
+
+/*
+ * The exiting hit's record lost (kplan_exit.c's "exit() at a traced probe"):
+ * the hit that swapped cgact to 1 writes its record after the swap, and
+ * a full ring drops it (counted, drops_read()).  The kernel runs nothing
+ * more and dtrace, which ends at that record, would wait for the target
+ * to end.  True at the second call in a row (the consumer's 100 ms
+ * refresh, every record read in between, so a winner still between its
+ * swap and its record's commit has been read by then) that finds cgact
+ * set, the exit not run and drops counted.
+ */
+bool bpf_kagg_exit_lost(struct consumer *c)
+{
+	struct bpf_kagg *k = bpf_kagg_of(c);
+	uint32_t zero = 0;
+	uint64_t v = 0;
+
+	if (!k || k->act_fd < 0)
+		return false;
+	if (c->exit_called || !c->up.drops ||
+	    bpf_map_lookup_elem(k->act_fd, &zero, &v) || !v) {
+		k->act_lost = 0;
+		return false;
+	}
+	return ++k->act_lost >= 2;
+}
+
+/*
+ * User space ran exit() (kplan_exit.c's "The flood"): cgact 2, so every
+ * generated program's next hit does nothing (cgen.c's act_load()),
+ * then a barrier, so every hit that read it 0 has ended.  The time
+ * after it, or 0 (no cgact, or no barrier map: a run whose only exit()
+ * the kernel decides, and BEGIN's or END's).
+ */
+uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k)
+{
+	uint32_t zero = 0;
+	uint64_t v = 2;
+	struct timespec ts;
+
+	if (!k || k->act_fd < 0)
+		return 0;
+	k->exited = true; /* no lease from now on: marked first */
+	hz_marks(k, false);
+	if (bpf_map_update_elem(k->act_fd, &zero, &v, BPF_ANY) < 0)
+		return 0;
+	if (k->bar_fd < 0)
+		return 0;
+	bpf_kagg_barrier(c, k);
+	if (k->fold_bad || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The horizon (kplan_exit.c's "Why exit()"): a hit stamped at or past h runs
+ * no plan; kprov.c's kprov_horizon() moves it.
+ */
+void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h)
+{
+	uint32_t zero = 0;
+	bool lend;
+
+	if (!k || k->hzn_fd < 0)
+		return;
+	lend = h == UINT64_MAX && !k->exited;
+	if (!lend) /* the arm words marked first (hz_marks()) */
+		hz_marks(k, false);
+	(void)bpf_map_update_elem(k->hzn_fd, &zero, &h, BPF_ANY);
+	if (lend)
+		hz_marks(k, true);
+}
+
+/*
+ * The barrier before a fold (kplan_exit.c's "printa() at tick-N"): every
+ * generated program that started before the call has ended when it
+ * returns.  An update of a map of maps does that (the kernel's
+ * maybe_wait_bpf_programs(): synchronize_rcu(), and each of those
+ * programs runs inside rcu_read_lock()); the value is the one inner map,
+ * so nothing the programs read changes.  One that fails (it should not:
+ * the map and its value are ours) is said, once: the folds that follow
+ * may not be exact.
+ */
+static void fold_bad(struct consumer *c, struct bpf_kagg *k, const char *what)
+{
+	if (k->fold_bad)
+		return;
+	k->fold_bad = true;
+	say(c,
+	    "%s failed (%s): aggregations printed at tick-N firings may "
+	    "be inexact",
+	    what, strerror(errno));
+}
+
+void bpf_kagg_barrier(struct consumer *c, struct bpf_kagg *k)
+{
+	uint32_t zero = 0, v;
+
+	if (!k || k->bar_fd < 0)
+		return;
+	v = (uint32_t)k->barin_fd;
+	if (bpf_map_update_elem(k->bar_fd, &zero, &v, BPF_ANY) < 0)
+		fold_bad(c, k, "waiting for the kernel's programs");
+}
+
+/*
+ * Merge what the kernel aggregated into the D program's aggregations;
+ * del: and take it out of the kernel (a fold: bpf_kagg_fold()), whose
+ * maps no program writes meanwhile.  A deleted entry makes the next
+ * key the first again, so each loop takes the first key until none is
+ * left, or one cannot be deleted (then on as a read alone).
+ */
+static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
+{
+	struct ubpf_kkey key, next;
+	struct ubpf_kval *v;
+	void *prev = NULL;
+	bool kdel = del;
+
+	v = xcalloc((size_t)k->ncpus, sizeof(*v));
+	/* kaggs's keys may be shorter (bpf_kagg_cgen()): the rest 0 */
+	memset(&next, 0, sizeof(next));
+	while (k->aggs_fd >= 0 &&
+	       bpf_map_get_next_key(k->aggs_fd, prev, &next) == 0) {
+		key = next;
+		prev = kdel ? NULL : &key;
+		if (bpf_map_lookup_elem(k->aggs_fd, &key, v) == 0)
+			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
+				      probe_by_id, c, NULL);
+		if (kdel && bpf_map_delete_elem(k->aggs_fd, &key) < 0) {
+			fold_bad(c, k, "deleting a folded entry");
+			prev = &key;
+			kdel = false;
+		}
+	}
+	/* the statements with a string key: kaggs_s */
+	if (k->saggs_fd >= 0) {
+		struct ubpf_kskey sk, snext;
+		char str[UBPF_KSKEY + 1];
+		void *sprev = NULL;
+		bool sdel = del;
+
+		while (bpf_map_get_next_key(k->saggs_fd, sprev, &snext) == 0) {
+			sk = snext;
+			sprev = sdel ? NULL : &sk;
+			memcpy(str, sk.s, UBPF_KSKEY);
+			str[UBPF_KSKEY] = '\0';
+			if (bpf_map_lookup_elem(k->saggs_fd, &sk, v) == 0)
+				d_kplan_merge(k->kp, &sk.k, v,
+					      (unsigned)k->ncpus, probe_by_id,
+					      c, str);
+			if (sdel && bpf_map_delete_elem(k->saggs_fd, &sk) < 0) {
+				fold_bad(c, k, "deleting a folded entry");
+				sprev = &sk;
+				sdel = false;
+			}
+		}
+	}
+	/* ... a string variable's, execname, a literal: kaggs_v, its
+	 * room's bytes */
+	if (k->vaggs_fd >= 0) {
+		struct ubpf_kvskey vk, vnext;
+		char str[UBPF_STRMAX + 1];
+		void *vprev = NULL;
+
+		memset(&vnext, 0, sizeof(vnext));
+		while (bpf_map_get_next_key(k->vaggs_fd, vprev, &vnext) == 0) {
+			vk = vnext;
+			vprev = &vk;
+			memcpy(str, vk.s, k->vroom);
+			str[k->vroom] = '\0';
+			if (bpf_map_lookup_elem(k->vaggs_fd, &vk, v) == 0)
+				d_kplan_merge(k->kp, &vk.k, v,
+					      (unsigned)k->ncpus, probe_by_id,
+					      c, str);
+		}
+	}
+	/* ... its short keys: kaggs_w, UBPF_KVSHORT bytes */
+	if (k->waggs_fd >= 0) {
+		struct ubpf_kvwkey wk, wnext;
+		char str[UBPF_KVSHORT + 1];
+		void *wprev = NULL;
+
+		memset(&wnext, 0, sizeof(wnext));
+		while (bpf_map_get_next_key(k->waggs_fd, wprev, &wnext) == 0) {
+			wk = wnext;
+			wprev = &wk;
+			memcpy(str, wk.s, UBPF_KVSHORT);
+			str[UBPF_KVSHORT] = '\0';
+			if (bpf_map_lookup_elem(k->waggs_fd, &wk, v) == 0)
+				d_kplan_merge(k->kp, &wk.k, v,
+					      (unsigned)k->ncpus, probe_by_id,
+					      c, str);
+		}
+	}
+	/* the statements without keys: their slots of kflat */
+	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
+		unsigned slot, n;
+
+		if (!d_kplan_flat(k->kp, st, &slot, &n))
+			continue;
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t idx = slot + i;
+			bool hit = false;
+
+			if (bpf_map_lookup_elem(k->flat_fd, &idx, v) < 0)
+				continue;
+			for (int cpu = 0; cpu < k->ncpus; cpu++)
+				hit |= v[cpu].a || v[cpu].b;
+			if (!hit)
+				continue;
+			memset(&key, 0, sizeof(key));
+			key.agg = (uint16_t)st;
+			key.bucket = (uint16_t)i;
+			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
+				      probe_by_id, c, NULL);
+			if (!del)
+				continue;
+			memset(v, 0, (size_t)k->ncpus * sizeof(*v));
+			if (bpf_map_update_elem(k->flat_fd, &idx, v, BPF_ANY))
+				fold_bad(c, k, "zeroing a folded slot");
+		}
+	}
+	free(v);
+}
+
+/*
+ * A fold (kplan_exit.c's "printa() at tick-N"): at a tick-N firing whose
+ * clause may read or reset aggregations, before it runs, what the
+ * kernel aggregated moves into user space's aggregations, the kernel's
+ * entries deleted and its kflat slots zeroed.  The barrier came when
+ * the firing was read (kprov_drain()), and the horizon is still at or
+ * before the firing: nothing writes the maps.
+ */
+void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k)
+{
+	if (!k || k->bar_fd < 0)
+		return;
+	kagg_fold(c, k, true);
+	k->folds++;
+}
+
+void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
+{
+	uint64_t *drops, mixed = 0;
+	unsigned nran = 0, ndirect = 0, nout = 0;
+	uint32_t zero = 0;
+
+	if (!k)
+		return;
+	kagg_fold(c, k, false);
+	drops = xcalloc((size_t)k->ncpus, sizeof(*drops));
+	if (bpf_map_lookup_elem(k->drops_fd, &zero, drops) == 0)
+		for (int cpu = 0; cpu < k->ncpus; cpu++)
+			if (drops[cpu])
+				say(c,
+				    "%" PRIu64 " aggregation drop%s on CPU %d",
+				    drops[cpu], drops[cpu] == 1 ? "" : "s",
+				    cpu);
+	/* self-> variables the map had no room for, as DTrace says it */
+	memset(drops, 0, (size_t)k->ncpus * sizeof(*drops));
+	if (k->tlsdrops_fd >= 0 &&
+	    bpf_map_lookup_elem(k->tlsdrops_fd, &zero, drops) == 0)
+		for (int cpu = 0; cpu < k->ncpus; cpu++)
+			if (drops[cpu])
+				say(c,
+				    "%" PRIu64 " dynamic variable drop%s on "
+				    "CPU %d",
+				    drops[cpu], drops[cpu] == 1 ? "" : "s",
+				    cpu);
+	free(drops);
+	for (unsigned ci = 0; ci < c->nclauses; ci++) {
+		/* printing from values computed there (kplan_out.c) */
+		bool out = k->ran[ci] && d_kplan_out(k->kp, ci);
+
+		nran += k->ran[ci] && !out;
+		nout += out;
+		ndirect += k->direct[ci];
+	}
+	if (c->o->verbose && nran)
+		say(c, "%u clause%s aggregated in the kernel", nran,
+		    nran == 1 ? "" : "s");
+	if (c->o->verbose && nout)
+		say(c, "%u clause%s printing values computed in the kernel",
+		    nout, nout == 1 ? "" : "s");
+	if (c->o->verbose && ndirect)
+		say(c, "%u of them without the plan's instruction loop",
+		    ndirect);
+	/* ... and the clauses the kernel runs at some of their probes
+	 * only (plan_of(): kplan_here.c's d_kplan_here()) */
+	for (unsigned ci = 0; c->o->verbose && ci < k->nclauses; ci++)
+		if (k->nuat[ci])
+			say(c,
+			    "clause %u (%s) ran in user space at %u of its %u "
+			    "probes, first %s: %s",
+			    ci + 1, clause_desc(c, ci), k->nuat[ci],
+			    k->nuat[ci] + k->nkat[ci], k->uat[ci],
+			    k->uwhy[ci][0] ? k->uwhy[ci] : "no reason kept");
+	if (c->o->verbose && k->folds)
+		say(c,
+		    "the kernel's aggregations folded in at %lu tick "
+		    "firing%s",
+		    k->folds, k->folds == 1 ? "" : "s");
+	/* not exact, so said without -v (bpf_kagg_tls_hit()) */
+	for (size_t i = 0; i < k->nth; i++)
+		if (k->th[i].armed)
+			mixed += k->th[i].n;
+	if (mixed)
+		say(c,
+		    "%" PRIu64 " hit%s ran in user space before the process's "
+		    "plan was armed, with user space's self-> variables, not "
+		    "the kernel's",
+		    mixed, mixed == 1 ? "" : "s");
+	if (c->o->verbose && k->tls_fd >= 0)
+		say(c, "%zu self-> variable%s live in the kernel", k->tls_live,
+		    k->tls_live == 1 ? "" : "s");
+	if (c->o->verbose && k->tls_mthreads)
+		say(c,
+		    "self-> variables of %lu thread%s kept in user space "
+		    "moved from the kernel: %lu entr%s",
+		    k->tls_mthreads, k->tls_mthreads == 1 ? "" : "s",
+		    k->tls_moved, k->tls_moved == 1 ? "y" : "ies");
+	if (c->o->verbose && k->fix_used)
+		say(c, "the plan of pid %d was compiled into the program",
+		    (int)k->fix_used);
+}

@@ -331,8 +331,8 @@ static void kagg_direct(struct ubpf_kplan *pl)
  * follow the kernel's clauses and the record is written only when one
  * held (UBPF_KREC_GATE); a clause reading the kernel's self-> values
  * whose predicate the kernel tests at its place (d_kplan_vpred()) is
- * its own gate, its ODONE asking for the record.  false when no clause runs in the kernel and
- * none is gated.
+ * its own gate, its ODONE asking for the record.  false when no
+ * clause runs in the kernel and none is gated.
  */
 static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		    const unsigned *cl, const unsigned *ep, unsigned n,

@@ -1240,7 +1240,7 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 /*
  * The same plan for a kernel probe's generated program (cgen_kprov.c),
  * into pl, which the program carries, with record gates as a uprobe's
- * (cgen.c's kp_plan() writes the record only when one held); false
+ * (cgen_kprov.c's kp_plan() writes the record only when one held); false
  * when no clause runs in the kernel and none is gated (none without
  * kernel aggregation).
  */
@@ -1575,7 +1575,7 @@ static bool tls_user(struct bpf_kagg *k, pid_t pid)
  * which its uprobe hits' records use, and the kernel's, which its
  * kernel probes' plans used.  Its kernel probe hits use user space's
  * too: such a program whose plan keeps self-> looks the hit's tgid up
- * in cgtlsu first (cgen.c's kp_tlsu()), and a pid there not 0 (kept in
+ * in cgtlsu first (cgen_kprov.c's kp_tlsu()), and a pid there not 0 (kept in
  * user space), or none there while cgtlsufull is set (undecided, so
  * kept there: tls_user()), runs no plan and writes the whole record,
  * unflagged, as a hit not armed; user space runs its clauses.  The

@@ -34,7 +34,7 @@
 #    the hit (probefunc, probename, id keys in both directions);
 #  - ustack() and ustack(n), as keys and traced: the user registers
 #    and stack in the record as the generic programs copy them
-#    (cgen.c's kp_uregs()), so the same frames: at a call's own
+#    (cgen_ustk.c's kp_uregs()), so the same frames: at a call's own
 #    tracepoint and on the raw ones (the registers saved on entry, the
 #    call's pt_regs), at profile-997 in user mode (the sample's own)
 #    and in the kernel (those saved on entry), at proc's create,
@@ -313,7 +313,7 @@ expect_grep "raw: syscall:::entry and return: both clauses in the kernel" \
 expect_grep "raw: syscall:::entry and return: 20 reads" \
 	'^  read  *20$' outr.txt
 # ... every call's program the same code but for the probe, which it
-# reads at the hit (cgen.c's kp_ident()): one program per direction,
+# reads at the hit (cgen_kprov.c's kp_ident()): one program per direction,
 # and each direction's dispatcher, whatever the count of calls
 expect_grep "raw: syscall:::entry and return: one program per direction" \
 	'^dtrace: BPF: 4 generated programs, ' errr.txt

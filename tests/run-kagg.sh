@@ -893,7 +893,7 @@ both "exit() in tick-N decided by its predicate, self->" 1 \
 	-n 'tick-100ms { k++; }' -n 'tick-100ms /k == 3/ { exit(0); }'
 
 # The same at a kernel probe (its program runs the plan on every hit,
-# cgen.c's kp_plan()): the target's writes of "ok sleep" before the
+# cgen_kprov.c's kp_plan()): the target's writes of "ok sleep" before the
 # tick, three; the fourth comes after it.
 printf '\n                3\n' >expected.txt
 both "exit() in tick-1s, a system call counted" 1 \

@@ -15,7 +15,7 @@
 #    arguments and copyinstr(arg1), committed at the return;
 #  - syscall on the raw tracepoints (DTRACE_SYSCALL_RAW=1): the same,
 #    and a glob (open*) whose calls share one program, reading the
-#    probe (id) at the hit (cgen.c's kp_ident());
+#    probe (id) at the hit (cgen_kprov.c's kp_ident());
 #  - the area beside the record's user stack and argument area
 #    (ustack(), curpsinfo->pr_psargs in a clause of the same probe);
 #  - profile-997: the sample's arg1 in the target's text, its predicate

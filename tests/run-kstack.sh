@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-kstack.sh: ustack(), ucaller and ufunc() at the kernel providers
-# (their generated programs, dtrace-G/consumer/cgen.c's kp_uregs(), and
+# (their generated programs, dtrace-G/consumer/cgen_ustk.c's kp_uregs(), and
 # the generic ones, bpf/kprov.bpf.h, copy the user registers and stack
 # as usdt_hit() does; dtrace unwinds them with the firing process's
 # modules; tests/run-cgen-kprov.sh compares the two byte for byte), against tests/data/kstack/kstk.c built -O2

@@ -50,7 +50,7 @@
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
-# with its generated programs (dtrace-G/consumer/cgen.c's
+# with its generated programs (dtrace-G/consumer/cgen_ustk.c's
 # ustack_copy(); -v says so) and its generic one (DTRACE_CGEN=0).  Needs root,
 # tracefs uprobe events, nm, readelf, objdump, objcopy and strip.
 

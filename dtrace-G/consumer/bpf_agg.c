@@ -505,7 +505,7 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 /*
  * The same plan for a kernel probe's generated program (cgen_kprov.c),
  * into pl, which the program carries, with record gates as a uprobe's
- * (cgen.c's kp_plan() writes the record only when one held); false
+ * (cgen_kprov.c's kp_plan() writes the record only when one held); false
  * when no clause runs in the kernel and none is gated (none without
  * kernel aggregation).
  */

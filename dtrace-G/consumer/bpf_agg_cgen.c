@@ -687,7 +687,7 @@ bool tls_user(struct bpf_kagg *k, pid_t pid)
  * which its uprobe hits' records use, and the kernel's, which its
  * kernel probes' plans used.  Its kernel probe hits use user space's
  * too: such a program whose plan keeps self-> looks the hit's tgid up
- * in cgtlsu first (cgen.c's kp_tlsu()), and a pid there not 0 (kept in
+ * in cgtlsu first (cgen_kprov.c's kp_tlsu()), and a pid there not 0 (kept in
  * user space), or none there while cgtlsufull is set (undecided, so
  * kept there: tls_user()), runs no plan and writes the whole record,
  * unflagged, as a hit not armed; user space runs its clauses.  The

@@ -51,7 +51,7 @@
 /* the record's out area in cgbuf (cgen_out.c): 0 until a clause of the
  * hit starts it (cgen_out_need()) */
 #define S_OBUF (S_AKEY - 8)
-/* the probe's id, in a program probes share (cgen.c's kp_ident()) */
+/* the probe's id, in a program probes share (cgen_kprov.c's kp_ident()) */
 #define S_PRB (S_OBUF - 8)
 /* cgbuf's owner word's address while the hit holds it, else 0 (cgen.c's
  * own_need()) */
@@ -94,7 +94,7 @@ struct em {
 		uint16_t size, at;
 	} cpy[UBPF_KCPYSITES];
 	/* the horizon's (cgen.c): a hit stamped past it, to the same */
-	size_t hzj[4]; /* ... and cgen.c's kp_tlsu()'s two */
+	size_t hzj[4]; /* ... and cgen_kprov.c's kp_tlsu()'s two */
 	unsigned nhzj;
 	/* cgen_plan()'s PRED jumps to the plan's end that no instruction
 	 * before them can have set S_FLAGS's upper half for (no REC, no
@@ -382,6 +382,32 @@ static inline void task_ptr(struct em *e, uint32_t off1, size_t *j,
  * taken when the lookup finds none (the first making's, which owns
  * nothing), else SIZE_MAX.  r0-r5 clobbered. */
 size_t own_need(struct em *e, int buf);
+/* cgen_ustk.c: usdt.bpf.c's ustack_copy() of kib KiB at r8 of the record
+ * (r9; kp: kp_uregs() put the registers there) */
+void ustack_copy(struct em *e, uint8_t kib, bool kp);
+/* ... the tail call to the unwinder in prog array arr (falls through) */
+void ustack_walk(struct em *e, uint32_t arr, uint8_t kib);
+/* ... a kernel probe's user registers at r8, rounded up (none: j[nj++]) */
+void kp_uregs(struct em *e, const struct cgen_kpro *k, size_t *nj, size_t *j);
+/* cgen_kprov.c: the provider's prologue, r8's UBPF_EV_KPROV put back */
+void kp_prologue(struct em *e, const struct cgen_kpro *k);
+/* ... a shared program's probe: its ev in r8, its D id at S_PRB */
+void kp_ident(struct em *e, const struct cgen_kpro *k);
+/* ... the plan, unarmed; true when the program has no record */
+bool kp_plan(struct em *e, const struct cgen_maps *m,
+	     const struct ubpf_kplan *pl, unsigned nargs);
+/* ... a process user space keeps self-> for: to the unflagged record */
+void kp_tlsu(struct em *e, const struct cgen_maps *m);
+/* ... struct ubpf_kctx after the header (r9): uid, gid, ppid */
+void kp_kctx(struct em *e, const struct cgen_kpro *k);
+/* cgen_rec.c: a uprobe's record's real uid and gid at off (r9) */
+void u_cred(struct em *e, int16_t off);
+/* ... the parent's tgid and, with anc, progenyof()'s chain after it */
+void anc_walk(struct em *e, const uint32_t o[2], bool kp, bool anc);
+/* ... the effective uid and gid at r8, through task_struct's cred at o */
+void u_ecred(struct em *e, const uint32_t o[3]);
+/* ... the process group's and session's ids at r8, through signal at o */
+void u_sess(struct em *e, const uint32_t o[4]);
 /* cgen_rec.c: the record's pr_psargs at r8 (r9 the record, in cgbuf),
  * from task_struct's mm and mm_struct's arg_start, arg_end (offsets + 1) */
 void cgen_psargs(struct em *e, const uint32_t o[3]);

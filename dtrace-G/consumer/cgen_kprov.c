@@ -16,7 +16,7 @@
  * as for a site: the probe's plan compiled in (the one bpf_agg.c keeps
  * under (ev, pid 0) for the generic program: every process's, so it
  * runs on every hit, unarmed, but for a process user space keeps
- * self-> variables for where the plan keeps them: cgen.c's kp_tlsu(),
+ * self-> variables for where the plan keeps them: kp_tlsu() below,
  * bpf_agg_cgen.c's "Two copies"; cg_tls says so to kprov_hit()), the record
  * (a struct ubpf_kctx after
  * the header, as kprov_emit() writes it) and the ring buffer's
@@ -30,8 +30,8 @@
  * where the provider says the probe's program may be shared (struct
  * cgk's idmap1: the syscall provider's raw tracepoints, a direction
  * with more than one probe), the program reads the probe's index and
- * D id at the hit from the provider's identity map (cgen.c's
- * kp_ident(), cgen_kpro's iv, idmap), cg_probe() putting the probe's
+ * D id at the hit from the provider's identity map (kp_ident() below,
+ * cgen_kpro's iv, idmap), cg_probe() putting the probe's
  * in its entry (struct cgk_id): programs whose code is then the same
  * are one, bpf_cg.c loading identical instructions once.
  *
@@ -45,7 +45,7 @@
  * makes it: the provider says where the thread's user registers are
  * (struct cgk's ureg: CGK_UREG_RAW for the raw tracepoints' pt_regs,
  * CGK_UREG_PERF for profile-N's sample, else those saved on entry) and
- * cgen.c's kp_uregs() reads them there.  A system call on
+ * cgen_ustk.c's kp_uregs() reads them there.  A system call on
  * the raw tracepoints (more than KP_SYS_PER_CALL_MAX calls,
  * kprov_syscall.c) has its program too, of the raw tracepoint's type,
  * which no perf event runs: the direction's dispatcher, which
@@ -68,6 +68,28 @@
  * processes' events are, when kprov_arm() finds them (kp_cg_arm());
  * the syscall provider's arm() attaches the dispatchers to sys_enter
  * and sys_exit.
+ *
+ * Their stages (the code at the end of this file).  Kernel probes take
+ * the same stages as cgen.c's with m->kp set: their provider's prologue
+ * (kprov.h's struct cgk, emitted by the provider's file) instead of the
+ * argument specs, the attach cookie's index, or their ev1's (each probe
+ * has a program of its own), or, in a program probes share
+ * (m->kp->idmap: the syscall provider's raw tracepoints), the index and
+ * the probe's D id read at the hit from the provider's identity map
+ * (kp_ident(); the id at S_PRB for the plan's CONSTs flagged
+ * UBPF_KF_PRB), with UBPF_EV_KPROV put back; the activity and the
+ * probe's exit() tests as a uprobe's (m->act, m->xpl); the plan, every
+ * process's, run on every hit with no arming checked (kp_plan()), and
+ * no record at all when it is the probe's every clause and cannot
+ * fault, nor when its record gates all failed (as a uprobe's,
+ * bpf_agg.c's bpf_kagg_kplan()); the record with a struct ubpf_kctx
+ * after the header (kp_kctx(): uid, gid, and ppid through task_struct
+ * at the BTF's offsets, as kprov.bpf.h's kprov_emit(); in a run that
+ * calls progenyof() anc_walk() reads the ppid again with its chain,
+ * which follows the out area in cgbuf).  The program types are the
+ * provider's (tracepoint, perf_event), whose helpers include all of
+ * these and bpf_get_current_task, bpf_get_current_uid_gid and
+ * bpf_probe_read_kernel.
  */
 #include "config.h"
 
@@ -80,6 +102,7 @@
 
 #include "bpf/kagg_bpf.h"
 #include "bpf/usdt_bpf.h"
+#include "cgen_impl.h"
 #include "kprov.h"
 
 /* ------------------------------------------------------------------ */
@@ -216,7 +239,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	kpro.in = k.in;
 	kpro.idmap = k.idmap1 - 1;
 	kpro.idmax = k.idmax;
-	if (k.id) /* the program reads which probe hit (cgen.c's kp_ident()) */
+	if (k.id) /* the program reads which probe hit (kp_ident()) */
 		*k.id = (struct cgk_id){p->idx, p->dp.id};
 	kpro.ureg = k.ureg;
 	/* kprov.bpf.h's kprov_btf: bpf_task_pt_regs() needs it */
@@ -326,4 +349,174 @@ int kp_cg_arm(struct consumer *c, struct kprov *kp)
 		return -1;
 	bpf_cg_armed(c);
 	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The stages' code for kernel probes (cgen.c's emit() calls it) */
+
+int16_t cgen_arg_slot(unsigned i)
+{
+	return (int16_t)S_ARG(i);
+}
+
+/*
+ * The provider's prologue (ctx in r6, pid_tgid in r7, the cookie in
+ * r8): its instructions, jumps relative and exits its own, as they
+ * are; then the record's ev gets UBPF_EV_KPROV back (the cookie is
+ * masked to 31 bits above).
+ */
+void kp_prologue(struct em *e, const struct cgen_kpro *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		put(e, k->v[i].code, k->v[i].dst_reg, k->v[i].src_reg,
+		    k->v[i].off, k->v[i].imm);
+	alu_i(e, BPF_OR, 8, INT32_MIN);
+}
+
+/*
+ * The hit's probe in a program several kernel probes share (the
+ * syscall provider's raw tracepoints, cgen_kprov.c): the provider's
+ * code leaves its index in r1; past the map's end (not reached: the
+ * provider's dispatcher chose this program for the index) the firing
+ * ends; r8 = its ev, S_PRB its id, which UBPF_KF_PRB's CONST loads
+ * (cgen_plan.c).  idmap's one value is addressed directly (ldmapv()),
+ * the index bounded for the verifier: no helper call.
+ */
+void kp_ident(struct em *e, const struct cgen_kpro *k)
+{
+	size_t j;
+
+	for (size_t i = 0; i < k->in; i++)
+		put(e, k->iv[i].code, k->iv[i].dst_reg, k->iv[i].src_reg,
+		    k->iv[i].off, k->iv[i].imm);
+	j = jmp_i(e, BPF_JLT, 1, (int32_t)k->idmax);
+	alu_i(e, BPF_MOV, 0, 0);
+	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	fix(e, j);
+	alu_i(e, BPF_LSH, 1, 3); /* sizeof(struct cgk_id) */
+	ldmapv(e, 2, k->idmap, 0);
+	alu_r(e, BPF_ADD, 2, 1);
+	ldx(e, BPF_W, 8, 2, 0);
+	ldx(e, BPF_W, 1, 2, 4);
+	stx(e, BPF_DW, 10, S_PRB, 1);
+	e->prb = true;
+}
+
+/*
+ * A kernel probe's plan, kprov.bpf.h's kprov_kagg(): every process's,
+ * so it runs on every hit (no cgarm1/cgarmed).  true when it is all
+ * the probe's clauses and cannot fault: the program has no record.  A
+ * string it cannot read (seq_read()) goes to the unflagged record, or
+ * with fault sites is the hit's fault: a record then, for it alone.
+ */
+bool kp_plan(struct em *e, const struct cgen_maps *m,
+	     const struct ubpf_kplan *pl, unsigned nargs)
+{
+	int fds[11] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
+			m->tlss,     m->kaggs_v, m->kaggs_w };
+
+	bool fs = cgen_fsites(e, pl);
+
+	cgen_plan(e, pl, nargs, fds);
+	if (!pl->record && !e->nfj && !e->nhzj && !fs)
+		return true;
+	if (pl->record != 1) { /* a record only for a fault or a REC */
+		size_t jf = 0;
+
+		if (fs || pl->record) {
+			ldx(e, BPF_DW, 1, 10, S_FLAGS);
+			alu_i(e, BPF_RSH, 1, pl->record ? 16 : 32);
+			jf = jmp_i(e, BPF_JNE, 1, 0);
+			/* a PRED failing before any REC or fault: here */
+			for (unsigned i = 0; i < e->nxpj; i++)
+				fix(e, e->xpj[i]);
+		}
+		own_give(e);
+		alu_i(e, BPF_MOV, 0, 0);
+		put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+		if (fs || pl->record)
+			fix(e, jf);
+	}
+	if (pl->record || fs) {
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(e, BPF_OR, 1, UBPF_RF_KAGG);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
+	}
+	for (unsigned i = 0; i < e->nfj; i++) /* past it, flags still 0 */
+		fix(e, e->fj[i]);
+	for (unsigned i = 0; i < e->nhzj; i++)
+		fix(e, e->hzj[i]);
+	e->nfj = e->nhzj = 0;
+	return false;
+}
+
+/*
+ * A kernel probe's plan that keeps self-> runs for every process, but
+ * not for one user space keeps them for (bpf_agg_cgen.c's "Two copies"):
+ * the hit's tgid in cgtlsu not 0, or not there while cgtlsufull is set
+ * (tls_user()), sends it to the unflagged record, as a hit past the
+ * horizon (e->hzj: kp_plan() then has a record).  Only once cgtlsuw's
+ * word is set (a uprobe's hit went to cgtlsu; why that is enough:
+ * bpf_agg_cgen.c); before, a direct load and a test.  r7 pid_tgid, r0-r5
+ * clobbered, S_KEY8 free.
+ */
+void kp_tlsu(struct em *e, const struct cgen_maps *m)
+{
+	size_t jnone, jarmed, jw;
+
+	ldmapv(e, 1, m->tlsuw, 0); /* no such hit yet: the plan */
+	ldx(e, BPF_W, 1, 1, 0);
+	jw = jmp_i(e, BPF_JEQ, 1, 0);
+	alu_r(e, BPF_MOV, 1, 7);
+	alu_i(e, BPF_RSH, 1, 32);
+	stx(e, BPF_W, 10, S_KEY8, 1);
+	lookup_at(e, m->tlsu, S_KEY8);
+	jnone = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 1, 0, 0);
+	e->hzj[e->nhzj++] = jmp_i(e, BPF_JNE, 1, 0);
+	jarmed = jmp_i(e, BPF_JA, 0, 0); /* 0: the kernel keeps them */
+	fix(e, jnone);
+	ldmapv(e, 1, m->tlsufull, 0); /* its one u32 */
+	ldx(e, BPF_W, 1, 1, 0);
+	e->hzj[e->nhzj++] = jmp_i(e, BPF_JNE, 1, 0);
+	fix(e, jarmed);
+	fix(e, jw);
+}
+
+/*
+ * struct ubpf_kctx after the header (r9), as kprov.bpf.h's kprov_emit()
+ * and kprov_ppid(): uid, gid, and the parent's tgid read through
+ * task_struct at the offsets the kernel's BTF gave (0 when unknown or
+ * unreadable); S_KEY8 is free here.
+ */
+void kp_kctx(struct em *e, const struct cgen_kpro *k)
+{
+	const int16_t x = (int16_t)sizeof(struct ubpf_rec);
+	size_t j1, j2 = 0;
+
+	call(e, BPF_FUNC_get_current_uid_gid);
+	stx(e, BPF_W, 9, x, 0);
+	alu_i(e, BPF_RSH, 0, 32);
+	stx(e, BPF_W, 9, (int16_t)(x + 4), 0);
+	st(e, BPF_DW, 9, (int16_t)(x + 8), 0); /* ppid 0, pad */
+	if (!k->parent1 || !k->tgid1)
+		return;
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	alu_i(e, BPF_ADD, 3, (int32_t)(k->parent1 - 1));
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, S_KEY8);
+	alu_i(e, BPF_MOV, 2, 8);
+	call(e, BPF_FUNC_probe_read_kernel);
+	j1 = jmp_i(e, BPF_JNE, 0, 0);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	j2 = jmp_i(e, BPF_JEQ, 3, 0);
+	alu_i(e, BPF_ADD, 3, (int32_t)(k->tgid1 - 1));
+	alu_r(e, BPF_MOV, 1, 9);
+	alu_i(e, BPF_ADD, 1, (int16_t)(x + 8));
+	alu_i(e, BPF_MOV, 2, 4);
+	call(e, BPF_FUNC_probe_read_kernel);
+	fix(e, j1);
+	fix(e, j2);
 }

@@ -501,7 +501,7 @@ static void slen(struct em *e, const struct ubpf_kop *o, unsigned *sp)
  * the id in it), pr_pgid or pr_sid (current->signal, its pids[] entry,
  * then that struct pid's numbers[0].nr), each pointer and the id read
  * with bpf_probe_read_kernel() at o->imm's offsets into the slot the
- * value is pushed to, as cgen.c's u_ecred() and u_sess() read them for
+ * value is pushed to, as cgen_rec.c's u_ecred() and u_sess() read them for
  * the record.  A NULL pointer or a read that fails leaves 0 there (the
  * slot zeroed first, a failed read zeroing what it was to write); at a
  * uprobe, the only probe whose plan has these (kplan.h's

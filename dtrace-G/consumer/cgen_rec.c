@@ -6,10 +6,22 @@
  * (the record) that puts the same bytes, with the same flags, where
  * the generic program (bpf/usdt.bpf.c) puts them, so bpf.c decodes
  * both the same way and the output cannot differ (doc/DESIGN.md §8):
- * curpsinfo->pr_psargs (below) and vtimestamp (with the switch program
+ * the ids and the parents (first), curpsinfo->pr_psargs (below) and
+ * vtimestamp (with the switch program
  * that keeps its clock: further down).  And, for the plan (cgen_plan.c),
  * progenyof()'s walk of the same chain of parents the record carries
  * (cgen_anc_plan(), at the end).
+ *
+ * The ids and the parents.  The spec's cred puts the uid and gid after
+ * the arguments (u_cred(), UBPF_RF_CRED: 8 bytes, the size stays
+ * constant) and its ppid the parent's tgid through task_struct at the
+ * BTF's offsets (anc_walk(), UBPF_RF_PPID), as usdt.bpf.c's cred_rec()
+ * and ppid_rec(); the ppid's 8 bytes are there only when the parent
+ * could be read, so such a record is built in cgbuf too; so are the
+ * spec's ecred (u_ecred(): the effective ids through task_struct's
+ * cred, UBPF_RF_ECRED) and sess (u_sess(): the process group's and
+ * session's level-0 ids through signal->pids, UBPF_RF_SESS), as
+ * ecred_rec() and sess_rec(), the psargs (below) after those.
  *
  * curpsinfo->pr_psargs (cgen_psargs()): usdt.bpf.c's psargs_rec(),
  * instruction for instruction in effect, in the record of a uprobe
@@ -25,7 +37,7 @@
  * nothing and no UBPF_RF_PSARGS; psargs.c then gives what the generic
  * program's record gives.  The mm's two words pass through the
  * record's bytes where the text then goes (or past its end), as
- * cgen.c's u_sess() passes its struct pid.
+ * u_sess() passes its struct pid.
  *
  * Registers, as cgen.c's record stage has them: r9 the record (cgbuf
  * for pr_psargs), r8 its length so far; r1-r5 and r0 are clobbered,
@@ -43,6 +55,231 @@
 
 #include "bpf/usdt_bpf.h"
 #include "cgen_impl.h"
+
+/*
+ * A uprobe's record, as usdt.bpf.c's cred_rec(): the real uid and gid
+ * at off of the record (r9), which is flagged UBPF_RF_CRED.
+ */
+void u_cred(struct em *e, int16_t off)
+{
+	call(e, BPF_FUNC_get_current_uid_gid);
+	stx(e, BPF_W, 9, off, 0);
+	alu_i(e, BPF_RSH, 0, 32);
+	stx(e, BPF_W, 9, (int16_t)(off + 4), 0);
+}
+
+/* struct ubpf_anc's 4 bytes as the host reads them */
+static int32_t anc_word(unsigned n, unsigned state)
+{
+	struct ubpf_anc a = { (__u16)n, (__u16)state };
+	uint32_t w;
+
+	memcpy(&w, &a, sizeof(w));
+	return (int32_t)w;
+}
+
+/*
+ * The parent's tgid at the hit, A[0], and with anc progenyof()'s chain
+ * after it, as usdt.bpf.c's ppid_rec() and anc_rec() and kprov.bpf.h's
+ * kprov_anc(): read through task_struct at o (offsets + 1) from the
+ * current task, the parent's task kept in S_KEY8 (free here).
+ *
+ * A uprobe's record (!kp): A[0] and 4 bytes at r8 (masked as the
+ * strings' are), the record (r9) flagged UBPF_RF_PPID, and the links
+ * after them; nothing, and no flag, when a read of A[0] faults or there
+ * is no parent.  A kernel probe's (kp): A[0] and struct ubpf_anc in its
+ * kctx (kp_kctx() wrote them, 0 0 where not read), the links at r8.
+ * r8 is past what was written.
+ *
+ * The walk is unrolled: link i (1 .. UBPF_ANC - 1) at a constant offset
+ * from r9 + r8, which stays put, each exit (n links, complete or cut)
+ * a block that stores its struct ubpf_anc and the padding; all of them
+ * then move r8 past the links by the count read back, so the verifier
+ * meets one state there, not one a link.
+ */
+void anc_walk(struct em *e, const uint32_t o[2], bool kp, bool anc)
+{
+	const int16_t x = (int16_t)sizeof(struct ubpf_rec);
+	/* the links from r9 + r8; struct ubpf_anc from there, or where kp
+	 * from r9 (the kctx's pad) */
+	const int16_t lb = kp ? 0 : 8, ao = kp ? (int16_t)(x + 12) : 4;
+	size_t jn[3], jz, j31, jl[UBPF_ANC][3] = { { 0 } },
+			       jf[UBPF_ANC] = { 0 };
+	size_t jt[2 * UBPF_ANC];
+	unsigned nt = 0;
+
+	call(e, BPF_FUNC_get_current_task);
+	alu_r(e, BPF_MOV, 3, 0);
+	alu_i(e, BPF_ADD, 3, (int32_t)(o[0] - 1));
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, S_KEY8);
+	alu_i(e, BPF_MOV, 2, 8);
+	call(e, BPF_FUNC_probe_read_kernel);
+	jn[0] = jmp_i(e, BPF_JNE, 0, 0);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	jn[1] = jmp_i(e, BPF_JEQ, 3, 0);
+	alu_i(e, BPF_ADD, 3, (int32_t)(o[1] - 1));
+	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+	alu_r(e, BPF_MOV, 1, 9);
+	if (kp)
+		alu_i(e, BPF_ADD, 1, (int32_t)(x + 8));
+	else
+		alu_r(e, BPF_ADD, 1, 8);
+	alu_i(e, BPF_MOV, 2, 4);
+	call(e, BPF_FUNC_probe_read_kernel);
+	jn[2] = jmp_i(e, BPF_JNE, 0, 0);
+	if (!kp) {
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		st(e, BPF_W, 1, 4, 0);
+		ldx(e, BPF_H, 1, 9, 30);
+		alu_i(e, BPF_OR, 1, UBPF_RF_PPID);
+		stx(e, BPF_H, 9, 30, 1);
+	}
+	if (!anc) {
+		if (!kp)
+			alu_i(e, BPF_ADD, 8, 8);
+		goto none;
+	}
+	/* A[0] 0: complete, no link */
+	if (kp) {
+		ldx(e, BPF_W, 1, 9, (int16_t)(x + 8));
+	} else {
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		ldx(e, BPF_W, 1, 1, 0);
+	}
+	jz = jmp_i(e, BPF_JEQ, 1, 0);
+	for (unsigned i = 1; i < UBPF_ANC; i++) {
+		int16_t at = (int16_t)(lb + 4 * (int)(i - 1));
+
+		ldx(e, BPF_DW, 3, 10, S_KEY8);
+		alu_i(e, BPF_ADD, 3, (int32_t)(o[0] - 1));
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, S_KEY8);
+		alu_i(e, BPF_MOV, 2, 8);
+		call(e, BPF_FUNC_probe_read_kernel);
+		jl[i][0] = jmp_i(e, BPF_JNE, 0, 0);
+		ldx(e, BPF_DW, 3, 10, S_KEY8);
+		jl[i][1] = jmp_i(e, BPF_JEQ, 3, 0);
+		alu_i(e, BPF_ADD, 3, (int32_t)(o[1] - 1));
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		alu_i(e, BPF_ADD, 1, at);
+		alu_i(e, BPF_MOV, 2, 4);
+		call(e, BPF_FUNC_probe_read_kernel);
+		jl[i][2] = jmp_i(e, BPF_JNE, 0, 0);
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		ldx(e, BPF_W, 1, 1, at);
+		jf[i] = jmp_i(e, BPF_JEQ, 1, 0);
+	}
+	j31 = jmp_i(e, BPF_JA, 0, 0); /* UBPF_ANC links, none 0 */
+	/* each exit's block, n links: past UBPF_ANC - 1, none 0 (the fall
+	 * through), or a read of link n + 1 that failed: cut; link n 0:
+	 * complete */
+	for (int full = 0; full < 2; full++) {
+		for (unsigned n = 0; n < UBPF_ANC; n++) {
+			if (!full && n + 1 < UBPF_ANC) {
+				fix(e, jl[n + 1][0]);
+				fix(e, jl[n + 1][1]);
+				fix(e, jl[n + 1][2]);
+			} else if (!full) {
+				fix(e, j31);
+			}
+			if (full)
+				fix(e, n ? jf[n] : jz);
+			alu_r(e, BPF_MOV, 1, 9);
+			if (!kp)
+				alu_r(e, BPF_ADD, 1, 8);
+			st(e, BPF_W, 1, ao,
+			   anc_word(n, full ? UBPF_ANC_FULL : UBPF_ANC_CUT));
+			if (n & 1) {
+				alu_r(e, BPF_MOV, 1, 9);
+				alu_r(e, BPF_ADD, 1, 8);
+				st(e, BPF_W, 1, (int16_t)(lb + 4 * (int)n), 0);
+			}
+			jt[nt++] = jmp_i(e, BPF_JA, 0, 0);
+		}
+	}
+	/* past the links, by the count the block wrote */
+	for (unsigned k = 0; k < nt; k++)
+		fix(e, jt[k]);
+	alu_r(e, BPF_MOV, 1, 9);
+	if (!kp)
+		alu_r(e, BPF_ADD, 1, 8);
+	ldx(e, BPF_H, 2, 1, ao);
+	alu_i(e, BPF_LSH, 2, 2);
+	alu_i(e, BPF_ADD, 2, 7);
+	alu_i(e, BPF_AND, 2, ~7);
+	alu_r(e, BPF_ADD, 8, 2);
+	alu_i(e, BPF_ADD, 8, lb);
+none:
+	fix(e, jn[0]);
+	fix(e, jn[1]);
+	fix(e, jn[2]);
+}
+/* 8 bytes put at r8: r8 past them, the record (r9) flagged f */
+static void u_done(struct em *e, int32_t f)
+{
+	alu_i(e, BPF_ADD, 8, 8);
+	ldx(e, BPF_H, 1, 9, 30);
+	alu_i(e, BPF_OR, 1, f);
+	stx(e, BPF_H, 9, 30, 1);
+}
+
+/*
+ * ... as ecred_rec(): the effective uid and gid at r8, through
+ * task_struct's cred at o (offsets + 1: cred, euid, egid), flagged
+ * UBPF_RF_ECRED; nothing, and no flag, when a read faults.
+ */
+void u_ecred(struct em *e, const uint32_t o[3])
+{
+	size_t j[4];
+	unsigned nj = 0;
+
+	task_ptr(e, o[0], j, &nj);
+	rec_at(e, 0);
+	kread(e, 4, o[1], j, &nj);
+	ldx(e, BPF_DW, 3, 10, S_KEY8);
+	rec_at(e, 0);
+	alu_i(e, BPF_ADD, 1, 4);
+	kread(e, 4, o[2], j, &nj);
+	u_done(e, UBPF_RF_ECRED);
+	for (unsigned i = 0; i < nj; i++)
+		fix(e, j[i]);
+}
+
+/*
+ * ... as sess_rec(): the process group's and session's ids at r8, each
+ * the level-0 nr of signal->pids[type] (SESS_PGID 2, SESS_SID 3) at o
+ * (offsets + 1: signal, pids, numbers, nr), flagged UBPF_RF_SESS;
+ * nothing, and no flag, when a read faults or a pid is not there.  The
+ * struct pid pointer passes through the record's bytes at r8 + 8,
+ * which the id then overwrites or the record's end leaves out.
+ */
+void u_sess(struct em *e, const uint32_t o[4])
+{
+	size_t j[8];
+	unsigned nj = 0;
+
+	task_ptr(e, o[0], j, &nj);
+	for (int t = 2; t <= 3; t++) {
+		ldx(e, BPF_DW, 3, 10, S_KEY8);
+		rec_at(e, 0);
+		alu_i(e, BPF_ADD, 1, 8);
+		kread(e, 8, o[1] + 8 * (uint32_t)t, j, &nj);
+		rec_at(e, 0);
+		ldx(e, BPF_DW, 3, 1, 8);
+		j[nj++] = jmp_i(e, BPF_JEQ, 3, 0);
+		alu_i(e, BPF_ADD, 1, 4 * (t - 2));
+		alu_i(e, BPF_ADD, 3, (int32_t)(o[2] - 1));
+		kread(e, 4, o[3], j, &nj);
+	}
+	u_done(e, UBPF_RF_SESS);
+	for (unsigned i = 0; i < nj; i++)
+		fix(e, j[i]);
+}
 
 void cgen_psargs(struct em *e, const uint32_t o[3])
 {
@@ -293,7 +530,7 @@ void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off)
  * plan has PROG (cgen_plan.c), the hit's pid and then its chain of
  * parents are compared with each of the plan's pids (pl->anc, at most
  * UBPF_KANC), the one found setting its bit, S_FLAGS_ANC(i), which
- * PROG pushes.  The chain is the record's (cgen.c's anc_walk(),
+ * PROG pushes.  The chain is the record's (anc_walk() above,
  * usdt.bpf.c's anc_rec()): A[0] the tgid of current->real_parent, A[k +
  * 1] that of the real_parent of the task A[k] was read from, the task
  * pointer walked (S_STK(0), the current task's first), each read with

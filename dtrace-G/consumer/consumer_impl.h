@@ -914,7 +914,7 @@ struct cgen_maps {
 	uint32_t uwalk1, uwalkm1;
 	uint32_t ppid1[2]; /* task_struct's real_parent, tgid + 1, or 0 */
 	/* a clause calls progenyof(): a record's ppid comes with the
-	 * chain of parents (anc_wanted(); cgen.c's anc_walk()) */
+	 * chain of parents (anc_wanted(); cgen_rec.c's anc_walk()) */
 	bool anc;
 	uint32_t ecred1[3]; /* ... cred, cred's euid, egid (ecred_offs()) */
 	uint32_t sess1[4];  /* ... signal, pids, numbers, nr (sess_offs()) */
@@ -964,7 +964,7 @@ struct cgen_kpro {
 };
 /*
  * Where a kernel probe's program finds the user registers of the
- * thread it fired in (cgen.c's kp_uregs(), as kprov.bpf.h's programs
+ * thread it fired in (cgen_ustk.c's kp_uregs(), as kprov.bpf.h's programs
  * find them): those saved at the top of its kernel stack
  * (bpf_task_pt_regs(): a tracepoint's), a raw tracepoint's struct
  * pt_regs * (sys_enter's and sys_exit's args[0]), or a perf event's

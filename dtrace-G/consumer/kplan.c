@@ -76,14 +76,15 @@
  * from, so the kernel's value is the one user space would read), ppid
  * where the kernel's BTF says where task_struct keeps the parent
  * (D_KPLAN_PPID; UBPF_K_PPID reads current->real_parent->tgid at the
- * offsets d_kplan_ppid() gives, as cgen.c's u_ppid() and kp_kctx() read
- * it into the record for user space, so a reparented process's is its
- * new parent's in both; without the BTF's offsets, user space's),
+ * offsets d_kplan_ppid() gives, as cgen_rec.c's anc_walk() and
+ * cgen_kprov.c's kp_kctx() read it into the record for user space, so
+ * a reparented process's is its new parent's in both; without the
+ * BTF's offsets, user space's),
  * progenyof() of a constant pid with those offsets, in a program whose
  * kernel keeps no self-> variable (UBPF_K_PROG: kp_prog_arg()),
  * curpsinfo->pr_euid and pr_egid, pr_pgid and pr_sid where the BTF
  * says where task_struct keeps cred and the process's pids (D_KPLAN_ECRED,
- * D_KPLAN_SESS; UBPF_K_ECRED and UBPF_K_SESS read what cgen.c's
+ * D_KPLAN_SESS; UBPF_K_ECRED and UBPF_K_SESS read what cgen_rec.c's
  * u_ecred() and u_sess() read into the record: the cred's euid and
  * egid, the level-0 nr of signal->pids[PIDTYPE_PGID, _SID], the ids of
  * the namespace dtrace prints pid in, a setpgid() or setsid() before

@@ -56,7 +56,7 @@
  * dtrace's walk of them (cgen_out.c's cg_out_run(), records.c's
  * hit_run_kagg()) know no provider, so a kernel probe's clause is
  * exact by the same argument as a site's; a program the raw
- * tracepoints' calls share (cgen.c's kp_ident()) too, programs being
+ * tracepoints' calls share (cgen_kprov.c's kp_ident()) too, programs being
  * shared only where their instructions, so their plans, are the same.
  * What changes at a kernel probe is what a user sees of a copy: the
  * kernel's bpf_probe_read_user_str() cannot take a page fault, so a

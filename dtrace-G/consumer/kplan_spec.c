@@ -73,7 +73,7 @@
  *    kctx, arguments and vtimestamp, where kprov.c's kprov_hit() reads
  *    it (they are the same clauses: the plan, its ODONE bits and
  *    dtrace's walk of them, cgen_out.c's cg_out_run(), know no
- *    provider).  A program the raw tracepoints' calls share (cgen.c's
+ *    provider).  A program the raw tracepoints' calls share (cgen_kprov.c's
  *    kp_ident()) is exact too: programs are shared only where their
  *    instructions, so their plans, are the same, and dtrace walks the
  *    area by the probe the record names.  tick-N fires in dtrace with

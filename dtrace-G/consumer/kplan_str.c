@@ -536,8 +536,8 @@ const char *kp_ident_str(const struct d_probe *pr, const struct node *n)
  * truth is a constant, which kplan_emit.c's emit() folds into that
  * probe's plan (a CONST, kp_ident_fold()).  It reads nothing at the
  * hit and cannot fault.  A program several kernel probes share
- * (cgen.c's kp_ident()) is one only where the instructions are the
- * same, so probes whose folds differ get programs of their own.
+ * (cgen_kprov.c's kp_ident()) is one only where the instructions are
+ * the same, so probes whose folds differ get programs of their own.
  * Generated programs only (k->vars), as the other string comparisons.
  */
 bool kp_ident_cmp(const struct d_kplan *k, const struct node *n)

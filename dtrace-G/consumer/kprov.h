@@ -128,7 +128,7 @@ struct kprov {
 };
 
 /* a probe in a program probes share: its ev's index and its id, as the
- * program reads them at the hit (cgen.c's kp_ident()) */
+ * program reads them at the hit (cgen_kprov.c's kp_ident()) */
 struct cgk_id {
 	uint32_t ev, id;
 };

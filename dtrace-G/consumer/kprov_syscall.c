@@ -88,7 +88,7 @@
  * (0.35-0.6 s of CPU to load on the 2-CPU machine), most of them the
  * same code but for the probe's ev and D id, immediates.  Where a
  * direction has more than one probe on the raw tracepoint, its
- * programs read those at the hit instead (cgen.c's kp_ident()): from
+ * programs read those at the hit instead (cgen_kprov.c's kp_ident()): from
  * the identity map (sys_idmap(): one array entry, a struct cgk_id per
  * index, filled by cgen_kprov.c's cg_probe() and written by
  * kp_sys_cg_load()) at the index raw_ident() computes, the number for
@@ -517,7 +517,7 @@ static size_t kind_count(const struct kprov *kp, enum kp_kind k)
 }
 
 /*
- * The identity map of the raw tracepoints' shared programs (cgen.c's
+ * The identity map of the raw tracepoints' shared programs (cgen_kprov.c's
  * kp_ident()), made for the first: one entry, 2 * UBPF_KSYS_MAX struct
  * cgk_id, entry's by number, then return's; its fd, or -1.
  */
@@ -539,7 +539,7 @@ static int sys_idmap(struct kprov *kp)
 }
 
 /*
- * A shared raw program's index in the identity map (cgen.c's
+ * A shared raw program's index in the identity map (cgen_kprov.c's
  * kp_ident()): entry's the number, sys_enter's args[1]; return's
  * UBPF_KSYS_MAX + the number, read from the registers as the
  * dispatcher read it (raw_dispatch(): a compat task's call, another

@@ -19,7 +19,7 @@
  *  - bpf backend: bpf/usdt.bpf.c appends them to the record (flag
  *    UBPF_RF_USTACK; usdt_bpf.h has the layout), reading the stack a
  *    page at a time from the stack pointer, so a copy stops where the
- *    stack ends, and so does a generated program (cgen.c's
+ *    stack ends, and so does a generated program (cgen_ustk.c's
  *    ustack_copy());
  *    the kernel providers' programs (bpf/kprov.bpf.h) append the same
  *    from the thread's user-mode registers (arm64's into the per-CPU

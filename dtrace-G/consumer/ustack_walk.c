@@ -21,7 +21,7 @@
  * each here, 16,107 instructions; 0.6-0.9 s before unw.bpf.c's rd()
  * and walk() kept the verifier's states few) and a run mostly attaches
  * one kind.  The generated program
- * tail-calls it through the array (cgen.c); where it could not be
+ * tail-calls it through the array (cgen_ustk.c); where it could not be
  * loaded (no BTF, a kernel before bpf_loop() and bpf_find_vma(), 5.17;
  * DTRACE_USTACK_WALK=0; aarch64, which keeps the copy) the array stays
  * empty and the tail call falls through to the copy.

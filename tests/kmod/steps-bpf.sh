@@ -540,7 +540,7 @@ check "the raw tracepoints' generated programs: generated" \
 	grep -q '^dtrace: BPF: 4 generated programs, ' bk.err ||
 	diag "$(tail -n 40 bk.err)"
 # ... a glob over every call: the calls' programs shared (the probe's
-# identity read at the hit from the identity map, cgen.c's
+# identity read at the hit from the identity map, cgen_kprov.c's
 # kp_ident()), one per direction with the dispatchers, probefunc and
 # probename keys in the kernel
 rm -f bk.txt
@@ -686,7 +686,7 @@ rm -f bs.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bs.txt \
 	-n 'profile-997 /pid == $target/ { @s[ustack()] = count(); }' \
 	-c "/kt/kstk spin 300" >bs.prog 2>bs.err </dev/null
-# (its program generated, ../cgen.c's kp_uregs(): 6.1's verifier takes
+# (its program generated, ../cgen_ustk.c's kp_uregs(): 6.1's verifier takes
 # bpf_task_pt_regs() in a perf event's program)
 check "ustack() at profile-997: a generated program" \
 	grep -q '^dtrace: BPF: [0-9]* generated program' bs.err

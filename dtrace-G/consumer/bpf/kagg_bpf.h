@@ -255,7 +255,8 @@ enum {
 		       * read through task_struct at the offsets imm
 		       * holds (real_parent's in bits 0-31, tgid's in
 		       * 32-63, from the kernel's BTF), as an int, as the
-		       * record's is read (cgen.c's u_ppid(), kp_kctx()) */
+		       * record's is read (cgen_rec.c's anc_walk(),
+		       * cgen_kprov.c's kp_kctx()) */
 	UBPF_K_JMP,   /* go to jump (a forward one, the stack empty): the
 		       * end of an if's body, past its else (kplan_emit.c's
 		       * emit_list(); generated programs only, as TIME) */
@@ -264,14 +265,14 @@ enum {
 		       * at the offsets imm holds (cred's in bits 0-31, the
 		       * id's in struct cred in 32-63, from the kernel's
 		       * BTF), as a uint32_t, as the record's is read
-		       * (cgen.c's u_ecred()) */
+		       * (cgen_rec.c's u_ecred()) */
 	UBPF_K_SESS,  /* push curpsinfo->pr_pgid or pr_sid, the level-0 nr
 		       * of the process's signal->pids[PIDTYPE_PGID or
 		       * _SID], at the offsets imm holds (task_struct's
 		       * signal in bits 0-31, that pids[] entry's in
 		       * signal_struct in 32-47, numbers[0].nr's in struct
 		       * pid in 48-63), as an int, as the record's is read
-		       * (cgen.c's u_sess()) */
+		       * (cgen_rec.c's u_sess()) */
 	UBPF_K_SLEN,  /* push strlen(copyinstr(argument n)): the length
 		       * of the copy the plan's strings are read into
 		       * (cgen_sarg.c's seq_read()) less its NUL, at most

@@ -49,7 +49,7 @@
  *		code is the same: where a direction has more than one probe,
  *		each program reads which probe hit at the hit (its ev and D
  *		id, from the identity map indexed by the number, as ksys[nr]
- *		says it here; ../cgen.c's kp_ident()), so the code differs
+ *		says it here; ../cgen_kprov.c's kp_ident()), so the code differs
  *		only where the clauses do, and identical code is loaded once
  *		(../bpf_cg.c): syscall:::entry with one clause loads one
  *		program for it, not one per call.
@@ -85,7 +85,7 @@
  * where a clause reads the stack, UREGS_IF(): found taken, the hit is
  * a drop), read from struct user_pt_regs as they lie,
  * which is the order uregs.h numbers them in.  The generated programs
- * read them from the same places (../cgen.c's kp_uregs()): change one,
+ * read them from the same places (../cgen_ustk.c's kp_uregs()): change one,
  * change both.
  */
 #ifndef KPROV_BPF_BPF_H

@@ -567,8 +567,9 @@ static void emit(struct em *m, const struct node *n)
 		} else if (d_builtins[n->sub].id == B_PPID) {
 			/* task_struct's real_parent, the parent's tgid */
 			o = put(m, UBPF_K_PPID, 0, 1);
-			o->imm = (int64_t)((uint64_t)(m->k->ppid1[0] - 1) |
-					   (uint64_t)(m->k->ppid1[1] - 1) << 32);
+			o->imm =
+				(int64_t)((uint64_t)(m->k->ppid1[0] - 1) |
+					  (uint64_t)(m->k->ppid1[1] - 1) << 32);
 		} else if (d_builtins[n->sub].id == B_EUID ||
 			   d_builtins[n->sub].id == B_EGID) {
 			/* task_struct's cred, struct cred's euid or egid */

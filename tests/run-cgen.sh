@@ -94,6 +94,16 @@ same() {
 	expect_eq "$what: no drops" "" "$(grep -i drop err1.txt err0.txt)"
 }
 
+# same_faults WHAT N: the fault lines of the two runs of same() alike
+# (their probes' pids made one), N of them
+same_faults() {
+	for g in 0 1; do
+		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+	done
+	expect_file_eq "$1: the same errors" flt0.txt flt1.txt
+	expect_eq "$1: $2 errors" "$2" "$(wc -l <flt1.txt | tr -d ' ')"
+}
+
 # rec_read WHAT N: -v of the DTRACE_CGEN=1 run counts N records read
 rec_read() {
 	expect_eq "$1: records read" " $2 record$([ "$2" = 1 ] || echo s) read" \
@@ -262,13 +272,7 @@ cg_ids() {
 	same "copyin() at the hit that faults" generated "'tick 3'" \
 		-n 'tr$target:::tick { printf("%d\n", *(char *)copyin(arg2, 1)); }' \
 		-n 'tr$target:::tick { printf("%d\n", arg0); }'
-	for g in 0 1; do
-		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-	done
-	expect_file_eq "copyin() at the hit that faults: the same errors" \
-		flt0.txt flt1.txt
-	expect_eq "copyin() at the hit that faults: 3 errors" 3 \
-		"$(wc -l <flt1.txt | tr -d ' ')"
+	same_faults "copyin() at the hit that faults" 3
 }
 
 # vtimestamp
@@ -547,13 +551,7 @@ cg_selfu() {
 	EOF
 	same "a string predicate that faults" generated "'tick 6'" -s t.d
 	kvars "a string predicate that faults" 3 0
-	for g in 0 1; do
-		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-	done
-	expect_file_eq "a string predicate that faults: the same errors" \
-		flt0.txt flt1.txt
-	expect_eq "a string predicate that faults: 6 errors" 6 \
-		"$(wc -l <flt1.txt | tr -d ' ')"
+	same_faults "a string predicate that faults" 6
 }
 
 # string keys, this-> strings
@@ -577,12 +575,7 @@ cg_strk() {
 	EOF
 	same "a string key that faults" generated "'tick 3'" -s t.d
 	kvars "a string key that faults" 2 0
-	for g in 0 1; do
-		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-	done
-	expect_file_eq "a string key that faults: the same errors" flt0.txt flt1.txt
-	expect_eq "a string key that faults: 3 errors" 3 \
-		"$(wc -l <flt1.txt | tr -d ' ')"
+	same_faults "a string key that faults" 3
 
 	# a this-> string that is copyinstr(argN) wherever it is read (stored
 	# earlier in its clause, or in a clause without a predicate before it
@@ -603,12 +596,7 @@ cg_strk() {
 	EOF
 	same "a this-> string that faults" generated "'tick 6'" -s t.d
 	kvars "a this-> string that faults" 2 0
-	for g in 0 1; do
-		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-	done
-	expect_file_eq "a this-> string that faults: the same errors" flt0.txt flt1.txt
-	expect_eq "a this-> string that faults: 6 errors" 6 \
-		"$(wc -l <flt1.txt | tr -d ' ')"
+	same_faults "a this-> string that faults" 6
 	# ... not where it may be read unset ("" then) or set otherwise: a read
 	# before the store, a clause with a predicate setting it, a second
 	# argument's string (each is kept as its bytes instead, kplan_svar.c's
@@ -661,13 +649,7 @@ cg_flt() {
 	EOF
 	same "faults at the hit beside self->" generated "'tick 4'" -s t.d
 	kvars "faults at the hit beside self->" 4 1
-	for g in 0 1; do
-		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-	done
-	expect_file_eq "faults at the hit beside self->: the same errors" \
-		flt0.txt flt1.txt
-	expect_eq "faults at the hit beside self->: 6 errors" 6 \
-		"$(wc -l <flt1.txt | tr -d ' ')"
+	same_faults "faults at the hit beside self->" 6
 	expect_eq "faults at the hit beside self->: 2 in the body" 2 \
 		"$(grep -Ec 'invalid address \(0xfffffffffffff(830|448)\) in action #3$' flt1.txt)"
 	# (the epid as the message names it: how many there are depends on the
@@ -696,12 +678,7 @@ cg_flt() {
 	same "&& and || beside self->, their right sides faulting" generated \
 		"'tick 6'" -s t.d
 	kvars "&& and || beside self->, their right sides faulting" 5 1
-	for g in 0 1; do
-		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
-	done
-	expect_file_eq "&& and || beside self->: the same errors" flt0.txt flt1.txt
-	expect_eq "&& and || beside self->: 9 errors" 9 \
-		"$(wc -l <flt1.txt | tr -d ' ')"
+	same_faults "&& and || beside self->" 9
 
 	# a string that runs into an unmapped page faults there, at the page's
 	# address, as the interpreter's read a page at a time does; 255 bytes

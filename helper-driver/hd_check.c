@@ -645,6 +645,11 @@ void hd_check_set_timeout(unsigned ms)
 	check_timeout_ms = ms;
 }
 
+unsigned hd_check_timeout(void)
+{
+	return check_timeout_ms;
+}
+
 void hd_check_stop(void)
 {
 	if (op.phase != PH_IDLE) {

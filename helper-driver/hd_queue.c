@@ -69,7 +69,8 @@
  * made it validated and written first), and the next daemon's start-up
  * scan (hd_scan.c) finds the DOF of every running process, so it comes
  * back.  At SIGTERM the daemon validates what is queued first (at most
- * 2 s).
+ * HD_DRAIN_MS, or --check-timeout where that is longer; what is left is
+ * said in the log).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -712,6 +713,11 @@ void hd_queue_drain(struct helperd *hd, unsigned ms)
 		if (!last || hd_queue_wait(hd, last, until) == -ETIMEDOUT)
 			break;
 	}
+	if (hd->njobs)
+		hd_log(HD_WARN, "stopping with %zu registrations answered but "
+		       "not yet checked after %u ms: not recorded (the next "
+		       "start's scan finds those of running processes)",
+		       hd->njobs, ms);
 }
 
 void hd_queue_stop(struct helperd *hd)

@@ -506,13 +506,18 @@ static void serve(struct hd_run *r)
 
 /*
  * After the loop: what was sent is read, and what was answered is
- * checked and recorded, before we go.
+ * checked and recorded, before we go: for at most HD_DRAIN_MS, or one
+ * check's timeout where --check-timeout allows a check longer than that
+ * (a daemon told that one check may take that long is not cut short
+ * in the middle of one at SIGTERM).
  */
 static void drain(struct hd_run *r)
 {
+	unsigned ms = hd_check_timeout();
+
 	hd_notify("STOPPING=1");
 	hd_sock_stop(r->hd);
-	hd_queue_drain(r->hd, 2000);
+	hd_queue_drain(r->hd, ms > HD_DRAIN_MS ? ms : HD_DRAIN_MS);
 }
 
 /*

@@ -135,6 +135,11 @@ struct hd_refused {
 #define HD_ADD_SETTLE_MS 10
 /* The checker's answer to one request may take this long (hd_check.c). */
 #define HD_CHECK_TIMEOUT_MS 2000
+/*
+ * At SIGTERM what was answered is checked and recorded for at most this
+ * long, or one check's timeout where that is longer (helperd.c's drain()).
+ */
+#define HD_DRAIN_MS 2000
 
 /*
  * Blob headers the periodic check re-reads at most per period (hd_reg.c),
@@ -459,6 +464,7 @@ uint64_t hd_check_deadline(void); /* 0: nothing under way */
 bool hd_check_expire(uint64_t now); /* past it: the answer is a failure */
 int hd_check_fd_wanted(short *events); /* for poll(2), or -1 */
 void hd_check_set_timeout(unsigned ms);
+unsigned hd_check_timeout(void);
 void hd_check_stop(void);
 
 /* ---- hd_queue.c ------------------------------------------------------ */

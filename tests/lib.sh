@@ -491,6 +491,9 @@ helperd_setup() {
 # output appended to $log, $hd_pid in $bg_pids; 0 once it logs that it
 # serves (start-up and scan done: up to 60 s), else 1 with its log shown
 helperd_start() {
+	# there before the first grep below, which may run before the
+	# background shell has opened it ("No such file" in the log)
+	: >>"$log"
 	# shellcheck disable=SC2086 # the wrapper is a word list
 	${HELPERD_WRAPPER:-} "$HELPERD" -f --device "$tmp/dev/helper" \
 		--state-dir "$tmp/state" "$@" >>"$log" 2>&1 3>&- 4>&- 5>&- &

@@ -224,8 +224,10 @@ wait_until 50 answered a.out '^opened' || fail "dlopen failed: $(cat a.out)"
 has_regs "$a" 2 && pass || fail "the plugin recorded before anyone asked"
 stop_pid "$hd_pid" TERM
 expect_eq "daemon exit status" 0 "$stop_status"
-has_regs "$a" 3 && pass ||
+has_regs "$a" 3 && pass || {
 	fail "at SIGTERM the answered plugin was not recorded: $(regs "$a")"
+	tail -n 20 "$log" | sed 's/^/    | /' >&2
+}
 [ ! -e "$tmp/state/device" ] && pass ||
 	fail "$tmp/state/device outlived the daemon"
 echo quit >&3

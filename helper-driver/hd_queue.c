@@ -714,7 +714,8 @@ void hd_queue_drain(struct helperd *hd, unsigned ms)
 			break;
 	}
 	if (hd->njobs)
-		hd_log(HD_WARN, "stopping with %zu registrations answered but "
+		hd_log(HD_WARN,
+		       "stopping with %zu registrations answered but "
 		       "not yet checked after %u ms: not recorded (the next "
 		       "start's scan finds those of running processes)",
 		       hd->njobs, ms);

@@ -23,8 +23,15 @@
 #    ran none of them: their copies were user space's), and says why
 #    for what stays user space's: a pointer stored in a branch, copies
 #    past the kernel's room for them, a program that keeps self->
-#    variables.
-# Two runs three ways: 4.5 s at a load average of 15 on the 2-CPU VM.
+#    variables and a clause that prints a copy's member;
+#  - beside self-> variables the kernel keeps, copies read in the
+#    kernel with their faults at the statement (kplan_mem.c's mfault):
+#    a sum()'s value, a place's store, a predicate and the right side
+#    of || faulting or not, what the clause did before the fault kept
+#    and nothing after it run, three ways alike (before it, every such
+#    clause was user space's).
+# Two runs three ways and one alone: about 6 s on the 2-CPU VM under
+# others' load.
 # Needs root, uprobes and a dtrace with the BPF backend.
 
 . "$top_srcdir/tests/lib.sh"
@@ -173,12 +180,66 @@ expect_grep "past the room: -v says why" \
 	"^dtrace: clause 5 (pid[0-9]*::hit:entry) runs in user space, from its record: its copyin()s read in the kernel pass the 2048 bytes (or 16 copies) it has room for\$" \
 	errg.txt
 
+# a program whose kernel keeps self-> variables: each copy's read a
+# fault site (kplan_mem.c's mfault), its fault at its statement: what
+# the clause did before it stands (self->k), nothing after it runs
+# (self->after, self->t), ERROR's arguments as run.c's; a copy on the
+# right of || read only where the left does not decide (SC); a clause
+# that prints keeps every copy of the program in user space (nomem)
 three "self->" '
 pid$target::hit:entry { self->n++; }
-pid$target::hit:entry { @a = sum(((struct req *)copyin(arg0, 56))->id); }'
-kernel "self->" 1 aggregated
-expect_grep "self->: -v says why" \
-	"^dtrace: clause 2 (pid[0-9]*::hit:entry) runs in user space, from its record: line 3: its @a = sum() is not one the kernel runs: its value: copyin() is not read in the kernel of a program that keeps self-> variables: a copy that cannot be read could not send the hit to user space\$" \
+pid$target::hit:entry { @a = sum(((struct req *)copyin(arg0, 56))->id); }
+pid$target::hit:entry
+{
+	self->k++;
+	this->r = (struct req *)copyin(arg0, sizeof (struct req));
+	self->after++;
+	@k[this->r->id, self->n] = sum(this->r->us);
+	self->t += this->r->big / 1000;
+}
+pid$target::hit:entry
+/self->n > 1 && ((struct req *)copyin(arg0, 16))->flags != 0/
+{
+	@p[((struct req *)copyin(arg0, 16))->id] = count();
+}
+pid$target::hit:entry
+/arg1 >= 5 || ((struct req *)copyin(arg0, 56))->id > 102/
+{
+	@q = count();
+}
+pid$target::peek:entry { @s[self->k, self->after] = sum(self->t); }'
+kernel "self->" 6 aggregated
+if grep -q "copyin() is not read in the kernel" errg.txt; then
+	fail "self->: a copy left to user space"
+else
+	pass
+fi
+# the values: self->k counts every hit, self->after and self->t stop at
+# the first fault (hit 5's NULL): @s's last key 8 5; ERROR's: clause 2's
+# sum() value (action 1) at NULL, 0x10 and the edge, clause 3's store
+# (action 2) the same, clause 4's predicate (0) at NULL and 0x10 (the
+# edge's 16 bytes read), clause 5's none
+expect_grep "self->: the fault ends its clause" '^ *8 *5 *-75000000 *$' outg.txt
+for a in 0 10 fe8; do
+	expect_eq "self->: sum()'s fault at $a" 1 \
+		"$(grep -c "^ERROR 1 1 $a\$" outg.txt)"
+	expect_eq "self->: the store's fault at $a" 1 \
+		"$(grep -c "^ERROR 2 1 $a\$" outg.txt)"
+done
+expect_eq "self->: the predicate's faults" 2 "$(grep -c '^ERROR 0 1' outg.txt)"
+
+# (one way: -v's line is the generated programs')
+cat >t.d <<'EOF'
+pid$target::hit:entry { self->n++; }
+pid$target::hit:entry
+{
+	printf("%d %d\n", self->n, ((struct req *)copyin(arg0, 56))->id);
+}
+EOF
+timeout 120 "$DTRACE" -v -q -s req.d -s t.d -s end.d -c ./cgmem \
+	>/dev/null 2>errg.txt
+expect_grep "self-> printing: -v says why" \
+	"^dtrace: clause 2 (pid[0-9]*::hit:entry) runs in user space, from its record: line [0-9]*: its printf() is not one the kernel computes at the hit: argument 2: copyin() is not read in the kernel of a program that keeps self-> variables where a copy's fault cannot be at its statement: a clause that prints, a ?: branch, or more than 16 fault sites\$" \
 	errg.txt
 
 finish

@@ -440,6 +440,7 @@ void agg(struct em *e, const struct ubpf_kop *o, const int *fds);
 void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	      unsigned nargs);
 void mld(struct em *e, const struct ubpf_kop *o);
+void mld_fault(struct em *e, const struct ubpf_kop *o);
 
 /* cgen_sarg.c: whether the plan has fault sites (SEQ's, kplan.c's) */
 bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);

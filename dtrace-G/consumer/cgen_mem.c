@@ -3,7 +3,8 @@
  * cgen_mem.c - MLD, a generated program's reads through copyin()'s
  * pointers (kplan_mem.c; doc/DESIGN.md's "Pointers and structs in the
  * generated programs"), as code: cgen_plan.c calls mem_read() before
- * the plan's first clause and mld() for each MLD.
+ * the plan's first clause and, for each MLD, mld_fault() (a fault site's
+ * test) and mld().
  *
  * The copies.  Each distinct {argument, C} an MLD names (a place's
  * store's MLD, flagged UBPF_KF_MCOPY, too: it loads nothing) is read
@@ -18,8 +19,16 @@
  * unflagged record, whose clauses user space runs from the record
  * with its own copy, its faults and ERROR's arguments run.c's).  A
  * plan that keeps self-> variables (pl->tls) cannot send its hit
- * there: kplan_vars.c's nomem keeps its MLDs out, and one here is
- * refused (e->bad).  More copies than UBPF_KCPYSITES or than the room
+ * there: its MLDs are fault sites (o->slot, kplan_mem.c's mfault), or
+ * it has none (nomem), and one without is refused here (e->bad).  With
+ * sites, a copy that cannot be read sets its bit (1 << its index) in
+ * the word past the room (its 8 bytes of slack, zeroed first), and
+ * mld_fault() at each MLD tests its copy's: set, the site's bits in
+ * S_FLAGS's upper half (as cgen_sarg.c's fault_at() sets a string's)
+ * and a jump to the clause's end (o->jump; cgen_plan() fixes e->sfj
+ * there), so the fault is at the statement and the record, flagged
+ * UBPF_RF_KFAULT (cgen_fsites() counts these sites), says where.
+ * More copies than UBPF_KCPYSITES or than the room
  * holds, which kplan_mem.c's kp_clause_room() allows a probe's clauses
  * together, refuse the plan too.
  *
@@ -45,14 +54,16 @@
  * one that cannot be read (bpf_probe_read_user() copies all or nothing,
  * an address of 0 included) ends the plan before it did anything, as
  * seq_read()'s strings do: the unflagged record, whose clauses user
- * space runs with its own copy.  Not in a plan that keeps self->
- * variables (kplan_vars.c's nomem saw to it), whose hit cannot go there.
+ * space runs with its own copy.  Where every MLD is a fault site (a
+ * plan that keeps self-> variables, whose hit cannot go there, has
+ * them all), its bit in the word past the room instead, for
+ * mld_fault().
  */
 void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	      unsigned nargs)
 {
 	size_t jf[UBPF_KCPYSITES], jok, jn;
-	unsigned room = 0;
+	unsigned room = 0, nsite = 0, nmld = 0;
 
 	e->ncpy = 0;
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
@@ -61,10 +72,14 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 
 		if (o->op != UBPF_K_MLD)
 			continue;
+		nmld++;
+		nsite += o->slot != 0;
 		if (o->imm < 1 || o->imm > UBPF_KCPYMAX || o->n >= nargs ||
 		    (o->sz != 1 && o->sz != 2 && o->sz != 4 && o->sz != 8) ||
 		    (unsigned)o->agg + o->sz > (uint64_t)o->imm ||
-		    o->step + o->levels > 8u * o->sz) {
+		    o->step + o->levels > 8u * o->sz ||
+		    o->slot > UBPF_KFSITES ||
+		    (o->slot && (o->jump <= pc || o->jump > pl->nops))) {
 			e->bad = true;
 			return;
 		}
@@ -86,7 +101,10 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	}
 	if (!e->ncpy)
 		return;
-	if (!e->cpyoff || buf < 0 || pl->tls ||
+	/* every MLD a fault site or none; none where the hit cannot go
+	 * to user space */
+	if (!e->cpyoff || buf < 0 || (nsite && nsite != nmld) ||
+	    (pl->tls && !nsite) ||
 	    e->nfj + 2 > sizeof(e->fj) / sizeof(e->fj[0])) {
 		e->bad = true;
 		return;
@@ -98,18 +116,69 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		stx(e, BPF_DW, 10, S_SBUF, 0);
 		e->vbuf = true;
 	}
+	if (nsite) { /* the copies that failed: none yet */
+		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 1, (int32_t)(e->cpyoff + UBPF_KCPYROOM));
+		st(e, BPF_DW, 1, 0, 0);
+	}
 	for (unsigned j = 0; j < e->ncpy; j++) {
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
 		alu_i(e, BPF_ADD, 1, (int32_t)(e->cpyoff + e->cpy[j].at));
 		alu_i(e, BPF_MOV, 2, e->cpy[j].size);
 		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->cpy[j].arg));
 		call(e, BPF_FUNC_probe_read_user);
+		if (nsite) { /* its bit in the word past the room */
+			jf[j] = jmp_i(e, BPF_JEQ, 0, 0);
+			ldx(e, BPF_DW, 1, 10, S_SBUF);
+			alu_i(e, BPF_ADD, 1,
+			      (int32_t)(e->cpyoff + UBPF_KCPYROOM));
+			ldx(e, BPF_DW, 2, 1, 0);
+			alu_i(e, BPF_OR, 2, (int32_t)(1u << j));
+			stx(e, BPF_DW, 1, 0, 2);
+			fix(e, jf[j]);
+			continue;
+		}
 		jf[j] = jmp_i(e, BPF_JNE, 0, 0);
 	}
+	if (nsite)
+		return;
 	jok = jmp_i(e, BPF_JA, 0, 0);
 	for (unsigned j = 0; j < e->ncpy; j++)
 		fix(e, jf[j]);
 	e->fj[e->nfj++] = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jok);
+}
+
+/*
+ * MLD o, a fault site (o->slot, 1 up): where its copy could not be
+ * read (its bit in the word past the room, mem_read()'s), the site's
+ * bit at the copy's address (1 at 32 + 2 * (slot - 1) in S_FLAGS, as
+ * cgen_sarg.c's fault_at() sets a string's) and the clause's end
+ * (e->sfj, which cgen_plan() points at o->jump).  r1 and r3 taken.
+ */
+void mld_fault(struct em *e, const struct ubpf_kop *o)
+{
+	size_t jok;
+	unsigned j;
+
+	for (j = 0; j < e->ncpy; j++)
+		if (e->cpy[j].arg == o->n && e->cpy[j].size == o->imm)
+			break;
+	if (j >= e->ncpy || !e->vbuf || !o->slot || o->slot > UBPF_KFSITES) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 1, (int32_t)(e->cpyoff + UBPF_KCPYROOM));
+	ldx(e, BPF_DW, 1, 1, 0);
+	alu_i(e, BPF_AND, 1, (int32_t)(1u << j));
+	jok = jmp_i(e, BPF_JEQ, 1, 0);
+	alu_i(e, BPF_MOV, 3, 1);
+	alu_i(e, BPF_LSH, 3, (int32_t)(32 + 2 * (o->slot - 1)));
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_r(e, BPF_OR, 1, 3);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+	e->sfj = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jok);
 }
 

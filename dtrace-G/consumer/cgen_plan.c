@@ -793,6 +793,14 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_MLD: /* a read from a copy (mem_read()) */
+			if (o->slot) { /* a fault site's jump as SEQ's */
+				e->sfj = SIZE_MAX;
+				mld_fault(e, o);
+				if (e->sfj != SIZE_MAX) {
+					fjx[nf] = e->sfj;
+					fjt[nf++] = o->jump;
+				}
+			}
 			if (o->flags & UBPF_KF_MCOPY) /* the copy alone */
 				continue;
 			mld(e, o);

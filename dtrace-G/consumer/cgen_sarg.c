@@ -75,7 +75,9 @@
  */
 /*
  * Does the plan's SEQ fault at the hit (kplan.c's fault sites: every
- * SEQ and VACMP has one, or none does)?  A plan with sites reads
+ * SEQ and VACMP has one, or none does), or an MLD (a copy's fault site,
+ * cgen_mem.c's mld_fault(): the record carries those bits alike)?  A
+ * plan with sites reads
  * pl->fstr bytes of each string (strsize - 1, the helper's size: it
  * reads up to that many, stopping after a NUL, and cuts the last for
  * its own NUL), the bytes run.c's d_read_user_str() reads (at most
@@ -95,7 +97,7 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 
 		bool cmp = o->op == UBPF_K_SEQ || o->op == UBPF_K_VACMP;
 
-		if (cmp && o->agg)
+		if ((cmp && o->agg) || (o->op == UBPF_K_MLD && o->slot))
 			any = true;
 		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
 			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2 ||

@@ -6,7 +6,8 @@
  * as ../d/run.c narrows it).  kplan.c decided which clauses qualify,
  * the types of their variables and their fault sites; this file only
  * walks a qualifying clause's tree: the predicate, a forward PRED jump
- * to the clause's end (SC for an && or || whose right side may fault),
+ * to the clause's end (SC for an && or || whose right side may fault:
+ * a string compared, or a copy read, where their faults are the hit's),
  * then each statement's keys and its AGG, or its value and VST (an if:
  * its condition, its value kept in the out area where printing lies
  * under it (an OUT flagged UBPF_KF_KEEP), a PRED to its else, its
@@ -122,6 +123,20 @@ static void fault_site(struct em *m, struct ubpf_kop *o,
 		if (m->k->fs[i].n == n)
 			o->agg = (uint16_t)(i + 1);
 	if (m->k->fmode && !o->agg)
+		m->full = true; /* not reached */
+}
+
+/*
+ * o, an MLD of n (a load, or a place's store), a fault site where a
+ * copy's fault is the hit's (kplan_mem.c's mfault): o->slot its number
+ * (1 up) in the same list; not found, not reached (the plan full).
+ */
+static void mem_site(struct em *m, struct ubpf_kop *o, const struct node *n)
+{
+	for (unsigned i = 0; m->k->mfault && i < m->k->nfs; i++)
+		if (m->k->fs[i].n == n)
+			o->slot = (uint16_t)(i + 1);
+	if (m->k->mfault && !o->slot)
 		m->full = true; /* not reached */
 }
 
@@ -503,6 +518,7 @@ static void emit(struct em *m, const struct node *n)
 		o->sg = n->sg;
 		o->levels = n->op == N_MEMBER ? n->bits : 0;
 		o->step = n->op == N_MEMBER && n->bits ? n->shift : 0;
+		mem_site(m, o, n);
 		return;
 	}
 	case N_INT:
@@ -833,7 +849,9 @@ static void emit(struct em *m, const struct node *n)
 	case N_LOR:
 	case N_LXOR:
 		emit(m, n->a);
-		if (n->op != N_LXOR && m->k->fmode && kp_has_str_cmp(m->k, n->b)) {
+		if (n->op != N_LXOR &&
+		    ((m->k->fmode && kp_has_str_cmp(m->k, n->b)) ||
+		     (m->k->mfault && kp_node_mem(m->k, n->b)))) {
 			/* b may fault: run.c evaluates it only when a does
 			 * not decide, and so does the kernel */
 			unsigned sc = m->n;
@@ -1217,6 +1235,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		o->n = pp.arg;
 		o->imm = pp.size;
 		o->sz = 1;
+		mem_site(m, o, st->e);
 		return;
 	}
 	if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {
@@ -1507,9 +1526,10 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 			   : (uint16_t)(k->prog->strsize - 1);
 	/* a string that faults ends the clause here too */
 	for (i = pl->nops; i < m.n; i++) {
-		if ((pl->ops[i].op == UBPF_K_SEQ ||
-		     pl->ops[i].op == UBPF_K_VACMP) &&
-		    pl->ops[i].agg)
+		if (((pl->ops[i].op == UBPF_K_SEQ ||
+		      pl->ops[i].op == UBPF_K_VACMP) &&
+		     pl->ops[i].agg) ||
+		    (pl->ops[i].op == UBPF_K_MLD && pl->ops[i].slot))
 			pl->ops[i].jump = (uint16_t)m.n;
 		if (pl->ops[i].op == UBPF_K_SSTR ||
 		    (pl->ops[i].op == UBPF_K_OSTR && pl->ops[i].jump))

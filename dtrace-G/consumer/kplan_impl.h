@@ -179,10 +179,13 @@ struct d_kplan {
 	/* str_pair_keys() takes args[N] bare as a string key (off while
 	 * kplan.c's bare_alts() makes the layouts without) */
 	bool bare;
-	/* kplan_mem.c: no member read through a copy (the kernel keeps
-	 * self-> variables, so a copy's fault cannot send the hit to user
-	 * space); the reads of KV_PLACE variables, each with the value its
-	 * clause's store gave it */
+	/* kplan_mem.c: a copy's fault is the hit's, at the statement
+	 * reading it (the kernel keeps self-> variables, so it cannot send
+	 * the hit to user space): each MLD a fault site (kp_mem_sites(),
+	 * after fsite_assign()'s in k->fs); no member read through a copy
+	 * where those sites cannot be (nomem); the reads of KV_PLACE
+	 * variables, each with the value its clause's store gave it */
+	bool mfault;
 	bool nomem;
 	unsigned nprd;
 	struct kprd {
@@ -386,6 +389,11 @@ bool kp_place_store(const struct d_kplan *k, const struct stmt *st);
 bool kp_clause_room(const struct d_kplan *k, unsigned ci);
 /* ... does clause ci read a copy (an MLD)? */
 bool kp_clause_mem(const struct d_kplan *k, unsigned ci);
+/* ... does n read one (kplan_emit.c's SC: it may fault in mfault)? */
+bool kp_node_mem(const struct d_kplan *k, const struct node *n);
+/* ... mfault: each MLD of a clause the kernel runs a fault site in
+ * k->fs, after its first nfs; false where one cannot be */
+bool kp_mem_sites(struct d_kplan *k, unsigned nfs);
 /* ... why variable v, a this-> pointer, is not a place (kplan_why.c) */
 const char *kp_place_why(const struct d_kplan *k, unsigned v);
 

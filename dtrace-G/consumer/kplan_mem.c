@@ -43,10 +43,26 @@
  * arguments are run.c's -- as seq_read()'s strings do.  A copy read
  * though no clause needed it (its predicate false) costs only that.
  * A hit can go to user space whole only where the kernel keeps no
- * self-> variable (cgen_mem.c refuses such a plan with copies, as
- * seq_read() does one with strings): kp_vars_decide() decides again
- * with nomem set where it would, and then no clause reads a copy in
- * the kernel.  The bytes are the process's at the hit, as the generic
+ * self-> variable (cgen_mem.c refuses such a plan with copies unless
+ * their faults are sites, as seq_read() does one with strings).  Where
+ * it keeps one, kp_vars_decide() decides again with mfault set: a
+ * copy's fault is the hit's, at the statement that reads it
+ * (kp_mem_sites(): each MLD, a place's store's too, a fault site in
+ * k->fs after fsite_assign()'s strings, with run.c's action where it
+ * is evaluated), the copy still read before the first clause, its
+ * failure kept (cgen_mem.c's mem_read()) and tested at each MLD
+ * (mld_fault()): the site's bits in the record, the clause ended, what
+ * it did before kept, dtrace reporting it and firing ERROR in its
+ * place (records.c's hit_run_kagg(), d_kplan_fault(): at the argument,
+ * the copy's start, as run.c's d_copyin()).  The read's bytes and its
+ * success are the hit's either way; the fault is at the statement.
+ * An MLD on the right of && or || is kplan_emit.c's SC (read only
+ * where the left does not decide); one in a branch of ?: (both are
+ * computed), in a clause with an out area (whose faults are
+ * d_kplan_out_run()'s, which knows no copy's) or past the 16 sites
+ * cannot be one: then kp_vars_decide() decides again with nomem set,
+ * and no clause reads a copy in the kernel.  The bytes are the
+ * process's at the hit, as the generic
  * program's record copies copyin(argN, C) for run.c (bpf.c's ev_mem()),
  * so a clause the kernel runs reads what run.c would have.
  *
@@ -333,6 +349,101 @@ static bool node_mem(const struct d_kplan *k, const struct node *n)
 	return false;
 }
 
+bool kp_node_mem(const struct d_kplan *k, const struct node *n)
+{
+	return node_mem(k, n);
+}
+
+/* a fault site for n, reading a copy of argument arg, in k->fs */
+static bool msite_add(struct d_kplan *k, const struct node *n, unsigned ci,
+		      int action, uint8_t arg)
+{
+	if (k->nfs >= UBPF_KFSITES)
+		return false;
+	k->fs[k->nfs++] = (struct kfsite){ n, ci, action, arg };
+	return true;
+}
+
+/*
+ * kp_mem_sites()'s walk of n, evaluated at action: each load a site;
+ * false where a load lies in a branch of ?: (the kernel computes both,
+ * run.c one) or the sites run out.  The right side of && and || is
+ * kplan_emit.c's SC, as for a string comparison.
+ */
+static bool msite_walk(struct d_kplan *k, const struct node *n, unsigned ci,
+		       int action)
+{
+	struct kp_place pl;
+
+	if (!n)
+		return true;
+	if ((n->op == N_DEREF || n->op == N_MEMBER) && kp_mem_load(k, n, &pl))
+		return msite_add(k, n, ci, action, pl.arg);
+	if (n->op == N_TERN)
+		return !node_mem(k, n->b) && !node_mem(k, n->c) &&
+		       msite_walk(k, n->a, ci, action);
+	if (!msite_walk(k, n->a, ci, action) ||
+	    !msite_walk(k, n->b, ci, action) ||
+	    !msite_walk(k, n->c, ci, action))
+		return false;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (!msite_walk(k, n->args[i], ci, action))
+			return false;
+	return true;
+}
+
+bool kp_mem_sites(struct d_kplan *k, unsigned nfs)
+{
+	const struct d_prog *p = k->prog;
+
+	k->nfs = nfs;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		/* a speculating clause's values (kplan_spec.c): the out
+		 * area's too */
+		if (k->sout[ci] && kp_clause_mem(k, ci))
+			return false;
+		if (!k->ok[ci] || !kp_clause_mem(k, ci))
+			continue;
+		/* a clause with an out area reports its faults from it
+		 * (d_kplan_out_run()), which knows no copy's */
+		if (kp_out_clause(k, ci) || !msite_walk(k, c->pred, ci, 0))
+			return false;
+		for (unsigned i = 0; i < c->nflat; i++) {
+			const struct kstmt *ks = &k->st[k->first[ci] + i];
+			const struct stmt *st = c->flat[i];
+			struct kp_place pl;
+
+			if (ks->assign) { /* a store, an if's condition */
+				if (kp_place_store(k, st) &&
+				    (!kp_mem_place(k, st->e->b, &pl) ||
+				     !msite_add(k, st->e, ci, st->action,
+						pl.arg)))
+					return false;
+				if (!msite_walk(k, st->e, ci, st->action))
+					return false;
+				continue;
+			}
+			/* an aggregation: its keys, then its value */
+			if (node_mem(k, st->e))
+				return false;
+			for (unsigned j = 0; j < st->nkeys; j++)
+				if (!msite_walk(k, st->keys[j], ci,
+						st->action + (int)j))
+					return false;
+			for (unsigned j = 1; j < st->nargs; j++)
+				if (node_mem(k, st->args[j]))
+					return false;
+			if (st->nargs &&
+			    !msite_walk(k, st->args[0], ci,
+					st->action + (int)st->nkeys))
+				return false;
+		}
+	}
+	return true;
+}
+
 /* the distinct copies n reads into sites (at most UBPF_KCPYSITES + 1) */
 static void node_sites(const struct d_kplan *k, const struct node *n,
 		       struct kp_place *sites, unsigned *ns)
@@ -431,9 +542,10 @@ const char *kp_place_why(const struct d_kplan *k, unsigned v)
 		return "holds a pointer or a struct: the kernel keeps "
 		       "integer and string variables only";
 	if (k->nomem)
-		return "holds a pointer: the kernel keeps self-> variables, so "
-		       "it reads no copy (a copy's fault could not send the "
-		       "hit to user space)";
+		return "holds a pointer: the kernel keeps self-> variables, "
+		       "and a copy's fault could not be at its statement (a "
+		       "clause that prints, a ?: branch, more than 16 fault "
+		       "sites), so it reads no copy";
 	return "holds a pointer: the kernel keeps a this-> pointer only "
 	       "where it points into copyin(argN, C) of its clause (C a "
 	       "constant up to 512), stored once at the clause's top level, "

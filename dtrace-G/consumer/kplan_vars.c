@@ -11,9 +11,10 @@
  * clause_typed(), open_bits()); this-> and self-> strings (KV_SARG,
  * KV_STR: kplan_svar.c's sarg_var() and str_var());
  * this-> pointers into a copy of their clause (KV_PLACE, kplan_mem.c's
- * kp_place_var()), no copy read at all where the kernel keeps self->
- * variables (nomem: a copy's fault sends the hit to user space whole,
- * where those cannot go);
+ * kp_place_var()), each copy's read a fault site where the kernel keeps
+ * self-> variables (mfault: a copy's fault would send the hit to user
+ * space whole, where those cannot go; kp_mem_sites()), none read at all
+ * where such sites cannot be (nomem);
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()); and the
@@ -885,9 +886,11 @@ void kp_vars_decide(struct d_kplan *k)
 	}
 	free(mark);
 	/* a copy's fault sends the hit to user space whole too
-	 * (kplan_mem.c): not where the kernel keeps self-> variables */
-	if (tls && mems && !k->nomem) {
-		k->nomem = true;
+	 * (kplan_mem.c): not where the kernel keeps self-> variables,
+	 * whose copies fault at their statement instead (mfault:
+	 * kp_mem_sites(), below) */
+	if (tls && mems && !k->nomem && !k->mfault) {
+		k->mfault = true;
 		kp_vars_decide(k);
 		return;
 	}
@@ -919,6 +922,14 @@ void kp_vars_decide(struct d_kplan *k)
 	if (k->fmode && !k->nostr && !fsite_assign(k)) {
 		k->fmode = false;
 		k->nostr = true;
+		kp_vars_decide(k);
+		return;
+	}
+	/* each MLD a fault site after the strings' (kplan_mem.c); where
+	 * one cannot be, no copy is read in the kernel (nomem) */
+	if (k->mfault && !kp_mem_sites(k, k->fmode ? k->nfs : 0)) {
+		k->mfault = false;
+		k->nomem = true;
 		kp_vars_decide(k);
 	}
 }

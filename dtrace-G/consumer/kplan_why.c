@@ -446,9 +446,10 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 	    k->vars) { /* kplan_mem.c's kp_mem_load() */
 		snprintf(buf, len, "%s",
 			 k->nomem ? "copyin() is not read in the kernel of a "
-				    "program that keeps self-> variables: a "
-				    "copy that cannot be read could not send "
-				    "the hit to user space"
+				    "program that keeps self-> variables "
+				    "where a copy's fault cannot be at its "
+				    "statement: a clause that prints, a ?: "
+				    "branch, or more than 16 fault sites"
 				  : "copyin() is read in the kernel only as "
 				    "copyin(argN, C), C a constant from 1 to "
 				    "512, its integer members or *p at "

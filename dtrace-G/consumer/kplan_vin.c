@@ -137,11 +137,12 @@ static bool stmts_store(const struct stmt *v, unsigned n, unsigned w)
 /*
  * Can n, as run.c evaluates it, neither fault nor end the clause?  An
  * integer of constants, arguments, the hit's integers (pid, tid, uid,
- * gid, cpu, id, epid, the timestamps, errno) and variables (no pointer
- * or struct), operators but / and % by other than a constant not 0;
- * with whole (a printf() or trace() argument or a key, whole), also a
- * literal, execname, a probe's name, a string variable or ustack() of
- * constants.
+ * gid, cpu, id, epid, timestamp, walltimestamp, errno; not vtimestamp,
+ * which faults where the record says the clock was lost) and variables
+ * (no pointer or struct), operators but / and % by other than a
+ * constant not 0; with whole (a printf() or trace() argument or a key,
+ * whole), also a literal, execname, a probe's name, a string variable
+ * or ustack() of constants.
  */
 static bool ufree(const struct d_prog *p, const struct node *n, bool whole)
 {
@@ -174,7 +175,6 @@ static bool ufree(const struct d_prog *p, const struct node *n, bool whole)
 		case B_ID:
 		case B_EPID:
 		case B_TIMESTAMP:
-		case B_VTIMESTAMP:
 		case B_WALLTIMESTAMP:
 		case B_ERRNO:
 			return true;

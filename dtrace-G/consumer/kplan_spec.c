@@ -124,24 +124,13 @@
  *
  * What is left (not done here): the buffers themselves in the kernel,
  * which would let the speculated records stay in the kernel until the
- * commit() and spare user space the run of the predicate: an
- * nspec-slot array, a word per slot of generation, count and active
- * bit, allocated by compare-and-swap, counted by fetch-and-add at
- * speculate(), closed by exchange at commit() and discard(), the
- * records tagged with {ID, generation, sequence} and the commit's
- * record carrying the count, so user space holds a generation's
- * records until it has them all, from any CPU, and an ID past nspec
- * made a fault at the hit.  What the records' time order then asks of
- * user space: a commit() whose count says n records and which has
- * fewer must print them right after its own, before any later hit's
- * output, yet a counted record may sort after it in the same read (its
- * hit stamped after the commit's, its fetch-and-add before the
- * commit's exchange) or not be in the ring yet (its hit still
- * running): the first needs a look ahead in the sorted read, the
- * second a barrier (bpf_kagg_barrier(), as a folding tick's) and one
- * more read of the ring whose other records wait for their turn;
- * specsize drops are decided in sequence order, over the records
- * counted so far, and discard() counts them too.  Its gain over the
+ * commit() and spare user space the run of the predicate: the
+ * as-built plan (the cgspec words, each an active bit and a count
+ * that only grows, taken by fetch_or, counted by fetch_add, closed by
+ * fetch_and; the tags in the out area; the held records, the
+ * look-ahead and the barrier; the slices and their tests) is
+ * doc/DESIGN.md's "Speculations in the kernel: the as-built
+ * plan".  Its gain over the
  * sout clauses is cost only (no record for a speculating clause whose
  * predicate fails, no predicate run in dtrace); what is printed is the
  * same.  Also left, user space's with -v saying why

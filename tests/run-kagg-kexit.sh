@@ -60,6 +60,11 @@ vcount() {
 	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' "$1")
 	echo "${n:-0}"
 }
+# pcount FILE: the clauses -v says printed values the kernel computed
+pcount() {
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* printing values computed in the kernel$/\1/p' "$1")
+	echo "${n:-0}"
+}
 # records FILE: the records -v says the generated programs wrote
 records() {
 	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
@@ -125,8 +130,11 @@ expect_eq "exit() at syscall::close:entry: one record, generated" 1 \
 	"$(records errg.txt)"
 
 # A clause before the exit clause counts the exiting hit (6), one after
-# it does not (5) nor prints; the clauses from the exit clause on run
-# in user space, the first in the kernel.
+# it does not (5) nor prints; the exit clause runs in user space, from
+# the winner's record, the clauses before and after it in the kernel
+# (the winner's plan ends at its exit clause: UBPF_K_XEND), the one
+# after printing its values (before, every clause from the exit clause
+# on ran in user space: none printing)
 cat >expected.txt <<'EOF'
 after 1000
 after 1001
@@ -144,6 +152,33 @@ kx "exit() at syscall::close:entry, a clause after it" 1 0 "closes 10" \
 		printf("exit at %d\n", arg0); exit(0); }' \
 	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
 		@b = count(); printf("after %d\n", arg0); }'
+expect_eq "exit() at syscall::close:entry, a clause after it: printing in the kernel" \
+	1 "$(pcount errg.txt)"
+expect_grep "exit() at syscall::close:entry, a clause after it: -v says why the exit clause is user space's" \
+	"^dtrace: clause 2 (syscall::close:entry) runs in user space, from its record: it calls exit(), which dtrace runs from the record of the one hit that wins it\$" \
+	errg.txt
+
+# A self-> variable the clauses before and after the exit clause share,
+# kept in the kernel (before, the clause after it was user space's and
+# with it the variable and the clause before: nothing in the kernel,
+# a record at every close(2) return): the return of the exiting call
+# finds the run ended; the one record read is the winner's
+cat >expected.txt <<'EOF'
+
+             1000                1
+             1001                1
+             1002                1
+             1003                1
+             1004                1
+EOF
+kx "exit() between clauses sharing self->" 2 0 "closes 10" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		self->fd = arg0; }' \
+	-n 'syscall::close:entry /pid == $target && arg0 == 1005/ { exit(0); }' \
+	-n 'syscall::close:return /self->fd/ { @[self->fd] = count();
+		self->fd = 0; }'
+expect_eq "exit() between clauses sharing self->: one record, generated" 1 \
+	"$(records errg.txt)"
 
 # ---------------------------------------------------------------------
 # proc

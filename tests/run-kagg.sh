@@ -728,8 +728,10 @@ expect_eq "exit() in a probe clause: one record, generated" 1 \
 
 # Exactly 10 hits, the 6th exits: a clause before the exit clause
 # counts the exiting hit (6), one after it does not (5: DTrace's ECBs
-# after the exit see the run draining), nor prints; the clauses from
-# the exit clause on run in user space, the first in the kernel.
+# after the exit see the run draining), nor prints; the exit clause
+# runs in user space, from the winner's record, the clauses before and
+# after it in the kernel, the winner's plan ending at its exit clause
+# (UBPF_K_XEND), the one after printing its values there.
 cat >expected.txt <<'EOF'
 after 0
 after 1
@@ -745,6 +747,34 @@ both "exit() in a probe clause, a clause after it" 1 "'tick 10'" \
 	-n 'tr$target:::tick { @a = count(); }' \
 	-n 'tr$target:::tick /arg0 == 5/ { printf("exit at %d\n", arg0); exit(0); }' \
 	-n 'tr$target:::tick { @b = count(); printf("after %d\n", arg0); }'
+expect_grep "exit() in a probe clause, a clause after it: printing in the kernel, generated" \
+	"^dtrace: 1 clause printing values computed in the kernel\$" errg.txt
+
+# Two exit clauses at one probe, clauses before, between and after
+# them, and a self-> variable the first and the last share: the 6th
+# hit exits by the second exit clause, so the winner runs the clauses
+# before it (@a, @m 6) and none after (@b 5, @s 0 + ... + 4); the
+# exit clauses run in user space, every other clause in the kernel
+# (before, every clause from the first exit clause on, and the first,
+# tied to the last by self->n: none in the kernel, a record per hit).
+# A winner's end that tested only that it won, at the first exit
+# clause, would make @m 5; one missing, @b 6 and @s 15.
+cat >expected.txt <<'EOF'
+exit at 5
+
+                6
+                6
+                5
+               10
+EOF
+MODES="1 0 g" both "exit() in a probe clause, two of them" 3 "'tick 10'" \
+	-n 'tr$target:::tick { @a = count(); self->n = arg0; }' \
+	-n 'tr$target:::tick /arg0 == 7/ { printf("exit at 7\n"); exit(0); }' \
+	-n 'tr$target:::tick { @m = count(); }' \
+	-n 'tr$target:::tick /arg0 == 5/ { printf("exit at 5\n"); exit(0); }' \
+	-n 'tr$target:::tick { @b = count(); @s = sum(self->n); self->n = 0; }'
+expect_eq "exit() in a probe clause, two of them: one record, generated" 1 \
+	"$(records errg.txt)"
 GENERIC=
 
 # An exit() whose predicate the kernel cannot decide at the hit (a
@@ -762,9 +792,13 @@ both "exit() in a probe clause, self-> predicate" 0 "'tick 10'" \
 # ended, so each thread's hits counted are its first ones: count =
 # largest i + 1 per thread, the kernel's count equal to the hits that
 # passed the test; in the kernel the one record read is the winner's.
+# A clause after the exit clause (in the kernel: the winner's plan ends
+# at its exit clause) counts what the first does but the winner's hit:
+# @m = @n per thread, less 1 for the winner's (its status).
 cat >x.d <<'EOF'
 tr$target:::tick { @n[arg0] = count(); @i[arg0] = max(arg2); }
 tr$target:::tick /arg2 == 5000/ { printf("exit %d\n", arg0); exit(arg0); }
+tr$target:::tick { @m[arg0] = count(); }
 EOF
 for k in 1 0; do
 	rm -f out$k.txt
@@ -777,33 +811,40 @@ for k in 1 0; do
 			"$(grep -i drop err0.txt)" >&2
 		continue
 	fi
-	# exit W, then @n's K lines and @i's K lines, each "thread value",
+	# exit W, then @n's K lines, @i's and @m's, each "thread value",
 	# K the threads that fired before the exit (1 to 4: a thread
 	# started after it fires nothing counted)
 	set -- $(cat out$k.txt)
-	nt=$((($# - 2) / 4))
+	nt=$((($# - 2) / 6))
 	expect_eq "exits flat out (DTRACE_KAGG=$k): output" "exit 1" \
-		"${1:-} $([ $# -ge 6 ] && [ $((($# - 2) % 4)) -eq 0 ] && echo 1)"
+		"${1:-} $([ $# -ge 8 ] && [ $((($# - 2) % 6)) -eq 0 ] && echo 1)"
 	expect_eq "exits flat out (DTRACE_KAGG=$k): status" "${2:-}" "$st"
-	if [ "$nt" -ge 1 ] && [ $# -eq $((2 + 4 * nt)) ]; then
+	if [ "$nt" -ge 1 ] && [ $# -eq $((2 + 6 * nt)) ]; then
+		w=$2
 		shift 2
-		ok=0
+		ok=0 okm=0
 		for t in 0 1 2 3; do
 			n=$(printf '%s %s\n' "$@" | sed -n "1,${nt}p" |
 				awk -v t=$t '$1 == t { print $2 }')
 			i=$(printf '%s %s\n' "$@" | sed -n "$((nt + 1)),$((2 * nt))p" |
 				awk -v t=$t '$1 == t { print $2 }')
+			m=$(printf '%s %s\n' "$@" | sed -n "$((2 * nt + 1)),$((3 * nt))p" |
+				awk -v t=$t '$1 == t { print $2 }')
 			[ -n "$n" ] && [ -n "$i" ] &&
 				[ "$n" -eq $((i + 1)) ] && ok=$((ok + 1))
+			[ -n "$n" ] && [ -n "$m" ] &&
+				[ "$m" -eq $((n - ($t == $w))) ] && okm=$((okm + 1))
 		done
 		expect_eq "exits flat out (DTRACE_KAGG=$k): each thread's first hits counted" \
 			"$nt" "$ok"
+		expect_eq "exits flat out (DTRACE_KAGG=$k): the clause after the exit's, all but the winner's hit" \
+			"$nt" "$okm"
 	fi
 	expect_eq "exits flat out (DTRACE_KAGG=$k): no drops" "" \
 		"$(grep -i drop err$k.txt)"
 done
 n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
-expect_eq "exits flat out: clauses run in the kernel" 1 "${n:-0}"
+expect_eq "exits flat out: clauses run in the kernel" 2 "${n:-0}"
 expect_eq "exits flat out: one record" 1 "$(records err1.txt)"
 
 # exit() in a probe clause and in tick-1s: whichever comes first ends

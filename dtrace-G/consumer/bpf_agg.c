@@ -331,8 +331,11 @@ static void kagg_direct(struct ubpf_kplan *pl)
  * follow the kernel's clauses and the record is written only when one
  * held (UBPF_KREC_GATE); a clause reading the kernel's self-> values
  * whose predicate the kernel tests at its place (d_kplan_vpred()) is
- * its own gate, its ODONE asking for the record.  false when no
- * clause runs in the kernel and none is gated.
+ * its own gate, its ODONE asking for the record.  At an exit clause
+ * (user space's: kplan_exit.c's "exit() at a traced probe") followed
+ * by another, the winner's end, UBPF_K_XEND (d_kplan_xend()); one that
+ * does not fit leaves the clauses after it user space's.  false when
+ * no clause runs in the kernel and none is gated.
  */
 static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		    const unsigned *cl, const unsigned *ep, unsigned n,
@@ -343,7 +346,10 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 	bool *in = xcalloc(n ? n : 1, sizeof(*in)); /* in the kernel */
 	bool *here = xcalloc(n ? n : 1, sizeof(*here));
 	char(*why)[D_KPLAN_WHY] = xcalloc(n ? n : 1, sizeof(*why));
-	unsigned last = 0, nk = 0;
+	unsigned last = 0, nk = 0, nx = 0;
+	/* an exit clause's XEND that did not fit: the clauses after it
+	 * are user space's here (kplan_exit.c's d_kplan_xend()) */
+	bool xcut = false;
 	/* a generated program's: said once a program carries the plan */
 	bool *ran = k->cgen ? k->pran : k->ran;
 	bool *direct = k->cgen ? k->pdirect : k->direct;
@@ -358,7 +364,14 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 	 * speculating clause reading one of those is refused */
 	if (!d_kplan_here(k->kp, dp, cl, n, here, why))
 		pl->tls |= UBPF_KTLS_UNFIT;
+	for (unsigned i = 0; i < n; i++)
+		nx += d_kplan_xclause(k->kp, cl[i]);
 	for (unsigned i = 0; i < n; i++) {
+		if (xcut && here[i]) { /* not reached: d_kplan_here() tried */
+			here[i] = false;
+			if (d_kplan_kvars(k->kp, cl[i]))
+				pl->tls |= UBPF_KTLS_UNFIT;
+		}
 		if (ucl && k->nkat && cl[i] < k->nclauses &&
 		    d_kplan_clause(k->kp, cl[i])) { /* -v */
 			if (here[i]) {
@@ -420,6 +433,12 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 			(*ucl)[*nu] = cl[i];
 			(*uep)[(*nu)++] = ep[i];
 		}
+		/* an exit clause: the winner's plan ends here, where a
+		 * clause follows (kplan_exit.c's "exit() at a traced
+		 * probe") */
+		if (!xcut && i + 1 < n && d_kplan_xclause(k->kp, cl[i]) &&
+		    !d_kplan_xend(k->kp, cl[i], dp, pl, nx > 1))
+			xcut = true;
 	}
 	/* the gates, where every clause left has one and they all fit */
 	nk = pl->nops;

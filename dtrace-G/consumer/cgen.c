@@ -70,9 +70,11 @@
  *     compiled as a plan is) and, when one held, the cmpxchg that ends
  *     the run (act_test()); every record then says it was written
  *     while active (UBPF_RF_ACT), the winner's that it won
- *     (UBPF_RF_XWON).  Where the plan prints (an out area, cgen_out.c)
- *     S_OBUF is zeroed here and nothing more: the area is started by
- *     the first clause that writes into it, past its predicate, so a
+ *     (UBPF_RF_XWON), and the winner's plan ends at its exit clause
+ *     (UBPF_K_XEND: cgen_plan.c).  Where the plan prints (an out
+ *     area, cgen_out.c) S_OBUF is zeroed here and nothing more: the
+ *     area is started by the first clause that writes into it, past
+ *     its predicate, so a
  *     hit that fails every predicate pays for its gates alone (the
  *     arming check, the predicates, the record gate).  cgact, cghzn and
  *     cgarm1 (bpf_agg_cgen.c) are one-entry arrays whose value the program

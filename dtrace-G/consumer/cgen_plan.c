@@ -52,7 +52,11 @@
  *     after a record gate's predicate (kplan_emit.c's d_kplan_gate()),
  *     sets S_FLAGS_REC: cgen.c then writes the record; an ARG the site
  *     lacks in such a predicate (UBPF_KF_GATE) sets it too, rather
- *     than refusing the plan, and the predicate reads 0 there.  OUT,
+ *     than refusing the plan, and the predicate reads 0 there.  XEND,
+ *     at an exit clause's place (kplan_exit.c's d_kplan_xend()), ends
+ *     the winner's plan there: where S_FLAGS has UBPF_RF_XWON
+ *     (cgen.c's act_test()), REC and a jump to the plan's end, kept
+ *     with the PREDs' (the stack empty there, a landing point).  OUT,
  *     OSTR and ODONE (printf()'s and trace()'s values) are
  *     cgen_out.c's, and so are the string variables such clauses
  *     print (SSTR, SLIT, SMOV, SCLR, OVSTR: this-> strings in cgbuf,
@@ -78,7 +82,7 @@
  * Where each part lives: this file, the walk over the plan
  * (cgen_plan()), the stack machine's stack (pop(), push()), the
  * arithmetic (binop()), self-> variables (tls_load(), tls_store(),
- * tlsa_key()), REC, SLEN's push (slen()) and curpsinfo's chains
+ * tlsa_key()), REC and XEND, SLEN's push (slen()) and curpsinfo's chains
  * (kchain()); cgen_agg.c, AGG (agg()); cgen_sarg.c, the argument
  * strings (seq_read(), seq(), skey()); cgen_svar.c, string variables,
  * execname and literals (vseq(), vveq(), vacmp(), ckey(), ccmp()...);
@@ -642,9 +646,12 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * writes into it (cgen_out_need(), which also makes the this->
 	 * strings read ""), known started only until a jump lands */
 	e->ostarted = e->oany = false;
-	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		if (pl->ops[pc].jump > pc && pl->ops[pc].jump <= pl->nops)
 			tgt[pl->ops[pc].jump] = true;
+		if (pl->ops[pc].op == UBPF_K_XEND) /* to the plan's end */
+			tgt[pl->nops] = true;
+	}
 	/* VKEY's keys and VVCMP's copies are built in cgbuf too
 	 * (S_SBUF): seq_read() found it, or here, a lookup of a
 	 * one-entry array that cannot fail (the verifier wants the
@@ -718,6 +725,20 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_REC:
 			rec(e);
 			continue;
+		case UBPF_K_XEND: { /* the winner's plan ends at its exit
+				     * clause: REC, then the plan's end */
+			size_t jlost;
+
+			ldx(e, BPF_DW, 1, 10, S_FLAGS);
+			alu_i(e, BPF_AND, 1, UBPF_RF_XWON);
+			jlost = jmp_i(e, BPF_JEQ, 1, 0);
+			rec(e);
+			pj[np] = jmp_i(e, BPF_JA, 0, 0);
+			pd[np] = pl->nops;
+			pdep[np++] = sp; /* 0: between clauses */
+			fix(e, jlost);
+			continue;
+		}
 		case UBPF_K_OSTR: /* a copy whose fault may end the clause
 				   * (a jump where one must), */
 		case UBPF_K_SSTR: /* ... a string variable's store (always) */

@@ -991,17 +991,16 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			}
 			goto none;
 		}
-		if (!k->kexit)
-			k->xfirst = ci;
 		k->kexit = k->xcl[ci] = true; /* decided at the hit */
 	}
 	if (k->kexit) {
-		/* the clauses from the first exit() on run in user space:
-		 * the hit that exits runs none after it (DTrace's ECBs
-		 * after the exit see the run draining) */
+		/* the exit clauses run in user space, from the winner's
+		 * record; every other clause is decided as any is, the
+		 * winner's plan ending at its exit clause (UBPF_K_XEND:
+		 * kplan_exit.c's "exit() at a traced probe") */
 		xuser = xcalloc(p->nclauses, sizeof(*xuser));
 		for (ci = 0; ci < p->nclauses; ci++)
-			xuser[ci] = (user && user[ci]) || ci >= k->xfirst;
+			xuser[ci] = (user && user[ci]) || k->xcl[ci];
 		k->user = xuser;
 	}
 	if (k->vars) {

@@ -87,8 +87,8 @@ void d_kplan_sess(struct d_kplan *k, const uint32_t o[4]);
  * exit() after nothing that can fault, its predicate one the hit alone
  * decides (d_kplan_gated()'s), does not keep the others out of the
  * kernel: d_kplan_kexit() says so, d_kplan_xclause() names such a
- * clause, and the clauses after the first of them run in user space
- * (kplan_exit.c's "exit() at a traced probe").
+ * clause, which runs in user space, the winner's plan ending at its
+ * place (kplan_exit.c's "exit() at a traced probe").
  */
 bool d_kplan_kexit(const struct d_kplan *k);
 bool d_kplan_xclause(const struct d_kplan *k, unsigned clause);
@@ -120,6 +120,13 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned clause, char *buf,
  * alone without one); false when it does not fit */
 bool d_kplan_xtest(const struct d_kplan *k, unsigned clause,
 		   const struct d_probe *probe, struct ubpf_kplan *pl);
+/* ... and appends to pl the winner's end at its place, UBPF_K_XEND,
+ * after its predicate as a PRED past it where several (the probe has
+ * more than one such clause) and it has one; false, pl unchanged,
+ * when it does not fit */
+bool d_kplan_xend(const struct d_kplan *k, unsigned clause,
+		  const struct d_probe *probe, struct ubpf_kplan *pl,
+		  bool several);
 /*
  * Clause clause may call exit(), or printa(), clear() or trunc(), and
  * nothing else keeps it from the kernel: at a tick-N probe, a firing

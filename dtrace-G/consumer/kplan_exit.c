@@ -326,10 +326,44 @@
  * that lost the swap is one that came after the exit, all of it (in
  * DTrace its ECBs before the exit ran and its exit dropped: the same
  * counts for another interleaving of the two CPUs, which neither
- * orders).  The clauses from the first such clause on run in user
- * space (kp_vars_decide() leaves them out: user[]), so the winner's
- * clauses after its exit clause do not run, there (run_clauses() stops
- * at the exit) or here; its earlier ones ran.  Every record the kernel
+ * orders).  So a hit is one of three: it found the run ended or lost
+ * the swap (nothing runs, no record); it won (its clauses up to and
+ * including the first exiting clause whose predicate holds, none
+ * after); or it found the run active and no exit test held (every
+ * clause).  Where a clause runs, kernel or record, changes none of
+ * that, so only the exit clauses are user space's (kplan.c's
+ * d_kplan_new(): user[], which kp_vars_decide() leaves out, with the
+ * variables they touch: none, exit_at_hit() lets no variable in), run
+ * from the winner's record: dtrace learns the exit, its status and the
+ * run's end from it (records.c's run_clauses(), which sets kdrain
+ * when it runs the XWON hit's exit), the clause's statements after
+ * exit() are any D, and it is one record a run (its gate holds only at
+ * the winner; without a predicate every hit of its probe exits or
+ * loses).  Every other clause, before or after an exit clause, is
+ * decided as any is.  The winner's plan ends at its exit clause: at
+ * each exit clause's place among its probe's clauses (bpf_agg.c's
+ * plan_of(), where a clause follows) UBPF_K_XEND, which when S_FLAGS
+ * has UBPF_RF_XWON sets REC and jumps to the plan's end
+ * (cgen_plan.c), past the kernel's clauses after it and the gates; at
+ * a probe with several exit clauses each XEND comes after that
+ * clause's predicate, as a PRED past it (d_kplan_xend()), so the
+ * winner stops at the first whose predicate holds, which is the one
+ * its exit test found: the predicate reads only what the hit alone
+ * decides, fetched once (cpu under a program that runs with migration
+ * disabled, uid and gid the thread's own, errno from arg0).  Its user
+ * space clauses after the exit clause do not run either (run_clauses()
+ * and records.c's hit_run_kagg() stop at the exit); its earlier ones
+ * ran, in the kernel or from the record.  A hit that read the run
+ * active and did not win runs every clause, those after the exit
+ * clause in the kernel where before its record ran them under kdrain:
+ * the kernel's counts are the ones user space made from those
+ * records.  A self-> variable such a clause now keeps in the kernel
+ * gets the winner's stores before its exit clause and none after, as
+ * DTrace's draining ECBs and run_clauses() give.  An XEND that does
+ * not fit the plan (UBPF_KOPS) leaves every later clause of that
+ * probe user space's there (kplan_here.c's room trial emits the XENDs
+ * as plan_of() does; -v says so), never a plan whose clauses after an
+ * exit clause the winner would run.  Every record the kernel
  * wrote while active carries UBPF_RF_ACT; once user space has run the
  * winner's exit it runs every such record, whatever its time (the
  * kernel counted those hits too), and no other (tick-N firings, a
@@ -517,6 +551,37 @@ bool d_kplan_xtest(const struct d_kplan *k, unsigned clause,
 		return false;
 	memset(&pl->ops[pl->nops], 0, sizeof(pl->ops[0]));
 	pl->ops[pl->nops++].op = UBPF_K_REC;
+	return true;
+}
+
+bool d_kplan_xend(const struct d_kplan *k, unsigned clause,
+		  const struct d_probe *probe, struct ubpf_kplan *pl,
+		  bool several)
+{
+	struct ubpf_kplan t;
+	unsigned from = pl->nops;
+
+	if (!d_kplan_xclause(k, clause))
+		return false;
+	if (!several || !k->prog->clauses[clause].pred) {
+		if (pl->nops >= UBPF_KOPS)
+			return false;
+		memset(&pl->ops[pl->nops], 0, sizeof(pl->ops[0]));
+		pl->ops[pl->nops++].op = UBPF_K_XEND;
+		return true;
+	}
+	/* the exit test's code (d_kplan_xtest()): its predicate, a PRED
+	 * past its REC, which becomes XEND; an argument the site lacks
+	 * refuses the plan, as bpf_agg_cgen.c's bpf_kagg_xplan() refuses
+	 * the test (no UBPF_KF_GATE) */
+	t = *pl;
+	if (!d_kplan_gate(k, clause, probe, &t) || t.nops <= from ||
+	    t.ops[t.nops - 1].op != UBPF_K_REC)
+		return false;
+	for (unsigned pc = from; pc < t.nops; pc++)
+		t.ops[pc].flags &= (uint16_t)~UBPF_KF_GATE;
+	t.ops[t.nops - 1].op = UBPF_K_XEND;
+	*pl = t;
 	return true;
 }
 

@@ -19,7 +19,9 @@
  * that a clause user space runs at P touches is user space's at P, and
  * so is every clause at P touching it, until nothing changes (the room
  * asked again after, since a plan with fewer clauses may have room for
- * one left out; the set left only grows, so it ends).  That is exact
+ * one left out; the set left only grows, so it ends; an exit clause's
+ * UBPF_K_XEND is in the room, as plan_of() emits it, and where it does
+ * not fit no clause after it is here).  That is exact
  * because a this-> variable lives for one firing and the probe's
  * clauses run in order (d/stmt.c's run_pre() resets this-> at each
  * firing; the generated program's slots are 0 at each run): at P each
@@ -202,6 +204,10 @@ bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 	struct ubpf_kplan *t = xcalloc(1, sizeof(*t));
 	char w[D_KPLAN_WHY];
 	bool room = false, ok = true;
+	unsigned nx = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		nx += d_kplan_xclause(k, cl[i]);
 
 	for (unsigned i = 0; i < n; i++) {
 		w[0] = '\0';
@@ -267,6 +273,23 @@ bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 				(void)d_kplan_sout_emit(k, cl[i], probe, t);
 			} else if (d_kplan_vin(k, cl[i])) {
 				(void)d_kplan_vin_emit(k, cl[i], probe, t);
+			} else if (i + 1 < n && d_kplan_xclause(k, cl[i]) &&
+				   !d_kplan_xend(k, cl[i], probe, t, nx > 1)) {
+				/* the winner's end, as plan_of() emits it:
+				 * without it no clause after is here */
+				for (unsigned j = i + 1; j < n; j++) {
+					if (!here[j])
+						continue;
+					here[j] = false;
+					room = false;
+					if (why)
+						snprintf(why[j], sizeof(why[j]),
+							 "the probe's plan has "
+							 "no room for clause "
+							 "%u's exit() before "
+							 "it",
+							 cl[i] + 1);
+				}
 			}
 		}
 	}

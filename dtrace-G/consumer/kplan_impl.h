@@ -152,9 +152,9 @@ struct d_kplan {
 	bool horizon;
 	/* exit() in a traced probe's clause, its predicate tested in the
 	 * kernel at every hit (kplan_exit.c's "exit() at a traced probe"):
-	 * those clauses, the first of them */
+	 * those clauses, user space's (the winner's plan ends at each:
+	 * UBPF_K_XEND) */
 	bool *xcl;
-	unsigned xfirst;
 	bool kexit;
 	/* exit() at a traced probe the kernel cannot decide, which kept
 	 * every clause out of it: the first such clause and why

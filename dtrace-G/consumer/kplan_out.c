@@ -405,7 +405,8 @@ const char *d_kplan_out_why(const struct d_kplan *k, unsigned ci)
 	if (!k->vars)
 		return "no variable is the kernel's in this plan";
 	if (k->user && k->user[ci])
-		return "it fires in user space (dtrace:::ERROR)";
+		return "it fires in user space (dtrace:::ERROR), or it "
+		       "calls exit(), which dtrace runs from the record";
 	if (kp_sout_where(k, ci))
 		return kp_sout_where(k, ci);
 	/* (a statement after its copy is none: a fault ends the clause

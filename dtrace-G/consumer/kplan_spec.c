@@ -404,7 +404,8 @@ const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause)
 			return "a statement other than printf() and trace() "
 			       "after speculate()";
 	if (k->user && k->user[clause])
-		return "it fires in user space (dtrace:::ERROR)";
+		return "it fires in user space (dtrace:::ERROR), or it "
+		       "calls exit(), which dtrace runs from the record";
 	if (k->horizon)
 		return "a hit may go to user space past the horizon";
 	if (kp_sout_where(k, clause))

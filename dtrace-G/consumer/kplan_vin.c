@@ -72,7 +72,7 @@
  *  - Where: a clause every hit of which runs a generated program whose
  *    record carries an area (kp_sout_where()), not dtrace's (BEGIN,
  *    END), not one that fires in user space too (ERROR, the clauses
- *    from an exit() decided at the hit on: k->user), nor a sout one;
+ *    whose exit() is decided at the hit: k->user), nor a sout one;
  *    the values fit the area (UBPF_KOUTMAX).  A probe whose plan cannot
  *    hold them is refused, as a sout clause's (UBPF_KTLS_UNFIT).  A hit
  *    whose record comes unflagged (a process never armed: bpf_agg_cgen.c's
@@ -103,8 +103,8 @@
  * (k->vin: "Shared self-> variables" above):
  * one that may have an out area (kp_sout_where(): every probe it fires
  * at runs a generated program), not dtrace's own (BEGIN, END), not one
- * that fires in user space too (ERROR, the clauses from an exit()
- * decided at the hit on: k->user), nor a sout one (its own area).
+ * that fires in user space too (ERROR, the clauses whose exit() is
+ * decided at the hit: k->user), nor a sout one (its own area).
  */
 bool vin_where(const struct d_kplan *k, unsigned ci)
 {

@@ -728,9 +728,9 @@ static bool own_fail(const struct d_kplan *k, unsigned ci)
 	uint8_t sz, sg;
 	bool r = false, nested = why_nested, wv = why_var;
 
-	/* from an exit() on, no statement, speculating (its own -v line:
-	 * d_kplan_spec_why()) */
-	if ((k->kexit && ci >= k->xfirst) || !c->nstmts ||
+	/* an exit() decided at the hit, no statement, speculating (its own
+	 * -v line: d_kplan_spec_why()) */
+	if ((k->kexit && k->xcl[ci]) || !c->nstmts ||
 	    d_kplan_specs(k->prog, ci))
 		return true;
 	why_nested = true;
@@ -768,12 +768,10 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 	c = &p->clauses[ci];
 	if (kp_dtrace_only(c))
 		return NULL;
-	if (k->kexit && ci >= k->xfirst) {
+	if (k->kexit && k->xcl[ci]) {
 		snprintf(buf, len,
-			 "it comes at or after clause %u, whose exit() the "
-			 "kernel decides at the hit: the clauses from the "
-			 "first exit() on run in user space",
-			 k->xfirst + 1);
+			 "it calls exit(), which dtrace runs from the record "
+			 "of the one hit that wins it");
 		return buf;
 	}
 	if (!c->nstmts) {

@@ -297,6 +297,10 @@ enum {
 		       * constant was found sends the hit to user space
 		       * whole (cgen_rec.c's cgen_anc_plan(); generated
 		       * programs only, as TIME) */
+	UBPF_K_XEND,  /* the winner's plan ends here: where S_FLAGS has
+		       * UBPF_RF_XWON, REC, then to the plan's end (an
+		       * exit clause's place, kplan_exit.c's
+		       * d_kplan_xend(); generated programs only, as TIME) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

@@ -74,6 +74,9 @@
 #    (one in a ?: branch not taken is none, one before a statement the
 #    kernel runs ends the clause), a copy run.c may not reach before
 #    such a statement left to user space (-v says why);
+#  - execname stored into self-> and this-> strings the kernel keeps
+#    (below strsize 18 user space's), on a process renaming itself,
+#    three ways alike;
 #  - a one-clause plan's predicate on an argument against an
 #    immediate tested before the prologue (cgen.c's pretest), its
 #    hits that pass printed and counted as DTRACE_CGEN=0's;
@@ -504,12 +507,16 @@ pid$target::hit:return /self->n == 1/
 }
 EOF2
 for xo in '' '-x strsize=16'; do
-	late=1 # one clause is user space's: cgout lingers
+	late=1 # at strsize 16 one clause is user space's: cgout lingers
 	same keep keep "unchanged memory" $xo
 	late=
 	expect_grep "unchanged memory${xo:+ ($xo)}: some output" \
 		'^\[alpha\] 1 1 3 A|0alpha 1$' keep1.txt
-	vcount "unchanged memory${xo:+ ($xo)}" keep1.txt.err 5 printing
+	# this->e = execname the kernel's (kplan_str.c's kp_comm_store())
+	# where strsize is 18 or more, else user space's with its clause
+	n=6
+	[ -z "$xo" ] || n=5
+	vcount "unchanged memory${xo:+ ($xo)}" keep1.txt.err $n printing
 	lit=a-literal-of-24-bytes-xy
 	[ -z "$xo" ] || lit=a-literal-of-24 # strsize - 1 bytes
 	expect_grep "unchanged memory${xo:+ ($xo)}: execname, literals" \
@@ -976,5 +983,42 @@ late=
 expect_grep "string functions, a copy not always reached: -v" \
 	'argument 1: a copy run.c may not reach (a branch of ?:, right of && or ||) before a statement the kernel runs$' \
 	fstru1.txt.err
+
+# execname into string variables (kplan_str.c's kp_comm_store(),
+# cgen_out.c's scomm()): self->m and this->n = execname are the
+# kernel's, stored from the hit's comm, printed, measured, compared and
+# a key, on a process that renames itself before each hit (cgout
+# rename: "", 15 bytes, 20 cut to 15, a tab, UTF-8), three ways alike;
+# -v counts the clauses (this tree before kept all three in user
+# space); below strsize 18 the variables stay user space's
+cat >scomm.d <<'EOF2'
+pid$target::hit:entry { self->m = execname; this->n = execname; }
+pid$target::hit:entry
+{
+	printf("%d [%s] [%s] %d %d %d\n", arg1, this->n, self->m,
+	    strlen(self->m), self->m == "cg-one", this->n == self->m);
+}
+pid$target::hit:return
+{
+	printf("r [%s] %d\n", self->m, strlen(self->m));
+	@[self->m] = count();
+	self->m = 0;
+}
+EOF2
+DTRACE_KAGG=0 run 1 scommu.txt rename -s scomm.d
+same scomm rename "execname stored"
+expect_file_eq "execname stored: DTRACE_KAGG=0's output" scomm0.txt scommu.txt
+expect_eq "execname stored: the output" \
+	"1 [] [] 0 0 1|3 [a-name-of-twent] [a-name-of-twent] 15 0 1|6 [tab\\there] [tab\\there] 8 0 1" \
+	"$(grep '^[136] ' scomm1.txt | tr '\n' '|' | sed 's/|$//')"
+vcount "execname stored" scomm1.txt.err 2 printing
+vcount "execname stored" scomm1.txt.err 1 aggregated
+late=1
+run 1 scomm17.txt rename -s scomm.d -x strsize=17
+late=
+expect_file_eq "execname stored, strsize 17: the output" scomm0.txt scomm17.txt
+expect_eq "execname stored, strsize 17: user space's" 0 \
+	"$(grep -c -e 'aggregated in the kernel$' \
+		-e 'printing values computed in the kernel$' scomm17.txt.err)"
 
 finish

@@ -1192,9 +1192,16 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		}
 		return;
 	}
-	if (ks->smov) { /* a literal, another string variable */
+	if (ks->smov) { /* a literal, execname, another string variable */
 		const struct node *b = st->e->b;
 
+		if (kp_is_comm(b)) { /* the hit's comm (kp_comm_store()) */
+			o = put(m, UBPF_K_SCOMM, 0, 0);
+			var_op(m, o, (unsigned)st->e->a->sub);
+			m->full |=
+				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+			return;
+		}
 		if (b->op == N_STR) {
 			size_t len = strlen(b->sval);
 

@@ -296,6 +296,8 @@ bool kp_str_clear(const struct node *n);
 /* ... a literal a string variable may be set to in the kernel; a
  * self-> or this-> string variable read whole (its index, or -1) */
 bool kp_str_lit_store(const struct d_prog *p, const struct node *n);
+/* ... v = execname the kernel stores (SCOMM: strsize 18 or more) */
+bool kp_comm_store(const struct d_prog *p, const struct node *n);
 int kp_str_var_of(const struct d_prog *p, const struct node *n);
 /* ... the N of a key or operand that is copyinstr(argN), or -1 */
 int kp_arg_str(const struct d_kplan *k, const struct node *n);

@@ -147,7 +147,8 @@
  * into 16 bytes of the area, SLIT (a literal, kplan_str.c's
  * kp_str_lit_store()) or SMOV (another variable's bytes, "" when that
  * one is unset), which cannot fault and take no byte of the area, or
- * SCLR; a printf()
+ * SCLR, or SCOMM (execname: kplan_str.c's kp_comm_store(), as SLIT);
+ * a printf()
  * or trace() argument that reads it is OVSTR, a struct ubpf_kostr of
  * its bytes as OSTR's.  A clause with such a store has an out area
  * even when it prints nothing (ODONE flagged UBPF_KF_NOREC, no record
@@ -493,9 +494,9 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		ks->sclr = true;
 		return true;
 	}
-	if (kp_str_lit_store(k->prog, b) ||
+	if (kp_str_lit_store(k->prog, b) || kp_comm_store(k->prog, b) ||
 	    (kp_out_svar(k, b) && b->sub != e->a->sub)) {
-		ks->smov = true; /* SLIT, SMOV: nothing to fault */
+		ks->smov = true; /* SLIT, SCOMM, SMOV: nothing to fault */
 		return true;
 	}
 	ks->sstr = true;
@@ -589,6 +590,7 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		return nd < UBPF_KOUTS;
 	case UBPF_K_SCLR:
 	case UBPF_K_SLIT:
+	case UBPF_K_SCOMM:
 	case UBPF_K_SMOV:
 		o->imm = (int64_t)k->prog->strsize - 1;
 		return true;

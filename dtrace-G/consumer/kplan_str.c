@@ -745,6 +745,20 @@ bool kp_str_lit_store(const struct d_prog *p, const struct node *n)
 	       !strcmp(txt_safe(n->sval, safe, sizeof(safe)), n->sval);
 }
 
+/*
+ * v = execname, v a string variable the kernel keeps (UBPF_K_SCOMM:
+ * the comm bpf_get_current_comm() gives at the hit, which the record's
+ * execname is read from too): where strsize is 18 or more, since the
+ * comm is at most 15 bytes, so, as for a literal (at most strsize - 3:
+ * kp_str_lit_store()), VSLEN, VSEQ and VVEQ tell it from a copy that
+ * filled the variable by its length, and run.c's var_set() never cuts
+ * it.  Nothing to fault.
+ */
+bool kp_comm_store(const struct d_prog *p, const struct node *n)
+{
+	return kp_is_comm(n) && p->strsize >= UBPF_KCOMM + 2;
+}
+
 /* A self-> or this-> string variable read whole: its index, else -1 */
 int kp_str_var_of(const struct d_prog *p, const struct node *n)
 {

@@ -297,6 +297,10 @@ enum {
 		       * constant was found sends the hit to user space
 		       * whole (cgen_rec.c's cgen_anc_plan(); generated
 		       * programs only, as TIME) */
+	UBPF_K_SCOMM, /* the string variable (n, slot as SSTR's) =
+		       * execname, the hit's comm, written as SLIT writes
+		       * a literal (cgen_out.c's scomm(); generated
+		       * programs only, as TIME) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

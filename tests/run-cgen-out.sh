@@ -62,6 +62,21 @@
 #  - opensnoop's idiom, the clear after the copy in the same clause:
 #    the bytes at the hit, and where the copy faults the store before
 #    it made, the clear after it not, three ways alike;
+#  - string functions printed from the out area: printf() and trace()
+#    arguments that are substr(), strjoin(), basename(), dirname(),
+#    strlen(), lltostr(), toupper(), tolower(), ?: and string
+#    comparisons of copyinstr(), execname, literals and integers,
+#    dtrace evaluating them from the values the kernel computed at the
+#    hit: the bytes at the hit, -v counting the clauses (this tree
+#    before kept them in user space, which read the string later);
+#    byte for byte DTRACE_CGEN=0's and DTRACE_KAGG=0's output, cut by
+#    strsize, their copies' faults in run.c's order and action numbers
+#    (one in a ?: branch not taken is none, one before a statement the
+#    kernel runs ends the clause), a copy run.c may not reach before
+#    such a statement left to user space (-v says why);
+#  - execname stored into self-> and this-> strings the kernel keeps
+#    (below strsize 18 user space's), on a process renaming itself,
+#    three ways alike;
 #  - a one-clause plan's predicate on an argument against an
 #    immediate tested before the prologue (cgen.c's pretest), its
 #    hits that pass printed and counted as DTRACE_CGEN=0's;
@@ -492,12 +507,16 @@ pid$target::hit:return /self->n == 1/
 }
 EOF2
 for xo in '' '-x strsize=16'; do
-	late=1 # one clause is user space's: cgout lingers
+	late=1 # at strsize 16 one clause is user space's: cgout lingers
 	same keep keep "unchanged memory" $xo
 	late=
 	expect_grep "unchanged memory${xo:+ ($xo)}: some output" \
 		'^\[alpha\] 1 1 3 A|0alpha 1$' keep1.txt
-	vcount "unchanged memory${xo:+ ($xo)}" keep1.txt.err 5 printing
+	# this->e = execname the kernel's (kplan_str.c's kp_comm_store())
+	# where strsize is 18 or more, else user space's with its clause
+	n=6
+	[ -z "$xo" ] || n=5
+	vcount "unchanged memory${xo:+ ($xo)}" keep1.txt.err $n printing
 	lit=a-literal-of-24-bytes-xy
 	[ -z "$xo" ] || lit=a-literal-of-24 # strsize - 1 bytes
 	expect_grep "unchanged memory${xo:+ ($xo)}: execname, literals" \
@@ -810,18 +829,18 @@ expect_grep "the pretest 5: -v" '^dtrace: BPF: .*, 7 records read$' \
 
 # walltimestamp in the kernel: the hit's timestamp plus the offset user
 # space adds to a record's (records.c's hit_prep()), so a clause the
-# kernel runs and one user space runs (strjoin() keeps it there) print
+# kernel runs and one user space runs (strtok() keeps it there) print
 # the same walltimestamp - timestamp at each hit, and it is the real
 # time in ns (between a second before the run and its 120 s limit)
 lo=$(( $(date +%s) - 1 ))
 cat >wall.d <<EOF2
 pid\$target::hit:entry { printf("k %d\\n", walltimestamp - timestamp); }
-pid\$target::hit:entry { printf("u %d %s\\n", walltimestamp - timestamp, strjoin("a", "b")); }
+pid\$target::hit:entry { printf("u %d %s\\n", walltimestamp - timestamp, strtok("ab", " ")); }
 pid\$target::hit:entry
 /walltimestamp / 1000000000 >= $lo && walltimestamp / 1000000000 <= $((lo + 122))/
 { @in = count(); }
 EOF2
-late=1 # strjoin()'s clause is user space's: cgout lingers
+late=1 # strtok()'s clause is user space's: cgout lingers
 run 1 wall1.txt 'rewrite 5' -s wall.d
 late=
 vcount "walltimestamp" wall1.txt.err 1 printing
@@ -867,5 +886,139 @@ for o in snoopf1 snoopfu snoopf0; do
 		"$(grep -c '^dtrace: error on enabled probe ID 2 (.*): invalid address (0x10) in action #3$' $o.txt.err)"
 done
 vcount "store after a faulting copy" snoopf1.txt.err 2 printing
+
+# String functions printed from the out area (kplan_str.c's
+# kp_out_leaves(), kplan_out.c's out_ftime()): the kernel copies the
+# string and computes the integers at the hit, dtrace computes
+# toupper(), substr(), strlen() + n and ?: of lltostr() from them when
+# it formats, so each line has the bytes of its hit ("before-i"), where
+# this tree before ran the clause from its record and read the string
+# later (cgout_inkernel's check fails there too)
+cat >fstr.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; self->n = arg1; }
+pid$target::hit:return
+{
+	printf("%s %s %d %s\n", toupper(copyinstr(self->p)),
+	    substr(execname, 0, 3), strlen(copyinstr(self->p)) + self->n,
+	    self->n > 2 ? "big" : lltostr(self->n, 2));
+}
+EOF2
+run 1 fstr1.txt 'rewrite 5' -s fstr.d
+printf '%s\n' "BEFORE-0 cgo 8 0" "BEFORE-1 cgo 9 1" "BEFORE-2 cgo 10 10" \
+	"BEFORE-3 cgo 11 big" "BEFORE-4 cgo 12 big" "" >fstr.exp
+expect_file_eq "string functions: the bytes at the hit" fstr.exp fstr1.txt
+vcount "string functions" fstr1.txt.err 1 printing
+# ... where the memory stays: empty, 254 to 300 bytes (cut by strsize),
+# bytes not printable (escaped: a copy's taint), negative integers,
+# execname, literals, string comparisons, && and ?:, byte for byte
+# DTRACE_CGEN=0's, also at strsize 16
+cat >fstrk.d <<'EOF2'
+pid$target::hit:entry
+{
+	printf("%d [%s] [%s] [%s] %d %s\n", arg1, basename(copyinstr(arg0)),
+	    strjoin(execname, strjoin("-", copyinstr(arg0))),
+	    lltostr(arg1, 16), strlen(copyinstr(arg0)),
+	    copyinstr(arg0) == "alpha" ? "is-alpha" : tolower("NOT"));
+	trace(dirname(copyinstr(arg0)));
+	trace(arg1 < 0 && copyinstr(arg0) != "" ?
+	    substr(copyinstr(arg0), 1, 2) : "x");
+	printf("\n");
+}
+EOF2
+for xo in '' '-x strsize=16'; do
+	samex fstrk keep "string functions, unchanged memory" $xo
+	vcount "string functions, unchanged memory${xo:+ ($xo)}" \
+		fstrk1.txt.err 1 printing
+done
+expect_grep "string functions, unchanged memory: the output" \
+	'^6 \[a\\x01b\\x7fc\\ttab\] \[cgout-a\\x01b\\x7fc\\ttab\] \[0x6\] 9 not$' \
+	fstrk1.txt
+# ... faults (cgout refault: 0x10 at the second hit): the first copy
+# run.c reaches reported at its argument's action (#3), none for one in
+# the ?: branch not taken; a clause with statements after the copy
+# ends there (self->n++ before it stands, the one after it and the
+# count do not: clause 3 prints 3 at the next hit), three ways alike
+cat >fstrf.d <<'EOF2'
+pid$target::hit:entry
+{
+	printf("%d %s %s\n", arg1, arg1 == 2 ? "bad" : basename(copyinstr(arg0)),
+	    toupper(copyinstr(arg0)));
+}
+pid$target::hit:entry
+{
+	self->n++;
+	printf("%d %s\n", self->n, strjoin(copyinstr(arg0), lltostr(arg1)));
+	@c = count();
+	self->n++;
+}
+pid$target::hit:entry { printf("after %d\n", self->n); }
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+printf '%s\n' "1 alpha ALPHA" "1 alpha1" "after 2" "ERROR 3 -1 1 0x10" \
+	"ERROR 3 -1 1 0x10" "after 3" "3 . " "4 3" "after 5" "" \
+	"                2" >fstrf.exp
+DTRACE_KAGG=0 run 1 fstrfu.txt refault -s fstrf.d
+for g in 1 0; do
+	run $g fstrf$g.txt refault -s fstrf.d
+done
+for o in fstrf1 fstrfu fstrf0; do
+	expect_file_eq "string functions, faults: $o's lines" fstrf.exp $o.txt
+	expect_eq "string functions, faults: $o's fault" 2 \
+		"$(grep -c '^dtrace: error on enabled probe ID [12] (.*): invalid address (0x10) in action #3$' $o.txt.err)"
+done
+vcount "string functions, faults" fstrf1.txt.err 3 printing
+# ... a copy run.c may not reach (a ?: branch) before a statement the
+# kernel runs: the kernel cannot end the clause at its fault, so the
+# clause is user space's, -v saying why, its output DTRACE_CGEN=0's
+cat >fstru.d <<'EOF2'
+pid$target::hit:entry
+{
+	printf("%s\n", arg1 == 2 ? "bad" : basename(copyinstr(arg0)));
+	@c = count();
+}
+EOF2
+late=1
+same fstru refault "string functions, a copy not always reached"
+late=
+expect_grep "string functions, a copy not always reached: -v" \
+	'argument 1: a copy run.c may not reach (a branch of ?:, right of && or ||) before a statement the kernel runs$' \
+	fstru1.txt.err
+
+# execname into string variables (kplan_str.c's kp_comm_store(),
+# cgen_out.c's scomm()): self->m and this->n = execname are the
+# kernel's, stored from the hit's comm, printed, measured, compared and
+# a key, on a process that renames itself before each hit (cgout
+# rename: "", 15 bytes, 20 cut to 15, a tab, UTF-8), three ways alike;
+# -v counts the clauses (this tree before kept all three in user
+# space); below strsize 18 the variables stay user space's
+cat >scomm.d <<'EOF2'
+pid$target::hit:entry { self->m = execname; this->n = execname; }
+pid$target::hit:entry
+{
+	printf("%d [%s] [%s] %d %d %d\n", arg1, this->n, self->m,
+	    strlen(self->m), self->m == "cg-one", this->n == self->m);
+}
+pid$target::hit:return
+{
+	printf("r [%s] %d\n", self->m, strlen(self->m));
+	@[self->m] = count();
+	self->m = 0;
+}
+EOF2
+DTRACE_KAGG=0 run 1 scommu.txt rename -s scomm.d
+same scomm rename "execname stored"
+expect_file_eq "execname stored: DTRACE_KAGG=0's output" scomm0.txt scommu.txt
+expect_eq "execname stored: the output" \
+	"1 [] [] 0 0 1|3 [a-name-of-twent] [a-name-of-twent] 15 0 1|6 [tab\\there] [tab\\there] 8 0 1" \
+	"$(grep '^[136] ' scomm1.txt | tr '\n' '|' | sed 's/|$//')"
+vcount "execname stored" scomm1.txt.err 2 printing
+vcount "execname stored" scomm1.txt.err 1 aggregated
+late=1
+run 1 scomm17.txt rename -s scomm.d -x strsize=17
+late=
+expect_file_eq "execname stored, strsize 17: the output" scomm0.txt scomm17.txt
+expect_eq "execname stored, strsize 17: user space's" 0 \
+	"$(grep -c -e 'aggregated in the kernel$' \
+		-e 'printing values computed in the kernel$' scomm17.txt.err)"
 
 finish

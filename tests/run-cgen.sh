@@ -183,7 +183,7 @@ cg_aggs() {
 		-n 'tr$target:::tick /arg0 == 6/ { printf("%d\n", arg0); exit(0); }'
 	rec_read "record gates: exit()" 1
 	same "record gates: a self-> variable set in user space" generated "'tick 12'" \
-		-n 'tr$target:::tick /arg0 > 2/ { this->e = execname; self->n++; printf("%d %s\n", self->n, this->e); }' \
+		-n 'tr$target:::tick /arg0 > 2/ { this->e = strtok(execname, " "); self->n++; printf("%d %s\n", self->n, this->e); }' \
 		-n 'tr$target:::tick /self->n == 2/ { printf("two\n"); }'
 	rec_read "record gates: a self-> variable set in user space" 12
 	same "record gates: an argument the site lacks" generated "'tick 12'" \
@@ -465,15 +465,15 @@ cg_spin() {
 # self-> read in user space, string predicates
 cg_selfu() {
 	cg_dir
-	# self->k is printed beside a string variable (which the kernel does
-	# not keep): that clause runs in user space, self->k read from its
+	# self->k is printed beside a string variable the kernel does not
+	# keep (strtok()'s; execname itself it keeps): that clause runs in user space, self->k read from its
 	# record (kplan_vin.c's "Shared self-> variables"), and the clauses
 	# storing self->k and self->j, which reads it, in the kernel
 	cat >t.d <<-'EOF'
 	tr$target:::tick /arg0 % 3 == 0/ { self->k = arg0; self->u = 1; }
 	tr$target:::tick /self->u/ { self->j = self->k + 1; @u = count(); }
 	tr$target:::tick /self->j/ { @j = sum(self->j); }
-	tr$target:::tick /self->k/ { this->e = execname; printf("%d %d %s\n", arg0, self->k, this->e); }
+	tr$target:::tick /self->k/ { this->e = strtok(execname, " "); printf("%d %d %s\n", arg0, self->k, this->e); }
 	tr$target:::tick { @all = count(); }
 	EOF
 	same "self-> read by printf in user space" generated "'tick 9'" -s t.d

@@ -50,10 +50,11 @@
  * clause's end, the variable untouched; else the copy goes into it,
  * its 16 bytes and its first len (sstr_len(): every reader stops at
  * len, so what lies past it is left as it was).
- * SLIT writes a literal there as a copy of it would be, and SMOV
+ * SLIT writes a literal there as a copy of it would be, SCOMM the
+ * hit's comm (execname) the same way (scomm()), and SMOV
  * copies another variable's struct ubpf_kostr there (bpf_probe_read_
  * kernel(); unset, the variable is cleared), and each goes into the
- * variable as SSTR's copy does; neither can fault.
+ * variable as SSTR's copy does; none can fault.
  * OVSTR copies a variable's bytes into an argument's struct ubpf_kostr
  * (bpf_probe_read_kernel()), SCLR clears one; ODONE flagged
  * UBPF_KF_NOREC (a clause that only stores) does nothing.
@@ -579,6 +580,39 @@ static void smov(struct em *e, const struct ubpf_kop *o, const int *fds)
 	fix(e, jend);
 }
 
+/*
+ * SCOMM o: execname, the hit's comm (cgen_svar.c's clen(): its 16
+ * bytes NUL-padded at r10 + S_COMM, r1 its length), written at
+ * TSTR_AT(UBPF_KTSTR) as SLIT writes a literal (address 0, len the
+ * bytes with the NUL: kplan_str.c's kp_comm_store() keeps it below
+ * strsize - 2, so it is told from a copy an SSTR cut), then into o's
+ * variable as SSTR's copy goes (sstr_put()).  Nothing to fault.
+ */
+static void scomm(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	int32_t base, vbase, s = (int32_t)offsetof(struct ubpf_kostr, s);
+
+	if (!tstr_base(e, o, &vbase))
+		return;
+	if (o->imm < UBPF_KCOMM + 1 ||
+	    (o->n == UBPF_KV_SELF && (fds[8] < 0 || fds[4] < 0))) {
+		e->bad = true;
+		return;
+	}
+	base = TSTR_AT(UBPF_KTSTR) - (int32_t)e->obase;
+	clen(e);
+	alu_i(e, BPF_ADD, 1, 1); /* its NUL */
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	st(e, BPF_DW, 2, (int16_t)base, 0);
+	stx(e, BPF_W, 2,
+	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)), 1);
+	for (int32_t i = 0; i < UBPF_KCOMM; i += 8) {
+		ldx(e, BPF_DW, 1, 10, (int16_t)(S_COMM + i));
+		stx(e, BPF_DW, 2, (int16_t)(base + s + i), 1);
+	}
+	sstr_put(e, o, fds, base, vbase);
+}
+
 /* OVSTR o: the variable's struct ubpf_kostr (imm bytes of its string)
  * into the out area at o->agg; a self-> one absent reads "" */
 static void ovstr(struct em *e, const struct ubpf_kop *o, const int *fds)
@@ -631,7 +665,7 @@ void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl)
 
 		if (o->op != UBPF_K_SSTR && o->op != UBPF_K_SCLR &&
 		    o->op != UBPF_K_OVSTR && o->op != UBPF_K_SLIT &&
-		    o->op != UBPF_K_SMOV)
+		    o->op != UBPF_K_SMOV && o->op != UBPF_K_SCOMM)
 			continue;
 		for (unsigned i = 0; i < (o->op == UBPF_K_SMOV ? 2u : 1u);
 		     i++) {
@@ -669,6 +703,10 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 	}
 	if (o->op == UBPF_K_SMOV) {
 		smov(e, o, fds);
+		return;
+	}
+	if (o->op == UBPF_K_SCOMM) {
+		scomm(e, o, fds);
 		return;
 	}
 	if (o->op == UBPF_K_ODONE) {

@@ -78,7 +78,8 @@ static void svar_at(struct em *e, const struct ubpf_kplan *pl,
 		const struct ubpf_kop *s = &pl->ops[pc];
 
 		set |= (s->op == UBPF_K_SSTR || s->op == UBPF_K_SLIT ||
-			s->op == UBPF_K_SMOV || s->op == UBPF_K_SCLR) &&
+			s->op == UBPF_K_SMOV || s->op == UBPF_K_SCLR ||
+			s->op == UBPF_K_SCOMM) &&
 		       s->n == UBPF_KV_THIS && s->slot == o->slot;
 	}
 	alu_i(e, BPF_MOV, 0, 0);

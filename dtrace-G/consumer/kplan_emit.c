@@ -1153,7 +1153,33 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			int sa;
 			bool s;
 			const struct node *v = kp_out_arg(st, j, &s);
+			struct kp_leaf lv[KP_LEAVES];
+			int nl = kp_out_ftime(k, st, j, lv);
 
+			/* computed by dtrace from its leaves (kplan_str.c's
+			 * kp_out_leaves()): each as a whole one's, in
+			 * d_eval()'s order; a copy run.c may not reach has
+			 * no jump (kplan_out.c's kp_out_ftime_ok()) */
+			for (int l = 0; l < nl && !m->full; l++) {
+				const struct node *x = lv[l].n;
+
+				if (lv[l].kind == UBPF_K_OVSTR) {
+					o = put(m, UBPF_K_OVSTR, 0, 0);
+					var_op(m, o, (unsigned)x->sub);
+				} else {
+					emit(m, lv[l].kind == UBPF_K_OSTR
+							? x->args[0]
+							: x);
+					o = put(m, (int)lv[l].kind, 1, 0);
+					if (lv[l].kind == UBPF_K_OSTR &&
+					    !lv[l].cond && kp_out_ends(c, i))
+						o->jump = 1;
+				}
+				m->full |= !m->full &&
+					   !kp_out_op(k, pl, m->n - 1, x);
+			}
+			if (nl >= 0)
+				continue;
 			if (!s && kp_out_here(v)) /* dtrace has it */
 				continue;
 			if (!s && kp_out_svar(k, v)) { /* its bytes */
@@ -1184,9 +1210,16 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		}
 		return;
 	}
-	if (ks->smov) { /* a literal, another string variable */
+	if (ks->smov) { /* a literal, execname, another string variable */
 		const struct node *b = st->e->b;
 
+		if (kp_is_comm(b)) { /* the hit's comm (kp_comm_store()) */
+			o = put(m, UBPF_K_SCOMM, 0, 0);
+			var_op(m, o, (unsigned)st->e->a->sub);
+			m->full |=
+				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+			return;
+		}
 		if (b->op == N_STR) {
 			size_t len = strlen(b->sval);
 

@@ -299,6 +299,8 @@ bool kp_str_clear(const struct node *n);
 /* ... a literal a string variable may be set to in the kernel; a
  * self-> or this-> string variable read whole (its index, or -1) */
 bool kp_str_lit_store(const struct d_prog *p, const struct node *n);
+/* ... v = execname the kernel stores (SCOMM: strsize 18 or more) */
+bool kp_comm_store(const struct d_prog *p, const struct node *n);
 int kp_str_var_of(const struct d_prog *p, const struct node *n);
 /* ... the N of a key or operand that is copyinstr(argN), or -1 */
 int kp_arg_str(const struct d_kplan *k, const struct node *n);
@@ -409,6 +411,29 @@ const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str);
 /* ... args[N] whole, a string at a probe declaring it one: N, else -1;
  * may clause ci print one (kp_out_ok() asks)? */
 int kp_out_sarg(const struct stmt *st, unsigned j);
+/* ... argument j is one value (today's forms: an OUT, OSTR, OVSTR or
+ * none, kp_out_arg()'s), not a format-time tree (below) */
+bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j);
+/* kplan_str.c: a printf() or trace() argument dtrace computes when it
+ * formats from leaves the plan computes at the hit ("String functions
+ * printed from the out area"): the leaves in d_eval()'s order into lv,
+ * their count, or -1 */
+#define KP_LEAVES 16
+struct kp_leaf {
+	const struct node *n; /* the leaf (copyinstr(E): OSTR of E) */
+	unsigned kind;	      /* UBPF_K_OUT, UBPF_K_OSTR, UBPF_K_OVSTR */
+	bool cond; /* under a ?: branch, right of && or ||: maybe not read */
+};
+int kp_out_leaves(const struct d_kplan *k, const struct node *a,
+		  struct kp_leaf *lv);
+/* ... argument j of st, not whole: its leaves (kp_out_leaves()), -1 if
+ * whole or not such a tree */
+int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
+		 struct kp_leaf *lv);
+/* ... may argument j of st (statement of clause ci), not whole, be
+ * computed so (its copies' jumps: kplan_out.c)? */
+bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
+		     const struct stmt *st, unsigned j);
 bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci);
 /* Does a statement other than printf() and trace() follow statement i
  * of c's flat list on some path (after it in its list, or after an if

@@ -25,7 +25,13 @@
  * does not speculate), or a string dtrace has without the kernel's help
  * (kp_out_here(): a literal, and execname, the comm the record carries
  * for any clause that names it, which the interpreter reads as well),
- * which takes no instruction and no byte of the area, in a clause
+ * which takes no instruction and no byte of the area, or a tree of
+ * string functions, ?: and string comparisons over such values
+ * (kplan_str.c's kp_out_leaves(): kp_out_ftime() for an argument that
+ * is not one value, kp_out_whole()), each leaf computed into the area
+ * as a whole argument is, in d_eval()'s order, and the tree evaluated
+ * by dtrace when it formats (out_ftime(): d/stmt.c's d_eval_pinned()
+ * with each leaf's value or fault pinned), in a clause
  * whose every other statement kplan takes (stores, aggregations:
  * kp_stmt_ok()), so the clause is a kernel clause like any other and
  * kplan_vars.c's one-copy-per-variable rule holds as it is: a
@@ -141,7 +147,8 @@
  * into 16 bytes of the area, SLIT (a literal, kplan_str.c's
  * kp_str_lit_store()) or SMOV (another variable's bytes, "" when that
  * one is unset), which cannot fault and take no byte of the area, or
- * SCLR; a printf()
+ * SCLR, or SCOMM (execname: kplan_str.c's kp_comm_store(), as SLIT);
+ * a printf()
  * or trace() argument that reads it is OVSTR, a struct ubpf_kostr of
  * its bytes as OSTR's.  A clause with such a store has an out area
  * even when it prints nothing (ODONE flagged UBPF_KF_NOREC, no record
@@ -328,6 +335,51 @@ static bool setopt_in(const struct stmt *v, unsigned n)
 	return false;
 }
 
+bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j)
+{
+	uint8_t sz, sg;
+	bool str;
+	const struct node *a = kp_out_arg(st, j, &str);
+	const struct node *whole = st->kind == S_TRACE ? st->e : st->args[j];
+
+	if (str || kp_out_here(whole) || kp_out_svar(k, whole))
+		return true; /* (copyinstr(E, N): none, refused) */
+	return whole->kind != T_STR && kp_ty(k, a, &sz, &sg) &&
+	       !kp_has_str_cmp(k, a);
+}
+
+int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
+		 struct kp_leaf *lv)
+{
+	if (kp_out_whole(k, st, j))
+		return -1;
+	return kp_out_leaves(k, st->kind == S_TRACE ? st->e : st->args[j], lv);
+}
+
+/* Argument j of st, statement i of clause ci, computed when dtrace
+ * formats (kp_out_ftime()): a copy run.c may not reach (under a ?:
+ * branch, right of && or ||) cannot end the clause at its fault, the
+ * kernel not knowing whether run.c read it, so where a statement
+ * other than printf() and trace() follows (kp_out_ends()) the
+ * argument is user space's; elsewhere its copy has no jump and dtrace
+ * stops at the fault it reaches. */
+bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
+		     const struct stmt *st, unsigned j)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	struct kp_leaf lv[KP_LEAVES];
+	int n = kp_out_ftime(k, st, j, lv);
+	bool ends = false;
+
+	for (unsigned i = 0; i < c->nflat; i++)
+		if (c->flat[i] == st)
+			ends = kp_out_ends(c, i);
+	for (int l = 0; l < n; l++)
+		if (lv[l].kind == UBPF_K_OSTR && lv[l].cond && ends)
+			return false;
+	return n >= 0;
+}
+
 /* One argument of clause ci: can the kernel compute it? */
 static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		   unsigned j)
@@ -341,9 +393,9 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return true;
 	if (kp_out_sarg(st, j) >= 0) /* typed at each probe */
 		return kp_out_sarg_ok(k, ci);
+	if (!kp_out_whole(k, st, j)) /* dtrace computes it, from leaves */
+		return kp_out_ftime_ok(k, ci, st, j);
 	if (str && whole->nargs != 1)
-		return false;
-	if (!str && whole->kind == T_STR)
 		return false;
 	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
 }
@@ -443,9 +495,9 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		ks->sclr = true;
 		return true;
 	}
-	if (kp_str_lit_store(k->prog, b) ||
+	if (kp_str_lit_store(k->prog, b) || kp_comm_store(k->prog, b) ||
 	    (kp_out_svar(k, b) && b->sub != e->a->sub)) {
-		ks->smov = true; /* SLIT, SMOV: nothing to fault */
+		ks->smov = true; /* SLIT, SCOMM, SMOV: nothing to fault */
 		return true;
 	}
 	ks->sstr = true;
@@ -539,6 +591,7 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		return nd < UBPF_KOUTS;
 	case UBPF_K_SCLR:
 	case UBPF_K_SLIT:
+	case UBPF_K_SCOMM:
 	case UBPF_K_SMOV:
 		o->imm = (int64_t)k->prog->strsize - 1;
 		return true;
@@ -611,8 +664,12 @@ static unsigned list_bytes(const struct d_kplan *k, unsigned clause,
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			bool s;
 			const struct node *a = kp_out_arg(st, j, &s);
+			struct kp_leaf lv[KP_LEAVES];
+			int nl = kp_out_ftime(k, st, j, lv);
 
-			if (s || !kp_out_here(a))
+			for (int l = 0; l < nl; l++) /* its leaves' */
+				n += out_size(lv[l].kind != UBPF_K_OUT);
+			if (nl < 0 && (s || !kp_out_here(a)))
 				n += out_size(s || kp_out_svar(k, a));
 		}
 	}
@@ -843,6 +900,110 @@ struct orun {
 	bool sout;
 };
 
+/* A fault at faddr of argument j of st, a printf() or trace(): a
+ * sout clause's pre[r->nv - 1], reported if the clause gets there;
+ * else the hit's, reported here */
+static void arg_fault(struct orun *r, const struct stmt *st, unsigned j,
+		      uint64_t faddr)
+{
+	int rv;
+
+	if (r->sout) {
+		r->fat = (int)r->nv - 1;
+		r->faddr = faddr;
+		return;
+	}
+	rv = d_run_fault(r->k->prog, r->clause, r->f,
+			 st->kind == S_TRACE ? st->action : st->action + (int)j,
+			 faddr, r->err);
+	r->rv = rv ? rv : -1;
+}
+
+/*
+ * Argument j of st, which dtrace computes from its leaves (kplan_str.c's
+ * kp_out_leaves(), "String functions printed from the out area"): each
+ * leaf's value read from the area into a pin (a copy that faulted: its
+ * address, the page after where the string ran into it, as
+ * out_fault()'s), then d_eval_pinned() of the argument, which meets
+ * the pins in run.c's order and raises the first faulted one it
+ * reaches (one in a branch not taken is never read, as run.c never
+ * copies it).  Into *v, its string kept in r->strs; false where the
+ * walk ends (a fault, or not the plan's record).
+ */
+static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
+		      struct dv *v)
+{
+	const struct d_kplan *k = r->k;
+	struct kp_leaf lv[KP_LEAVES];
+	struct d_pin pin[KP_LEAVES];
+	char *ls[KP_LEAVES]; /* the copies' strings */
+	int nl = kp_out_ftime(k, st, j, lv);
+	unsigned nls = 0;
+	uint64_t faddr = 0;
+	char *str = NULL;
+	bool ok = true;
+
+	if (nl < 0) {
+		r->rv = -1;
+		return false;
+	}
+	for (int l = 0; l < nl; l++) {
+		struct d_pin *p = &pin[l];
+		struct ubpf_kostr so;
+		bool s = lv[l].kind != UBPF_K_OUT;
+
+		memset(p, 0, sizeof(*p));
+		p->n = lv[l].n;
+		if (r->off + out_size(s) > r->len) {
+			r->rv = -1; /* not the plan's record */
+			ok = false;
+			break;
+		}
+		if (!s) {
+			uint8_t sz = 8, sg = 1;
+			int64_t x;
+
+			memcpy(&x, r->data + r->off, 8);
+			r->off += 8;
+			(void)kp_ty(k, lv[l].n, &sz, &sg);
+			p->v = (struct dv){
+				.i = x, .k = K_INT, .sz = sz, .sg = sg
+			};
+			continue;
+		}
+		memcpy(&so, r->data + r->off, sizeof(so));
+		r->off += sizeof(so);
+		if (so.len < 0) { /* faulted, raised where d_eval() gets */
+			p->flt = true;
+			p->faddr = (uint64_t)so.addr;
+			if (so.len == -2)
+				p->faddr = (p->faddr | 4095) + 1;
+			continue;
+		}
+		/* (a slot after a copy that jumped is not written: that
+		 * copy is met first, never this) */
+		ls[nls] = strndup(so.s, (size_t)so.len < sizeof(so.s)
+						? (size_t)so.len
+						: sizeof(so.s));
+		if (!ls[nls])
+			abort();
+		p->v = (struct dv){ .s = ls[nls++], .k = K_STR, .tn = 1 };
+	}
+	if (ok && d_eval_pinned(k->prog, r->clause, r->f,
+				st->kind == S_TRACE ? st->e : st->args[j], pin,
+				(unsigned)nl, v, &str, &faddr)) {
+		arg_fault(r, st, j, faddr);
+		ok = false;
+	}
+	/* the result's string is d_eval_pinned()'s copy: one per
+	 * argument in r->strs, as a copy's */
+	while (nls)
+		free(ls[--nls]);
+	if (str)
+		r->strs[r->ns++] = str;
+	return ok;
+}
+
 /* Statements [from, to) of the clause's flat list, as the plan wrote
  * their values: an if with a slot (kp_if_out()) its condition's value,
  * then the branch it took, the other's bytes skipped (its slots not
@@ -914,6 +1075,11 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			uint8_t sz = 8, sg = 1;
 			int64_t x;
 
+			if (!kp_out_whole(k, st, j)) { /* from its leaves */
+				if (!out_ftime(r, st, j, v))
+					return;
+				continue;
+			}
 			if (!s && kp_out_here(a)) { /* as d_eval() has it */
 				const char *en = r->f->execname;
 

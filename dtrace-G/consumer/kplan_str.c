@@ -6,7 +6,8 @@
  * copyinstr(argN) and an args[N] string, self-> and this-> string
  * variables, execname and literals; the tests kplan.c (kp_stmt_ok(),
  * kp_ty_at()), kplan_vars.c, kplan_svar.c and kplan_emit.c make of
- * them.
+ * them; and the printf() and trace() arguments dtrace computes from
+ * values the plan computes at the hit (kp_out_leaves(), at the end).
  *
  * The generated programs (kplan.c's "Variables") also
  * compare copyinstr(argN) with a string literal (kp_str_cmp(): == !=,
@@ -744,6 +745,20 @@ bool kp_str_lit_store(const struct d_prog *p, const struct node *n)
 	       !strcmp(txt_safe(n->sval, safe, sizeof(safe)), n->sval);
 }
 
+/*
+ * v = execname, v a string variable the kernel keeps (UBPF_K_SCOMM:
+ * the comm bpf_get_current_comm() gives at the hit, which the record's
+ * execname is read from too): where strsize is 18 or more, since the
+ * comm is at most 15 bytes, so, as for a literal (at most strsize - 3:
+ * kp_str_lit_store()), VSLEN, VSEQ and VVEQ tell it from a copy that
+ * filled the variable by its length, and run.c's var_set() never cuts
+ * it.  Nothing to fault.
+ */
+bool kp_comm_store(const struct d_prog *p, const struct node *n)
+{
+	return kp_is_comm(n) && p->strsize >= UBPF_KCOMM + 2;
+}
+
 /* A self-> or this-> string variable read whole: its index, else -1 */
 int kp_str_var_of(const struct d_prog *p, const struct node *n)
 {
@@ -878,4 +893,162 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
 		if (kp_has_str_cmp(k, n->args[i]))
 			return true;
 	return false;
+}
+
+/*
+ * String functions printed from the out area (doc/DESIGN.md §8): a
+ * printf() or trace() argument that is not one value the plan computes
+ * whole (kplan_out.c's kp_out_whole()) but a format-time tree over
+ * leaves it computes.  Walked in d_eval()'s order (a function's
+ * arguments left to right, a ?:'s condition then both branches, &&'s
+ * and ||'s left then right), each node is:
+ *  - nothing in the area: an integer or string literal, execname (the
+ *    record's comm, which d_eval()'s builtin() reads);
+ *  - a leaf: a KV_STR variable (OVSTR), copyinstr(E) of an integer E
+ *    the plan computes (OSTR), an integer the plan computes whole
+ *    (OUT: kp_ty() and no string comparison the kernel would make);
+ *  - a format-time node, which dtrace evaluates from the leaves'
+ *    values (d/stmt.c's d_eval_pinned()): strjoin(), substr(),
+ *    basename(), dirname(), strlen(), toupper(), tolower(), strstr(),
+ *    strchr(), strrchr(), index(), rindex(), lltostr() (a constant
+ *    base, 2 to 36), ?:, a string comparison (strings, or NULL, on
+ *    both sides), && || ^^, and the integer operators but / and %
+ *    (no pointer's), unary ! ~ - + and a cast to an integer of one.
+ * None of these can fault: each depends on its arguments and strsize
+ * only, and the checker made them strings or integers as need_str()
+ * wants; / and % (a zero divisor), a computed base, strtok() (which
+ * goes on with the program's state) and rand() are not taken.  So the
+ * only faults are the copies', met in run.c's order.  Anything else
+ * under the argument leaves it, and its clause, user space's.  cond:
+ * the node is under a ?: branch or right of && or ||, where run.c may
+ * not reach it (the leaf's cond).  The leaves, at most KP_LEAVES, into
+ * lv; their count, or -1.
+ */
+static bool ftime_str_side(const struct node *n)
+{
+	return n->kind == T_STR || (n->op == N_INT && n->ival == 0);
+}
+
+static bool ftime_func(const struct node *n)
+{
+	int64_t b;
+
+	switch (d_funcs[n->sub].id) {
+	case F_STRJOIN:
+	case F_SUBSTR:
+	case F_BASENAME:
+	case F_DIRNAME:
+	case F_STRLEN:
+	case F_TOUPPER:
+	case F_TOLOWER:
+	case F_STRSTR:
+	case F_STRCHR:
+	case F_STRRCHR:
+	case F_INDEX:
+	case F_RINDEX:
+		return true;
+	case F_LLTOSTR:
+		return n->nargs < 2 ||
+		       (kp_const_of(n->args[1], &b) && b >= 2 && b <= 36);
+	default:
+		return false;
+	}
+}
+
+static bool ftime_walk(const struct d_kplan *k, const struct node *n, bool cond,
+		       struct kp_leaf *lv, int *nl)
+{
+	uint8_t sz, sg;
+
+	if (n->op == N_INT || n->op == N_STR || kp_is_comm(n))
+		return true; /* dtrace has it */
+	if (kp_out_svar(k, n) ||
+	    (kp_copyinstr_of(n) && kp_ty(k, n->args[0], &sz, &sg) &&
+	     !kp_has_str_cmp(k, n->args[0])) ||
+	    (n->kind != T_STR && !n->ptr && !n->sou && kp_ty(k, n, &sz, &sg) &&
+	     !kp_has_str_cmp(k, n))) {
+		if (*nl >= KP_LEAVES)
+			return false;
+		lv[*nl].n = n;
+		lv[*nl].kind = kp_out_svar(k, n)    ? UBPF_K_OVSTR
+			       : kp_copyinstr_of(n) ? UBPF_K_OSTR
+						    : UBPF_K_OUT;
+		lv[*nl].cond = cond;
+		++*nl;
+		return true;
+	}
+	if (n->ptr || n->sou)
+		return false;
+	switch (n->op) {
+	case N_FUNC:
+		if (!ftime_func(n))
+			return false;
+		for (unsigned i = 0; i < n->nargs; i++)
+			if (!ftime_walk(k, n->args[i], cond, lv, nl))
+				return false;
+		return true;
+	case N_TERN:
+		return ftime_walk(k, n->a, cond, lv, nl) &&
+		       ftime_walk(k, n->b, true, lv, nl) &&
+		       ftime_walk(k, n->c, true, lv, nl);
+	case N_LAND:
+	case N_LOR:
+		return ftime_walk(k, n->a, cond, lv, nl) &&
+		       ftime_walk(k, n->b, true, lv, nl);
+	case N_LXOR:
+		return ftime_walk(k, n->a, cond, lv, nl) &&
+		       ftime_walk(k, n->b, cond, lv, nl);
+	case N_UN:
+		if (n->a->kind == T_STR || n->a->ptr ||
+		    (n->sub != '!' && n->sub != '~' && n->sub != '-' &&
+		     n->sub != '+'))
+			return false;
+		return ftime_walk(k, n->a, cond, lv, nl);
+	case N_CAST:
+		if (n->kind == T_STR || n->a->kind == T_STR || n->a->ptr)
+			return false;
+		return ftime_walk(k, n->a, cond, lv, nl);
+	case N_BIN:
+		switch (n->sub) {
+		case OP_EQ:
+		case OP_NE:
+		case '<':
+		case '>':
+		case OP_LE:
+		case OP_GE:
+			if (n->a->kind == T_STR || n->b->kind == T_STR) {
+				if (!ftime_str_side(n->a) ||
+				    !ftime_str_side(n->b))
+					return false;
+				break;
+			}
+			/* fall through */
+		case '+':
+		case '-':
+		case '*':
+		case '&':
+		case '|':
+		case '^':
+		case OP_SHL:
+		case OP_SHR:
+			if (n->a->kind == T_STR || n->b->kind == T_STR ||
+			    n->a->ptr || n->b->ptr)
+				return false;
+			break;
+		default:
+			return false;
+		}
+		return ftime_walk(k, n->a, cond, lv, nl) &&
+		       ftime_walk(k, n->b, cond, lv, nl);
+	default:
+		return false;
+	}
+}
+
+int kp_out_leaves(const struct d_kplan *k, const struct node *a,
+		  struct kp_leaf *lv)
+{
+	int nl = 0;
+
+	return ftime_walk(k, a, false, lv, &nl) ? nl : -1;
 }

@@ -330,7 +330,8 @@ bool prog_lit_reads(const struct d_prog *p, unsigned v)
  * (at a clause's top or in an if's branch: c->flat),
  * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does), v = 0
  * or "" (which read as "", as run.c's var_get() has it), v = "literal"
- * (kp_str_lit_store()) or v = w, w another such string the kernel
+ * (kp_str_lit_store()), v = execname (kp_comm_store(): strsize 18 or
+ * more) or v = w, w another such string the kernel
  * keeps (kp_sstr_ok() checks: a w left to user space keeps that
  * clause there, and so v), at least one not a clear, and every read a
  * whole argument of printf() or trace(), the whole right side of
@@ -380,6 +381,7 @@ bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 
 				if (!clr && !kp_copyinstr_of(e->b) &&
 				    !kp_str_lit_store(p, e->b) &&
+				    !kp_comm_store(p, e->b) &&
 				    kp_str_var_of(p, e->b) < 0)
 					return false;
 				copy |= !clr;

@@ -577,6 +577,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			bool str;
 			const struct node *x = kp_out_arg(st, j, &str);
+			struct kp_leaf lv[KP_LEAVES];
 			const struct node *w =
 				st->kind == S_TRACE ? st->e : st->args[j];
 
@@ -597,6 +598,19 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						 : "this-> variables tie to a "
 						   "self-> or global variable "
 						   "or a speculation");
+				return;
+			}
+			if (!kp_out_whole(k, st, j) &&
+			    kp_out_ftime(k, st, j, lv) >= 0) {
+				/* dtrace computes it from its leaves */
+				if (kp_out_ftime_ok(k, ci, st, j))
+					continue;
+				snprintf(buf, len,
+					 "argument %u: a copy run.c may not "
+					 "reach (a branch of ?:, right of && "
+					 "or ||) before a statement the "
+					 "kernel runs",
+					 j + 1);
 				return;
 			}
 			if ((str && w->nargs != 1) ||

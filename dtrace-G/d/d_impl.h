@@ -798,6 +798,10 @@ struct ectx {
 	int pfault;
 	uint64_t pfaddr;
 	int ptruth;
+	/* d_eval_pinned(): nodes whose values are given (not 0: d_eval()
+	 * looks each node up among them first) */
+	const struct d_pin *pins;
+	unsigned npins;
 };
 
 /* ------------------------------------------------------------------ */
@@ -967,6 +971,27 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width, int prec,
 void __attribute__((noreturn))
 d_fault(struct ectx *x, int flt, uint64_t addr);
 struct dv d_eval(struct ectx *x, const struct node *n);
+/*
+ * A value of node n computed elsewhere (../consumer/kplan_out.c: a leaf
+ * of a printf() or trace() argument the program computed at the hit):
+ * v, or, flt, a copy that faulted at faddr.
+ */
+struct d_pin {
+	const struct node *n;
+	struct dv v;
+	uint64_t faddr;
+	bool flt;
+};
+/*
+ * d_eval() of n, a printf() or trace() argument of clause clause, at
+ * firing f, each node of pins[] (npins) not evaluated but given: its
+ * value, or its fault (invalid address, as the copy would have
+ * raised).  0 and *v (a string: *str, malloc()ed, which v->s is, for
+ * the caller to free), or the fault: 1 and *faddr.
+ */
+int d_eval_pinned(struct d_prog *p, unsigned clause, const struct d_fire *f,
+		  const struct node *n, const struct d_pin *pins,
+		  unsigned npins, struct dv *v, char **str, uint64_t *faddr);
 /* The binary operator of compound assignment op (OP_ADDEQ: '+'). */
 int d_compound_op(int op);
 const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max);

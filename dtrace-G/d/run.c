@@ -13,6 +13,11 @@
  * or, failing that,
  * through its copyin callback.
  *
+ * Nodes whose values were computed elsewhere (the leaves of a printf()
+ * argument a generated program computed at the hit) are given to it as
+ * pins (stmt.c's d_eval_pinned()): d_eval() returns a pin's value, or
+ * raises its fault, and never evaluates below it.
+ *
  * Run-time errors (invalid address, division by zero) unwind with
  * longjmp to stmt.c's d_run() (d_fault()), which reports them; what an
  * expression allocates lives in the run's arena (struct ectx's scratch),
@@ -682,6 +687,12 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 {
 	struct dv a, b;
 
+	for (unsigned i = 0; i < x->npins; i++) /* d_eval_pinned()'s */
+		if (x->pins[i].n == n) {
+			if (x->pins[i].flt)
+				d_fault(x, FLT_BADADDR, x->pins[i].faddr);
+			return x->pins[i].v;
+		}
 	switch (n->op) {
 	case N_INT:
 		return d_dv_int(n->ival, n->sz, n->sg);

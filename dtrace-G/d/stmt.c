@@ -42,7 +42,10 @@
  * through d_run_pre(): the same output path, the values given (an if
  * whose branches print takes its condition's value from them too, the
  * one the program computed, and runs the branch the program took:
- * d_stmts_prints(); the kernel ran every other statement).  A
+ * d_stmts_prints(); the kernel ran every other statement; an argument
+ * that is a string function of the values it computed, basename() of
+ * a copy, is evaluated before by d_eval_pinned(), those values given
+ * as pins).  A
  * speculating clause whose values the program computed at the hit
  * (../consumer/kplan_spec.c's "Speculations") runs through d_run_spec():
  * its predicate and speculate() here, in time order with the clauses
@@ -884,6 +887,38 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	rv = x->rv;
 	free(x->out.b);
 	free(x->after.b);
+	d_ar_free(&x->scratch);
+	free(x);
+	return rv;
+}
+
+int d_eval_pinned(struct d_prog *p, unsigned clause, const struct d_fire *f,
+		  const struct node *n, const struct d_pin *pins,
+		  unsigned npins, struct dv *v, char **str, uint64_t *faddr)
+{
+	struct ectx *x;
+	int rv;
+
+	*str = NULL;
+	x = xcalloc(1, sizeof(*x));
+	x->p = p;
+	x->c = &p->clauses[clause];
+	x->f = f;
+	x->pins = pins;
+	x->npins = npins;
+	if (setjmp(x->jb) == 0) {
+		*v = d_eval(x, n);
+		if (v->k == K_STR) { /* out of the arena */
+			*str = xstrdup(v->s ? v->s : "");
+			v->s = *str;
+		}
+	} else {
+		/* only a pin's fault: no format-time node faults
+		 * (kplan_str.c's kp_out_leaves()) */
+		*faddr = x->faddr;
+		x->rv = 1;
+	}
+	rv = x->rv;
 	d_ar_free(&x->scratch);
 	free(x);
 	return rv;

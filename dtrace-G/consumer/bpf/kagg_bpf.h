@@ -301,6 +301,10 @@ enum {
 		       * UBPF_RF_XWON, REC, then to the plan's end (an
 		       * exit clause's place, kplan_exit.c's
 		       * d_kplan_xend(); generated programs only, as TIME) */
+	UBPF_K_SCOMM, /* the string variable (n, slot as SSTR's) =
+		       * execname, the hit's comm, written as SLIT writes
+		       * a literal (cgen_out.c's scomm(); generated
+		       * programs only, as TIME) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

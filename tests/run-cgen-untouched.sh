@@ -6,8 +6,10 @@
 # touched: the rule"), on tests/data/untouched/ut.c (8 MB of .rodata,
 # each hit's string on a page of its own that nothing reads):
 #  - R1: an argument string only printed (copyinstr(argN), args[N] by
-#    %s, in trace(), beside literals, in a speculating clause), at a
-#    USDT probe and a pid probe: the kernel's copy fails, and dtrace
+#    %s, in trace(), beside literals, beside probefunc and probename
+#    (tests/run-dropin-projects.sh's sssd clause, which the probe names
+#    no longer keep in user space: c2e64c7), in a speculating clause),
+#    at a USDT probe and a pid probe: the kernel's copy fails, and dtrace
 #    reads the string again when it runs the record (kplan_out.c's
 #    out_list(), run.c's d_read_str_late()), as the record path's
 #    d_arg_str() does: the strings printed, no error, byte for byte
@@ -37,7 +39,7 @@ clean() {
 		"$(grep -i -e drop -e error -e invalid -e cannot err0.txt \
 			errg.txt errc.txt)"
 	expect_grep "$1: -v" \
-		'^dtrace: 4 clauses printing values computed in the kernel$' \
+		'^dtrace: 5 clauses printing values computed in the kernel$' \
 		errg.txt
 	expect_grep "$1: -v sout" \
 		'^dtrace: 1 clause with speculations printing values computed in the kernel' \
@@ -48,6 +50,7 @@ cat >r1.d <<'EOF2'
 ut$target:::req { printf("%d %s\n", arg1, copyinstr(arg0)); }
 ut$target:::req { printf("a %s %d ", args[0], arg1); trace(copyinstr(arg0)); printf("\n"); }
 ut$target:::req { printf("%s %s %s %d\n", "main", "req", copyinstr(arg0), arg1); }
+ut$target:::req { printf("%s %s %s %d\n", probefunc, probename, copyinstr(arg0), arg1); }
 pid$target:a.out:req_fn:entry { printf("fn %s %d\n", copyinstr(arg0), arg1); }
 ut$target:::req { self->s = speculation(); }
 ut$target:::req /self->s/ { speculate(self->s); printf("spec %s %d\n", copyinstr(arg0), arg1); }
@@ -58,6 +61,7 @@ for i in 0 1 2; do
 	cat >>r1.exp <<EOF2
 $i lit-$i
 a lit-$i $i lit-$i
+main req lit-$i $i
 main req lit-$i $i
 spec lit-$i $i
 fn fn-$i $i

@@ -23,9 +23,11 @@
  * OSTR of argument N at a probe declaring it a string, the clause
  * user space's at any other; in a clause that touches no variable and
  * does not speculate), or a string dtrace has without the kernel's help
- * (kp_out_here(): a literal, and execname, the comm the record carries
- * for any clause that names it, which the interpreter reads as well),
- * which takes no instruction and no byte of the area, in a clause
+ * (kp_out_here(): a literal, execname, the comm the record carries
+ * for any clause that names it, which the interpreter reads as well,
+ * and probeprov, probemod, probefunc and probename, the record's
+ * probe's, as run.c's builtin() gives them), which takes no
+ * instruction and no byte of the area, in a clause
  * whose every other statement kplan takes (stores, aggregations:
  * kp_stmt_ok()), so the clause is a kernel clause like any other and
  * kplan_vars.c's one-copy-per-variable rule holds as it is: a
@@ -238,13 +240,16 @@ bool kp_if_out(const struct d_kplan *k, unsigned ci, unsigned i)
 }
 
 /* Is the argument, whole, a string dtrace has without the kernel: a
- * literal (the program's own text) or execname (the record's comm,
+ * literal (the program's own text), execname (the record's comm,
  * which the program copies at the hit for every clause that names it:
- * what the interpreter reads too)?  It takes no plan instruction and
- * no byte of the out area. */
+ * what the interpreter reads too) or probeprov, probemod, probefunc or
+ * probename (the record's probe's, the d_probe field run.c's builtin()
+ * gives, d_run_pre() cutting it to strsize - 1 as it cuts any string
+ * it prints)?  It takes no plan instruction and no byte of the out
+ * area. */
 bool kp_out_here(const struct node *a)
 {
-	return a->op == N_STR ||
+	return a->op == N_STR || ident(a) >= 0 ||
 	       (a->op == N_BUILTIN && d_builtins[a->sub].id == B_EXECNAME);
 }
 
@@ -956,9 +961,13 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 
 			if (!s && kp_out_here(a)) { /* as d_eval() has it */
 				const char *en = r->f->execname;
+				const struct d_probe *pr = r->f->probe;
 
 				*v = a->op == N_STR ? d_dv_str(a->sval)
-						    : d_dv_tstr(en ? en : "");
+				     : ident(a) < 0
+					     ? d_dv_tstr(en ? en : "")
+					     : d_dv_str(pr ? kp_ident_str(pr, a)
+							   : "");
 				continue;
 			}
 			s |= kp_out_svar(k, a); /* its bytes, as OSTR's */

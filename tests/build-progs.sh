@@ -14,7 +14,9 @@
 #  sp      tests/data/spec: sp (provider sp), -lpthread;
 #  cgout   tests/data/cgenout/cgout.c, no probes;
 #  kpprog  tests/data/kprov/kpprog.c, no probes, not position-
-#          independent (the tests take its addresses from nm).
+#          independent (the tests take its addresses from nm);
+#  ut      tests/data/untouched: ut (provider ut), -O2, 8 MB of
+#          .rodata (run-cgen-untouched.sh's only: built there).
 # Needs DTRACE (its -h and -G: the dtrace under test, DTRACE_DRTI as it
 # reads it), CC and top_srcdir.  Status 1 (what failed said by the
 # compiler or dtrace) when one cannot be built.
@@ -58,6 +60,14 @@ for bp in "$@"; do
 	kpprog)
 		$CC -O2 -fno-pie -no-pie -o kpprog \
 			"$bp_data/kprov/kpprog.c" || exit 1
+		;;
+	ut)
+		"$DTRACE" -h -s "$bp_data/untouched/ut_probes.d" \
+			-o ut_probes.h &&
+			$CC -O2 -I. -c "$bp_data/untouched/ut.c" -o ut.o &&
+			"$DTRACE" -G -s "$bp_data/untouched/ut_probes.d" ut.o \
+				-o ut-probes.o &&
+			$CC -o ut ut.o ut-probes.o || exit 1
 		;;
 	*)
 		echo "build-progs.sh: no program named '$bp'" >&2

@@ -341,7 +341,7 @@ vwhy "copyoutstr()" \
 		copyoutstr("x", 0, 2); }'
 vwhy "a string comparison of probefunc" \
 	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its predicate is not one the kernel computes: a string comparison of probefunc the kernel does not make" \
-	-n 'syscall::close:entry /pid == $target && probefunc == "close"/ {
+	-n 'syscall::close:entry /pid == $target && probefunc == execname/ {
 		@ = count(); }'
 # the clause's own reason before its variable's; the read that comes
 # late (the predicate is never true: nothing is read)

@@ -29,7 +29,13 @@
 #  - -v's reason for a clause that reads late (tick-N, setopt());
 #  - a fault at the probe: openat of a path in a page the process has
 #    not touched (kpprog untouched): "invalid address" at the hit, as
-#    DTrace says it, where a read after the fact finds the page.
+#    DTrace says it, where a read after the fact finds the page;
+#  - the probe's names printed, cut by strsize 8, and compared with
+#    literals and each other, folded in each probe's plan (prb), at a
+#    pid probe and at system calls on the raw tracepoints, where the
+#    fold splits programs otherwise shared.  On main at 100e28a the
+#    clauses ran in user space: prb's -v checks fail (no "5 clauses
+#    printing" line, no kernel aggregation).
 # On main at 15d2812 these clauses ran from the records: every "-v out"
 # check fails (no "printing values computed in the kernel" line), and
 # so do late2's to late4's (-v said nothing of the late read), svar's
@@ -246,5 +252,34 @@ expect_eq "flt: invalid address at the probe, in action #2" 3 \
 out flt 1
 expect_eq "flt: read after the fact (DTRACE_CGEN=0)" 3 \
 	"$(grep -c '^-100 \[\]$' flt.0)"
+
+# ---------------------------------------------------------------------
+# The probe's names as values (kplan_out.c's kp_out_here(): no byte of
+# the out area, dtrace takes them from the record's probe as run.c
+# does, cut by strsize: exit_group) and compared with literals and
+# each other (kplan_str.c's kp_ident_cmp(): folded into each probe's
+# plan), at a pid probe and at system calls on the raw tracepoints,
+# where openat's and close's entries differ only by the folded
+# constant (one program each: close prints no "open")
+
+cat >prb.d <<'EOF'
+pid$target::main:entry { printf("%s %s %s|", probemod, probefunc, probename); trace(probename); printf("\n"); }
+syscall::openat:entry,syscall::close:entry /pid == $target/ { printf("%s:%s:%s ", probeprov, probefunc, probename); trace(probefunc); printf("\n"); }
+syscall::openat:entry,syscall::close:entry /pid == $target && probefunc == "openat"/ { printf("open %s %d\n", probename, probename < "f"); }
+syscall::openat:return,syscall::close:return /pid == $target/ { if ("close" != probefunc && probename >= probefunc) { printf("ret %s\n", probefunc); } }
+syscall::exit_group:entry /pid == $target/ { printf("%s\n", probefunc); }
+syscall::openat:entry,syscall::close:entry /pid == $target/ { @[probefunc == "close"] = count(); }
+EOF
+DTRACE_SYSCALL_RAW=1 three prb 5 "opens 2" -x strsize=8 -s prb.d
+printf '%s\n' 'kpprog main entry|entry' >prb.exp
+for i in 1 2; do
+	printf '%s\n' 'syscall:close:entry close' \
+		'syscall:openat:entry openat' 'open entry 1' 'ret openat' \
+		'syscall:close:entry close' >>prb.exp
+done
+printf 'exit_gr\n\n        0                2\n        1                4\n' >>prb.exp
+expect_file_eq "prb: the lines" prb.exp prb.g
+expect_grep "prb: -v kernel aggregation" \
+	'^dtrace: 1 clause aggregated in the kernel$' prb.g.err
 
 finish

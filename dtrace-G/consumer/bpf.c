@@ -1073,7 +1073,8 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 		f->cred = true;
 	}
 	/* printf()'s values computed at the hit (cgen_out.c) */
-	if ((r.flags & UBPF_RF_KOUT) && !cg_out_rec(c, h->raw, r.len, &off))
+	if ((r.flags & UBPF_RF_KOUT) &&
+	    !cg_out_rec(c, h->raw, r.len, &off, false))
 		return false;
 	if (r.flags & UBPF_RF_PPID) { /* else records.c finds it */
 		uid_t pp;

@@ -755,11 +755,13 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 /* ------------------------------------------------------------------ */
 /* dtrace */
 
-bool cg_out_rec(struct consumer *c, const uint8_t *raw, size_t len, size_t *off)
+bool cg_out_rec(struct consumer *c, const uint8_t *raw, size_t len, size_t *off,
+		bool kprobe)
 {
 	struct ubpf_kout h;
 
 	c->kout = NULL;
+	c->koutk = kprobe; /* its copies' faults stay (kplan_out.c) */
 	if (*off + sizeof(h) > len)
 		return false;
 	memcpy(&h, raw + *off, sizeof(h));
@@ -818,7 +820,7 @@ bool cg_out_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 		return false;
 	if (!(a = area_next(c, k, clause, w, &n)))
 		return false;
-	*rv = d_kplan_out_run(k, clause, a, n, f, c->out, stderr);
+	*rv = d_kplan_out_run(k, clause, a, n, f, c->koutk, c->out, stderr);
 	return true;
 }
 

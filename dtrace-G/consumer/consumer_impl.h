@@ -513,6 +513,7 @@ struct consumer {
 	 * (cg_out_rec()) */
 	const uint8_t *kout;
 	size_t koutlen;
+	bool koutk;		/* ... of a kernel probe's record (kprov.c's) */
 	struct ustack_cap ucap; /* decode(): the hit's user stack, if taken */
 	struct ustack_state *ust; /* ustack.c */
 	uint64_t wall_offset;
@@ -1335,13 +1336,15 @@ const struct d_kplan *bpf_kagg_kp(const struct bpf_kagg *k);
 /*
  * cgen_out.c: printf()'s values computed at the hit.  cg_out_rec(): the
  * record's out area at *off (UBPF_RF_KOUT), kept in c->kout when the
- * kernel ran a clause of it, *off past it; false: a bad record.
+ * kernel ran a clause of it (kprobe, a kernel probe's record: kprov.c's,
+ * kept in c->koutk for kplan_out.c's late reads), *off past it; false:
+ * a bad record.
  * cg_out_run(): clause, next in the walk w of the probe's clauses (in
  * order), the kernel ran and prints from the area: printed (or its
  * fault reported), d_run()'s result in *rv; false: not such a clause.
  */
-bool cg_out_rec(struct consumer *c, const uint8_t *raw, size_t len,
-		size_t *off);
+bool cg_out_rec(struct consumer *c, const uint8_t *raw, size_t len, size_t *off,
+		bool kprobe);
 struct cg_out_walk {
 	unsigned ord;
 	size_t off;

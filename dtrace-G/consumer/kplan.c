@@ -386,7 +386,8 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		    kp_svar_vv(k, n, NULL, NULL) ||
 		    kp_svar_acmp(k, n, NULL, NULL) ||
 		    kp_comm_cmp(k, n, NULL, NULL, NULL) ||
-		    kp_comm_arg(k, n, NULL, NULL)) {
+		    kp_comm_arg(k, n, NULL, NULL) ||
+		    (k && kp_ident_cmp(k, n))) {
 			*sz = 4;
 			*sg = 1;
 			return true;

@@ -336,9 +336,12 @@ unsigned d_kplan_vkey_room(const struct d_kplan *k);
  * the kernel runs, prints from its record's out area, whose
  * d_kplan_out_bytes() it takes (the probe's such clauses in order);
  * d_kplan_out_run() prints it, or reports the fault it had, from those
- * bytes (d_run()'s result).  d_kplan_out_any(): a clause prints at all,
- * or stores a string variable (its copy is made in cgbuf, and VKEY's
- * key built there, where nothing prints), or reads execname or keys an
+ * bytes (d_run()'s result); kprobe: the record is a kernel probe's,
+ * whose copies' faults stay (at a uprobe site an argument string only
+ * printed is read again where the copy failed).  d_kplan_out_any(): a
+ * clause prints at all, or stores a string variable (its copy is made
+ * in cgbuf, and VKEY's key built there, where nothing prints), or
+ * reads execname or keys an
  * aggregation by a literal or a ?: (CKEY's, LKEY's keys and CVCMP's
  * copies are built there too), or has a self-> integer (a clause user
  * space runs may read it from the area: d_kplan_vin()).
@@ -350,7 +353,7 @@ bool d_kplan_out_area(const struct d_kplan *k, unsigned clause);
 unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause);
 int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		    const uint8_t *data, size_t len, const struct d_fire *f,
-		    FILE *out, FILE *err);
+		    bool kprobe, FILE *out, FILE *err);
 bool d_kplan_out_any(const struct d_prog *p);
 /* A clause calls copyin(): cgbuf has the copy room the kernel's reads
  * through copyin()'s pointers use (kplan_mem.c) */

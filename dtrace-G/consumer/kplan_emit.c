@@ -28,7 +28,10 @@
  * literals its condition pushed first, both literals' SDATA after),
  * execname beside a copyinstr() key CWKEY (two words of its key), a
  * second copyinstr() key SKEY2 (after the first's NUL), both for the
- * three.
+ * three; probeprov, probemod, probefunc or probename compared with a
+ * literal or another of them a CONST, the comparison's truth at this
+ * probe (kplan_str.c's kp_ident_fold()), so the plans of probes whose
+ * truths differ differ.
  * The depth of the stack at each instruction is tracked
  * (UBPF_KSTACK), and a clause whose instructions do not fit UBPF_KOPS
  * is left to user space for that probe (false, the plan unchanged).
@@ -669,6 +672,23 @@ static void emit(struct em *m, const struct node *n)
 			bool left;
 			unsigned ord;
 
+			if (kp_ident_cmp(m->k, n)) {
+				/* the probe's names: this probe's truth,
+				 * folded (kplan_str.c) */
+				if (!m->probe || m->probe == KP_ANYPROBE) {
+					unfit(m, "no probe to fold %s at",
+					      d_builtins[ident(n->a) >= 0
+								 ? n->a->sub
+								 : n->b->sub]
+						      .name);
+					return;
+				}
+				o = put(m, UBPF_K_CONST, 0, 1);
+				o->imm = kp_ident_fold(m->probe, n);
+				o->sz = 4;
+				o->sg = 1;
+				return;
+			}
 			if (kp_str_cmp(m->k, n, &arg, &lit)) {
 				size_t len = strlen(lit->sval);
 

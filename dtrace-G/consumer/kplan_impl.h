@@ -502,6 +502,11 @@ bool kp_lit_key(const struct d_kplan *k, const struct node *n);
 /* ... probeprov, probemod, probefunc or probename (a ?: key's branch):
  * probe pr's string, else NULL */
 const char *kp_ident_str(const struct d_probe *pr, const struct node *n);
+/* ... probeprov, probemod, probefunc or probename compared with a
+ * literal or another of them (k NULL: whatever the plan's kind), which
+ * a plan folds at each probe: kp_ident_fold() its truth at probe pr */
+bool kp_ident_cmp(const struct d_kplan *k, const struct node *n);
+int kp_ident_fold(const struct d_probe *pr, const struct node *n);
 /* ... c ? a : b, a and b execname or literals, one execname at least */
 bool kp_mix_key(const struct d_kplan *k, const struct node *n);
 /* ... c ? copyinstr(argN) : "lit" or the other way round: N, else -1 */

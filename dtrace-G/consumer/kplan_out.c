@@ -23,9 +23,10 @@
  * OSTR of argument N at a probe declaring it a string, the clause
  * user space's at any other; in a clause that touches no variable and
  * does not speculate), or a string dtrace has without the kernel's help
- * (kp_out_here(): a literal, and execname, the comm the record carries
- * for any clause that names it, which the interpreter reads as well),
- * which takes no instruction and no byte of the area, or a tree of
+ * (kp_out_here(): a literal, execname, the comm the record carries
+ * for any clause that names it, which the interpreter reads as well,
+ * and probeprov, probemod, probefunc and probename, the record's
+ * probe's, as run.c's builtin() gives them), which takes no instruction and no byte of the area, or a tree of
  * string functions, ?: and string comparisons over such values
  * (kplan_str.c's kp_out_leaves(): kp_out_ftime() for an argument that
  * is not one value, kp_out_whole()), each leaf computed into the area
@@ -62,16 +63,23 @@
  * exact by the same argument as a site's; a program the raw
  * tracepoints' calls share (cgen_kprov.c's kp_ident()) too, programs being
  * shared only where their instructions, so their plans, are the same.
- * What changes at a kernel probe is what a user sees of a copy: the
- * kernel's bpf_probe_read_user_str() cannot take a page fault, so a
- * string the process has not faulted into memory by the probe (a path
- * in a page not yet touched, or in a library's read-only data at its
- * first openat()) is DTrace's "invalid address" at the hit, the clause
- * abandoned; the generic program's record of copyinstr(argN) failed
- * there too, and dtrace then read the string again after the fact
- * (run.c's d_arg_str()), which found it (tests/run-kprov-out.sh's
- * flt.d; bpftrace prints "" there).  A clause at a kernel probe that
- * stays user space's and reads the process's memory by an address
+ * What differs between the two is what a user sees of a copy (doc/
+ * DESIGN.md §8, "Strings at the probe of pages not yet touched: the
+ * rule"): the kernel's bpf_probe_read_user_str() cannot take a page
+ * fault, so a string the process has not faulted into memory by the
+ * probe (a literal in a page not yet touched, a path in a library's
+ * read-only data at its first openat()) cannot be read there.  At a
+ * kernel probe that is DTrace's "invalid address" at the hit, the
+ * clause abandoned; the generic program's record of copyinstr(argN)
+ * failed there too, and dtrace then read the string again after the
+ * fact (run.c's d_arg_str()), which found it (tests/run-kprov-out.sh's
+ * flt.d; bpftrace prints "" there).  At a uprobe site an argument
+ * string (copyinstr(argN), args[N] by %s) that is only printed is read
+ * again by dtrace when it runs the record, as the record path's
+ * d_arg_str() reads it (below, "An OSTR that faulted"), so the three
+ * ways print the same; the record's kprobe flag (cgen_out.c's
+ * cg_out_rec(), from kprov.c or bpf.c) says which.  A clause at a kernel probe
+ * that stays user space's and reads the process's memory by an address
  * (kplan_spec.c's node_late(): copyinstr(self->p), copyin(), a pointer's
  * member) reads it when dtrace runs the record: -v says why, clause by
  * clause (d_kplan_out_why(); a speculating one's d_kplan_spec_why()).
@@ -98,7 +106,18 @@
  * kp_out_size().  An OSTR that faulted makes the clause report that
  * fault (d_run_fault(): the first argument that faulted, its action
  * number as run.c's) and print nothing, as the interpreter's abandoned
- * clause does; the stores before it stand.  Where a statement other
+ * clause does; the stores before it stand.  But at a uprobe site
+ * (not a kernel probe's record) an OSTR of an argument string
+ * (out_astr(): copyinstr(argN), args[N] of kp_out_sarg()) with no
+ * jump (below: nothing at the hit depended on the copy) is first read
+ * again by out_list() with run.c's d_read_str_late(), strsize's bytes
+ * at the slot's address through the fire's copyin (process_vm_readv(),
+ * deadmem.c once the process is gone): the read d_arg_str() makes
+ * when the record holds no copy, at the same moment, so with the same
+ * bytes, or the same fault at the same address, which is then the
+ * one reported (the record path's answer; doc/DESIGN.md §8, R1).  A
+ * speculating clause's likewise, before its fault is held for
+ * d_run_spec().  Where a statement other
  * than printf() and trace() follows the copy in the clause (a store,
  * an aggregation, a string variable's store: the kernel runs every
  * statement of the clause, kp_clause_ok()), the OSTR jumps to the
@@ -227,13 +246,16 @@ bool kp_if_out(const struct d_kplan *k, unsigned ci, unsigned i)
 }
 
 /* Is the argument, whole, a string dtrace has without the kernel: a
- * literal (the program's own text) or execname (the record's comm,
+ * literal (the program's own text), execname (the record's comm,
  * which the program copies at the hit for every clause that names it:
- * what the interpreter reads too)?  It takes no plan instruction and
- * no byte of the out area. */
+ * what the interpreter reads too) or probeprov, probemod, probefunc or
+ * probename (the record's probe's, the d_probe field run.c's builtin()
+ * gives, d_run_pre() cutting it to strsize - 1 as it cuts any string
+ * it prints)?  It takes no plan instruction and no byte of the out
+ * area. */
 bool kp_out_here(const struct node *a)
 {
-	return a->op == N_STR ||
+	return a->op == N_STR || ident(a) >= 0 ||
 	       (a->op == N_BUILTIN && d_builtins[a->sub].id == B_EXECNAME);
 }
 
@@ -867,19 +889,38 @@ void d_kplan_tlss_put(const struct d_kplan *k, uint32_t var, int32_t tid,
 	free(b);
 }
 
-/* A copy that faulted at the hit (so): its fault, reported in action
- * action of clause; d_run()'s result, never 0 (the clause is done) */
-static int out_fault(const struct d_kplan *k, unsigned clause,
-		     const struct d_fire *f, int action,
-		     const struct ubpf_kostr *so, FILE *err)
+/* Where a copy that faulted at the hit (so) faulted: its address, or
+ * the page after it (-2) */
+static uint64_t out_faddr(const struct ubpf_kostr *so)
 {
 	uint64_t at = (uint64_t)so->addr;
-	int rv;
 
-	if (so->len == -2)
-		at = (at | 4095) + 1;
-	rv = d_run_fault(k->prog, clause, f, action, at, err);
+	return so->len == -2 ? (at | 4095) + 1 : at;
+}
+
+/* A copy that faulted, at address at: its fault, reported in action
+ * action of clause; d_run()'s result, never 0 (the clause is done) */
+static int out_fault(const struct d_kplan *k, unsigned clause,
+		     const struct d_fire *f, int action, uint64_t at, FILE *err)
+{
+	int rv = d_run_fault(k->prog, clause, f, action, at, err);
+
 	return rv ? rv : -1;
+}
+
+/*
+ * Argument j of st, an argument string: copyinstr(argN) or args[N]
+ * printed by %s or trace() (kp_out_sarg(), at a probe declaring it a
+ * string, the only one whose plan has its OSTR), the string the record
+ * path reads with d_arg_str(): N, else -1
+ */
+static int out_astr(const struct stmt *st, unsigned j)
+{
+	int n = kp_out_sarg(st, j);
+
+	return n >= 0 ? n
+		      : kp_copyinstr_arg(st->kind == S_TRACE ? st->e
+							     : st->args[j]);
 }
 
 /* d_kplan_out_run()'s walk of a record's area */
@@ -898,6 +939,7 @@ struct orun {
 	int fat; /* a sout clause's value that faulted */
 	uint64_t faddr;
 	bool sout;
+	bool kprobe; /* a kernel probe's record: its copies' faults stay */
 };
 
 /* A fault at faddr of argument j of st, a printf() or trace(): a
@@ -1062,7 +1104,8 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			r->off += SSTR_SIZE;
 			if (so.len < 0)
 				r->rv = out_fault(k, r->clause, r->f,
-						  st->action, &so, r->err);
+						  st->action, out_faddr(&so),
+						  r->err);
 			continue;
 		}
 		if (!ks->out)
@@ -1074,6 +1117,8 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			const struct node *a = kp_out_arg(st, j, &s);
 			uint8_t sz = 8, sg = 1;
 			int64_t x;
+			uint64_t fa;
+			char *late = NULL;
 
 			if (!kp_out_whole(k, st, j)) { /* from its leaves */
 				if (!out_ftime(r, st, j, v))
@@ -1082,9 +1127,13 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			}
 			if (!s && kp_out_here(a)) { /* as d_eval() has it */
 				const char *en = r->f->execname;
+				const struct d_probe *pr = r->f->probe;
 
 				*v = a->op == N_STR ? d_dv_str(a->sval)
-						    : d_dv_tstr(en ? en : "");
+				     : ident(a) < 0
+					     ? d_dv_tstr(en ? en : "")
+					     : d_dv_str(pr ? kp_ident_str(pr, a)
+							   : "");
 				continue;
 			}
 			s |= kp_out_svar(k, a); /* its bytes, as OSTR's */
@@ -1103,12 +1152,24 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			}
 			memcpy(&so, r->data + r->off, sizeof(so));
 			r->off += sizeof(so);
+			fa = so.len < 0 ? out_faddr(&so) : 0;
+			/* an argument string the probe could not read, at a
+			 * uprobe, with no jump (nothing at the hit depended
+			 * on it): read now, as the record path's d_arg_str()
+			 * reads it (the "Strings at the probe of pages not
+			 * yet touched" paragraph above) */
+			if (so.len < 0 && !r->kprobe && out_astr(st, j) >= 0 &&
+			    !kp_out_ends(c, i)) {
+				late = d_read_str_late(k->prog, r->f,
+						       (uint64_t)so.addr,
+						       k->prog->strsize, &fa);
+				if (late)
+					so.len = 0;
+			}
 			if (so.len < 0 &&
 			    r->sout) { /* if the clause gets there */
 				r->fat = (int)r->nv - 1;
-				r->faddr = (uint64_t)so.addr;
-				if (so.len == -2)
-					r->faddr = (r->faddr | 4095) + 1;
+				r->faddr = fa;
 				return;
 			}
 			if (so.len < 0) { /* the hit's fault, reported here */
@@ -1116,13 +1177,15 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 						  st->kind == S_TRACE
 							  ? st->action
 							  : st->action + (int)j,
-						  &so, r->err);
+						  fa, r->err);
 				return;
 			}
 			r->strs[r->ns] =
-				strndup(so.s, (size_t)so.len < sizeof(so.s)
-						      ? (size_t)so.len
-						      : sizeof(so.s));
+				late ? late
+				     : strndup(so.s,
+					       (size_t)so.len < sizeof(so.s)
+						       ? (size_t)so.len
+						       : sizeof(so.s));
 			if (!r->strs[r->ns])
 				abort();
 			*v = (struct dv){ .s = r->strs[r->ns++],
@@ -1134,7 +1197,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 
 int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		    const uint8_t *data, size_t len, const struct d_fire *f,
-		    FILE *out, FILE *err)
+		    bool kprobe, FILE *out, FILE *err)
 {
 	const struct clause *c = &k->prog->clauses[clause];
 	struct orun r = { .k = k,
@@ -1144,7 +1207,8 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 			  .f = f,
 			  .err = err,
 			  .fat = -1,
-			  .sout = d_kplan_sout(k, clause) };
+			  .sout = d_kplan_sout(k, clause),
+			  .kprobe = kprobe };
 	unsigned nall = 0;
 	int truth = -1; /* its predicate's, where the kernel computed it */
 

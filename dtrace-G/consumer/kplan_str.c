@@ -57,6 +57,11 @@
  * UBPF_K_VKEY, the entries in kaggs_v, whose keys hold all the
  * strsize - 1 bytes its store kept, so none is cut; merged as kaggs_s's).
  *
+ * probeprov, probemod, probefunc and probename compared with a literal
+ * or with each other (kp_ident_cmp()) are folded into each probe's plan,
+ * a constant there (kp_ident_fold()): run.c compares the probe's own
+ * strings, which the plan's probe has.
+ *
  * execname and literals (D_KPLAN_VARS).  execname is the hit's thread's
  * comm, which user space takes from the record (the program's
  * bpf_get_current_comm() at the hit: 16 bytes, read up to the NUL), so
@@ -522,6 +527,64 @@ const char *kp_ident_str(const struct d_probe *pr, const struct node *n)
 		return NULL;
 	}
 	return s ? s : "";
+}
+
+/*
+ * probeprov, probemod, probefunc or probename compared with a string
+ * literal or with another of the four (== != < <= > >=, either way
+ * round): run.c's binop() compares the probe's d_probe strings and the
+ * literal whole with strcmp(), cutting neither, so at one probe the
+ * truth is a constant, which kplan_emit.c's emit() folds into that
+ * probe's plan (a CONST, kp_ident_fold()).  It reads nothing at the
+ * hit and cannot fault.  A program several kernel probes share
+ * (cgen.c's kp_ident()) is one only where the instructions are the
+ * same, so probes whose folds differ get programs of their own.
+ * Generated programs only (k->vars), as the other string comparisons.
+ */
+bool kp_ident_cmp(const struct d_kplan *k, const struct node *n)
+{
+	if (k && !k->vars)
+		return false;
+	if (n->op != N_BIN)
+		return false;
+	switch (n->sub) {
+	case OP_EQ:
+	case OP_NE:
+	case '<':
+	case '>':
+	case OP_LE:
+	case OP_GE:
+		break;
+	default:
+		return false;
+	}
+	if (ident(n->a) < 0 && ident(n->b) < 0)
+		return false;
+	return (ident(n->a) >= 0 || (n->a->op == N_STR && n->a->sval)) &&
+	       (ident(n->b) >= 0 || (n->b->op == N_STR && n->b->sval));
+}
+
+/* kp_ident_cmp()'s n at probe pr: its truth, 0 or 1 */
+int kp_ident_fold(const struct d_probe *pr, const struct node *n)
+{
+	const char *a = n->a->op == N_STR ? n->a->sval : kp_ident_str(pr, n->a);
+	const char *b = n->b->op == N_STR ? n->b->sval : kp_ident_str(pr, n->b);
+	int c = strcmp(a, b);
+
+	switch (n->sub) {
+	case OP_EQ:
+		return c == 0;
+	case OP_NE:
+		return c != 0;
+	case '<':
+		return c < 0;
+	case '>':
+		return c > 0;
+	case OP_LE:
+		return c <= 0;
+	default:
+		return c >= 0;
+	}
 }
 
 /*

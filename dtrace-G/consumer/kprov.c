@@ -1003,7 +1003,8 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	 * there: kplan_out.c, kplan_spec.c's "Speculations"), kept in c->kout
 	 * where the plan ran */
 	c->kagg_rec = (r.flags & UBPF_RF_KAGG) != 0;
-	if ((r.flags & UBPF_RF_KOUT) && !cg_out_rec(c, h->raw, r.len, &off))
+	if ((r.flags & UBPF_RF_KOUT) &&
+	    !cg_out_rec(c, h->raw, r.len, &off, true))
 		return;
 	/* the plan kept self-> and did not run: the thread's kernel copy
 	 * to user space first, where its process's are kept (bpf_agg_cgen.c's

@@ -561,6 +561,18 @@ int d_run_spec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 int d_run_fault(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 		int action, uint64_t addr, FILE *err);
 
+/*
+ * The string of the traced process at addr, at most max - 1 bytes, read
+ * now as d_run() reads copyinstr(argN) when the record holds no copy
+ * (run.c's d_read_user_str(), through f's copyin): a copy the probe
+ * could not make (../consumer/kplan_out.c, a page not yet touched),
+ * read when dtrace runs the record, as the record path reads it.  The
+ * string, malloc'd (the caller frees it); NULL where that read faults
+ * too, the fault's address in *faddr.
+ */
+char *d_read_str_late(struct d_prog *prog, const struct d_fire *f,
+		      uint64_t addr, size_t max, uint64_t *faddr);
+
 int d_exit_status(const struct d_prog *prog);
 
 /*

@@ -152,6 +152,23 @@ const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max)
 	return buf;
 }
 
+char *d_read_str_late(struct d_prog *p, const struct d_fire *f, uint64_t addr,
+		      size_t max, uint64_t *faddr)
+{
+	struct ectx *x = xcalloc(1, sizeof(*x));
+	char *s = NULL;
+
+	x->p = p;
+	x->f = f;
+	if (setjmp(x->jb) == 0)
+		s = xstrdup(d_read_user_str(x, addr, max));
+	else
+		*faddr = x->faddr;
+	d_ar_free(&x->scratch);
+	free(x);
+	return s;
+}
+
 const char *d_arg_str(struct ectx *x, unsigned n, size_t max)
 {
 	const struct d_fire *f = x->f;

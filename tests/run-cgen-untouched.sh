@@ -8,8 +8,10 @@
 #  - R1: an argument string only printed (copyinstr(argN), args[N] by
 #    %s, in trace(), beside literals, beside probefunc and probename
 #    (tests/run-dropin-projects.sh's sssd clause, which the probe names
-#    no longer keep in user space: c2e64c7), in a speculating clause),
-#    at a USDT probe and a pid probe: the kernel's copy fails, and dtrace
+#    no longer keep in user space: c2e64c7), in strjoin() and
+#    basename() (leaves of a tree dtrace evaluates: kplan_out.c's
+#    out_ftime()), in a speculating clause), at a USDT probe and a pid
+#    probe: the kernel's copy fails, and dtrace
 #    reads the string again when it runs the record (kplan_out.c's
 #    out_list(), run.c's d_read_str_late()), as the record path's
 #    d_arg_str() does: the strings printed, no error, byte for byte
@@ -51,7 +53,7 @@ ut$target:::req { printf("%d %s\n", arg1, copyinstr(arg0)); }
 ut$target:::req { printf("a %s %d ", args[0], arg1); trace(copyinstr(arg0)); printf("\n"); }
 ut$target:::req { printf("%s %s %s %d\n", "main", "req", copyinstr(arg0), arg1); }
 ut$target:::req { printf("%s %s %s %d\n", probefunc, probename, copyinstr(arg0), arg1); }
-pid$target:a.out:req_fn:entry { printf("fn %s %d\n", copyinstr(arg0), arg1); }
+pid$target:a.out:req_fn:entry { printf("fn %s %d %s|%s\n", copyinstr(arg0), arg1, strjoin(copyinstr(arg0), "!"), basename(copyinstr(arg0))); }
 ut$target:::req { self->s = speculation(); }
 ut$target:::req /self->s/ { speculate(self->s); printf("spec %s %d\n", copyinstr(arg0), arg1); }
 ut$target:::req /self->s/ { commit(self->s); self->s = 0; }
@@ -64,7 +66,7 @@ a lit-$i $i lit-$i
 main req lit-$i $i
 main req lit-$i $i
 spec lit-$i $i
-fn fn-$i $i
+fn fn-$i $i fn-$i!|fn-$i
 EOF2
 done
 echo >>r1.exp # dtrace's last line

@@ -26,10 +26,11 @@
  * (kp_out_here(): a literal, execname, the comm the record carries
  * for any clause that names it, which the interpreter reads as well,
  * and probeprov, probemod, probefunc and probename, the record's
- * probe's, as run.c's builtin() gives them), which takes no instruction and no byte of the area, or a tree of
- * string functions, ?: and string comparisons over such values
- * (kplan_str.c's kp_out_leaves(): kp_out_ftime() for an argument that
- * is not one value, kp_out_whole()), each leaf computed into the area
+ * probe's, as run.c's builtin() gives them), which takes no
+ * instruction and no byte of the area, or a tree of string functions,
+ * ?: and string comparisons over such values (kplan_str.c's
+ * kp_out_leaves(): kp_out_ftime() for an argument that is not one
+ * value, kp_out_whole()), each leaf computed into the area
  * as a whole argument is, in d_eval()'s order, and the tree evaluated
  * by dtrace when it formats (out_ftime(): d/stmt.c's d_eval_pinned()
  * with each leaf's value or fault pinned), in a clause
@@ -117,7 +118,8 @@
  * bytes, or the same fault at the same address, which is then the
  * one reported (the record path's answer; doc/DESIGN.md §8, R1).  A
  * speculating clause's likewise, before its fault is held for
- * d_run_spec().  Where a statement other
+ * d_run_spec(), and a copyinstr(argN) leaf of a tree dtrace evaluates
+ * (out_ftime()), before its pin's fault is set.  Where a statement other
  * than printf() and trace() follows the copy in the clause (a store,
  * an aggregation, a string variable's store: the kernel runs every
  * statement of the clause, kp_clause_ok()), the OSTR jumps to the
@@ -973,7 +975,7 @@ static void arg_fault(struct orun *r, const struct stmt *st, unsigned j,
  * walk ends (a fault, or not the plan's record).
  */
 static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
-		      struct dv *v)
+		      bool ends, struct dv *v)
 {
 	const struct d_kplan *k = r->k;
 	struct kp_leaf lv[KP_LEAVES];
@@ -1015,6 +1017,32 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 		}
 		memcpy(&so, r->data + r->off, sizeof(so));
 		r->off += sizeof(so);
+		/* an argument string the probe could not read, at a uprobe,
+		 * with no jump (ends: none after the statement; a leaf
+		 * under a ?: or && with one is refused, kp_out_ftime_ok()):
+		 * read now, as the record path's d_arg_str() reads it, as
+		 * out_list() reads a whole argument's (R1); a leaf in a
+		 * branch d_eval_pinned() does not take is read too, its
+		 * value unused */
+		if (so.len < 0 && !r->kprobe && !ends &&
+		    lv[l].kind == UBPF_K_OSTR &&
+		    kp_copyinstr_arg(lv[l].n) >= 0) {
+			uint64_t fa = 0;
+			char *late = d_read_str_late(k->prog, r->f,
+						     (uint64_t)so.addr,
+						     k->prog->strsize, &fa);
+
+			if (late) {
+				ls[nls] = late;
+				p->v = (struct dv){ .s = ls[nls++],
+						    .k = K_STR,
+						    .tn = 1 };
+				continue;
+			}
+			p->flt = true;
+			p->faddr = fa;
+			continue;
+		}
 		if (so.len < 0) { /* faulted, raised where d_eval() gets */
 			p->flt = true;
 			p->faddr = (uint64_t)so.addr;
@@ -1121,7 +1149,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			char *late = NULL;
 
 			if (!kp_out_whole(k, st, j)) { /* from its leaves */
-				if (!out_ftime(r, st, j, v))
+				if (!out_ftime(r, st, j, kp_out_ends(c, i), v))
 					return;
 				continue;
 			}

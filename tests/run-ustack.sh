@@ -208,6 +208,43 @@ ustk_be() {
 		expect_run "$be: ustack() in $bin" expected.txt
 	done
 
+	# printed stacks (doc/DESIGN.md §8 "Printed user stacks from the
+	# record"): printf()'s %k of ustack(2), trace(jstack(1)) beside
+	# arg0, and on the BPF backends trace(ustack(3)) at a kernel probe
+	# (its frames libc's), the same on every backend; with generated
+	# programs (bpf) both clauses are the kernel's (-v: kplan_out.c's
+	# OSTK), dtrace unwinding and naming the record's stack as it
+	# formats them, and none runs in user space
+	{
+		for p in abc:2 dc:0; do
+			printf '%s \n' "${p#*:}"
+			"stack_${p%:*}" ustk-omit | head -n 2 | sed 's/^ *//'
+			echo '|'
+			"stack_${p%:*}" ustk-omit | head -n 1
+		done
+		case $be in bpf | generic) printf '\n%14slibc.so.6`...\n' '' ;; esac
+		echo
+	} >expected.txt
+	set -- -n 'ustk$target:::fire {
+		printf("%d %k|", arg0, ustack(2)); trace(jstack(1)); }'
+	case $be in bpf | generic) set -- "$@" -n 'syscall::exit_group:entry
+		/pid == $target/ { trace(ustack(3)); }' ;;
+	esac
+	pk_v=
+	[ "$be" = bpf ] && pk_v=-v
+	trun ${pk_v:+"$pk_v"} -q -c './ustk-omit 1 1' "$@"
+	if [ "$be" = bpf ]; then
+		expect_grep "$be: printed stacks: the clauses in the kernel" \
+			'^dtrace: 2 clauses printing values computed in the kernel$' \
+			err.txt
+		expect_eq "$be: printed stacks: no clause in user space" 0 \
+			"$(grep -c 'runs in user space' err.txt)"
+		{ grep -v '^dtrace: \(2 clauses printing\|BPF: \|1 traced thread\)' \
+			err.txt || :; } >err.v
+		mv err.v err.txt
+	fi
+	expect_run "$be: printed stacks" expected.txt
+
 	# @[ustack()] = count(): exact counts per distinct stack, beside a
 	# clause that aggregates in the kernel (it must stay in user space)
 	{
@@ -749,13 +786,20 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		expect_eq "$uw_n: exit status" 0 $?
 		walked=$(sed -n 's/^dtrace: BPF: user stacks: \([0-9]*\) walked in the kernel, \([0-9]*\) copied$/\1 \2/p' "$uw_n.err")
 	}
+	# (and printed by a clause the kernel runs: the record's pcs or
+	# copy, formatted by dtrace, kplan_out.c's OSTK)
 	uwrun 0 uwalk0 -c './uwalk 10 exec' \
-		-n 'ustk$target:::fire { @[ustack()] = count(); }'
+		-n 'ustk$target:::fire { @[ustack()] = count(); }' \
+		-n 'ustk$target:::fire { trace(ustack()); }'
 	expect_eq "uwalk, walk off: none walked" 0 "${walked%% *}"
 	uwrun 1 uwalk1 -c './uwalk 10 exec' \
-		-n 'ustk$target:::fire { @[ustack()] = count(); }'
+		-n 'ustk$target:::fire { @[ustack()] = count(); }' \
+		-n 'ustk$target:::fire { trace(ustack()); }'
 	expect_file_eq "uwalk: stacks walked in the kernel as unwound copies" \
 		uwalk0.txt uwalk1.txt
+	expect_grep "uwalk: trace(ustack()) in the kernel" \
+		'^dtrace: 1 clause printing values computed in the kernel$' \
+		uwalk1.err
 	[ "${walked%% *}" -gt 0 ] && [ "${walked#* }" -ge 40 ] ||
 		fail "uwalk: walked and copied: ${walked:-none said}: $(cat uwalk1.err)"
 	uwrun 0 dlswap0 -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"

@@ -805,6 +805,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 {
 	struct em e = {
 		.kkeys = m->kkeys,
+		.ustk = s->ustk != 0,
 		/* MLD's copies: past cgbuf's owner word (mem_read()) */
 		.cpyoff = m->cpyroom ? (uint16_t)(UBPF_CGOWN(m->ustk_room) + 8)
 				     : 0,

@@ -123,6 +123,9 @@ struct em {
 	unsigned kw;
 	/* the keys in kaggs's key (struct cgen_maps' kkeys) */
 	unsigned kkeys;
+	/* the event's records carry the user stack (its spec's ustk:
+	 * cgen_ustk.c's ustack_copy(), ustack_walk()) */
+	bool ustk;
 	/* the probe's id is at S_PRB: a CONST flagged UBPF_KF_PRB loads
 	 * it (a program several kernel probes share, cgen.c) */
 	bool prb;
@@ -387,6 +390,9 @@ size_t own_need(struct em *e, int buf);
 void ustack_copy(struct em *e, uint8_t kib, bool kp);
 /* ... the tail call to the unwinder in prog array arr (falls through) */
 void ustack_walk(struct em *e, uint32_t arr, uint8_t kib);
+/* ... OSTK: a plan printing the record's stack, whose records must
+ * carry it (e->ustk) */
+void ustack_out(struct em *e);
 /* ... a kernel probe's user registers at r8, rounded up (none: j[nj++]) */
 void kp_uregs(struct em *e, const struct cgen_kpro *k, size_t *nj, size_t *j);
 /* cgen_kprov.c: the provider's prologue, r8's UBPF_EV_KPROV put back */

@@ -754,6 +754,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				fjt[nf++] = o->jump;
 			}
 			continue;
+		case UBPF_K_OSTK: /* the record's stack: cgen_ustk.c */
+			ustack_out(e);
+			continue;
 		case UBPF_K_OUT: /* printf(), trace(): cgen_out.c */
 		case UBPF_K_ODONE:
 		case UBPF_K_SCLR:

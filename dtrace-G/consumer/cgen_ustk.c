@@ -136,6 +136,23 @@ void ustack_walk(struct em *e, uint32_t arr, uint8_t kib)
 }
 
 /*
+ * OSTK (kplan_out.c's kp_out_stk()): a printf() or trace() of a clause
+ * the program runs prints the user stack of the hit's record, which
+ * dtrace unwinds and names as it formats the clause (d/stack.c's
+ * d_stack_rec()), as it does for a clause it runs from the record.  No
+ * instruction: the record stage copies the stack (ustack_copy()), or
+ * the unwinder outputs the record with its pcs (ustack_walk()), for
+ * every record of an event whose clauses read the stack, the kernel's
+ * too (the spec's ustk, from the clauses' needs).  A program whose
+ * records would carry none is refused rather than print no frames.
+ */
+void ustack_out(struct em *e)
+{
+	if (!e->ustk)
+		e->bad = true;
+}
+
+/*
  * A kernel probe's user registers (kprov.bpf.h's, by where its provider
  * says they are: k->ureg), for ustack_copy(): at r7, the record's
  * length (r8) rounded up to 8, in UBPF_R_* order, then r8 = r7; a

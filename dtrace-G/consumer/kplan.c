@@ -44,7 +44,9 @@
  * function, printf() -- but with D_KPLAN_VARS, of values the kernel
  * computes: kplan_out.c --, a quantize() increment, more than
  * UBPF_KMAXKEYS keys) keeps the clause in user space: so does ustack()
- * or ucaller, whose stack only dtrace can unwind (ustack.c).  Such a
+ * or ucaller, whose stack only dtrace can unwind (ustack.c), but a
+ * stack printed whole (kplan_out.c's OSTK: dtrace unwinds the record's
+ * as it formats).  Such a
  * clause reads nothing another clause writes and writes nothing another
  * clause reads but its
  * aggregations, so it gives the same result wherever it runs, before or

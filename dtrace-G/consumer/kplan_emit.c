@@ -1202,6 +1202,12 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 				continue;
 			if (!s && kp_out_here(v)) /* dtrace has it */
 				continue;
+			if (!s && kp_out_stk(v)) { /* the record's stack */
+				put(m, UBPF_K_OSTK, 0, 0);
+				m->full |= !m->full &&
+					   !kp_out_op(k, pl, m->n - 1, v);
+				continue;
+			}
 			if (!s && kp_out_svar(k, v)) { /* its bytes */
 				o = put(m, UBPF_K_OVSTR, 0, 0);
 				var_op(m, o, (unsigned)v->sub);

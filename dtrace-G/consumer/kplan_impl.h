@@ -407,6 +407,8 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
  * args[N]) */
 unsigned kp_out_nargs(const struct stmt *st);
 bool kp_out_here(const struct node *a);
+/* ... ustack() or jstack() whole: the record's stack (OSTK) */
+bool kp_out_stk(const struct node *a);
 const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str);
 /* ... args[N] whole, a string at a probe declaring it one: N, else -1;
  * may clause ci print one (kp_out_ok() asks)? */

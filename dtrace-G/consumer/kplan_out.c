@@ -33,7 +33,8 @@
  * value, kp_out_whole()), each leaf computed into the area
  * as a whole argument is, in d_eval()'s order, and the tree evaluated
  * by dtrace when it formats (out_ftime(): d/stmt.c's d_eval_pinned()
- * with each leaf's value or fault pinned), in a clause
+ * with each leaf's value or fault pinned), or ustack() or jstack()
+ * printed whole (kp_out_stk(): OSTK, below), in a clause
  * whose every other statement kplan takes (stores, aggregations:
  * kp_stmt_ok()), so the clause is a kernel clause like any other and
  * kplan_vars.c's one-copy-per-variable rule holds as it is: a
@@ -157,6 +158,19 @@
  * counts as other).  ODONE runs on both paths: a hit whose path
  * printed nothing still writes its record, which prints nothing.
  *
+ * The record's stack (OSTK, doc/DESIGN.md §8 "Printed user stacks
+ * from the record").  Every record of an event whose clauses read the
+ * user stack carries it, the kernel's clauses' too (the spec's ustk is
+ * the clauses' needs; cgen_ustk.c copies it, or the unwinder writes the
+ * walk's pcs), so a ustack() or jstack() argument needs nothing at the
+ * hit: OSTK marks its place in the plan (cgen_ustk.c's ustack_out()
+ * refuses a program whose records would carry no stack), takes no byte
+ * of the area, and out_list() gives it d/stack.c's d_stack_rec(), the
+ * record's stack unwound and named by the code the interpreter's
+ * ustack() runs, with the same callbacks (records.c's hit_prep()).  Not
+ * where the plan has fault sites (k->fmode): their bits end the record,
+ * where the stack goes, and cgen.c refuses a program with both.
+ *
  * String variables (KV_STR: kplan_svar.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
@@ -259,6 +273,18 @@ bool kp_out_here(const struct node *a)
 {
 	return a->op == N_STR || ident(a) >= 0 ||
 	       (a->op == N_BUILTIN && d_builtins[a->sub].id == B_EXECNAME);
+}
+
+/* Is the argument, whole, ustack() or jstack() (its arguments
+ * constants: d/stack.c's d_stack_check())?  The record's stack: the
+ * program copied it, or walked its pcs, for every record of the event
+ * (cgen_ustk.c), so the plan's OSTK takes no byte of the area and
+ * dtrace formats the stack from the record (d/stack.c's d_stack_rec()),
+ * as the interpreter's ustack() does. */
+bool kp_out_stk(const struct node *a)
+{
+	return a->op == N_FUNC && (d_funcs[a->sub].id == F_USTACK ||
+				   d_funcs[a->sub].id == F_JSTACK);
 }
 
 /* Argument j: the integer, or the address whose string is printed
@@ -366,7 +392,8 @@ bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j)
 	const struct node *a = kp_out_arg(st, j, &str);
 	const struct node *whole = st->kind == S_TRACE ? st->e : st->args[j];
 
-	if (str || kp_out_here(whole) || kp_out_svar(k, whole))
+	if (str || kp_out_here(whole) || kp_out_svar(k, whole) ||
+	    kp_out_stk(whole))
 		return true; /* (copyinstr(E, N): none, refused) */
 	return whole->kind != T_STR && kp_ty(k, a, &sz, &sg) &&
 	       !kp_has_str_cmp(k, a);
@@ -415,6 +442,10 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 
 	if (kp_out_here(whole) || kp_out_svar(k, whole))
 		return true;
+	/* the record's stack: not beside fault sites, whose bits are the
+	 * record's last 8 bytes where the stack would be (cgen.c) */
+	if (kp_out_stk(whole))
+		return !k->fmode;
 	if (kp_out_sarg(st, j) >= 0) /* typed at each probe */
 		return kp_out_sarg_ok(k, ci);
 	if (!kp_out_whole(k, st, j)) /* dtrace computes it, from leaves */
@@ -619,6 +650,8 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 	case UBPF_K_SMOV:
 		o->imm = (int64_t)k->prog->strsize - 1;
 		return true;
+	case UBPF_K_OSTK: /* the record's: no byte of the area */
+		return true;
 	case UBPF_K_SSTR: /* its address and length; its clause's bit */
 	case UBPF_K_OVSTR:
 		o->imm = (int64_t)k->prog->strsize - 1;
@@ -693,7 +726,8 @@ static unsigned list_bytes(const struct d_kplan *k, unsigned clause,
 
 			for (int l = 0; l < nl; l++) /* its leaves' */
 				n += out_size(lv[l].kind != UBPF_K_OUT);
-			if (nl < 0 && (s || !kp_out_here(a)))
+			if (nl < 0 &&
+			    (s || (!kp_out_here(a) && !kp_out_stk(a))))
 				n += out_size(s || kp_out_svar(k, a));
 		}
 	}
@@ -1162,6 +1196,11 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 					     ? d_dv_tstr(en ? en : "")
 					     : d_dv_str(pr ? kp_ident_str(pr, a)
 							   : "");
+				continue;
+			}
+			if (!s && kp_out_stk(a)) { /* OSTK: the record's */
+				*v = d_stack_rec(k->prog, r->f, a,
+						 &r->strs[r->ns++]);
 				continue;
 			}
 			s |= kp_out_svar(k, a); /* its bytes, as OSTR's */

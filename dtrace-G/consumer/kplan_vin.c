@@ -9,11 +9,11 @@
  *
  * Shared self-> variables.  A variable has one copy: the kernel's only
  * while every clause touching it runs there.  But a clause user space
- * runs for a reason of its own (ustack(), a string the kernel does not
- * compute) and reads a self-> integer, the latency idiom's
+ * runs for a reason of its own (a stack as a key, a string the kernel
+ * does not compute) and reads a self-> integer, the latency idiom's
  *	read:entry { self->ts = timestamp; }
  *	read:return /self->ts/ { @ = quantize(timestamp - self->ts);
- *		printf("%d %s\n", tid, ustack()); self->ts = 0; }
+ *		@s[ustack()] = count(); self->ts = 0; }
  * needs no copy of its own: only the values it reads at the hit, and
  * its stores made where the kernel keeps the variable.  Such a clause
  * (k->vin: vin_where(), vin_var()) leaves the variable to the kernel,

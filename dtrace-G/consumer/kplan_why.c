@@ -584,6 +584,18 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			/* kplan_out.c's arg_ok() */
 			if (kp_out_here(w) || kp_out_svar(k, w))
 				continue;
+			if (kp_out_stk(w) && !k->fmode)
+				continue;
+			if (kp_out_stk(w)) {
+				snprintf(buf, len,
+					 "argument %u: the record's stack "
+					 "beside string comparisons whose "
+					 "faults the kernel keeps (their bits "
+					 "end the record, where the stack "
+					 "would go)",
+					 j + 1);
+				return;
+			}
 			if (kp_out_sarg(st, j) >= 0) {
 				if (kp_out_sarg_ok(k, ci))
 					continue;

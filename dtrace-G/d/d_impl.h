@@ -1075,6 +1075,11 @@ void d_stack_check(struct parser *ps, const struct node *n);
 bool d_stack_stmt(const struct node *e);
 struct dv d_stack_eval(struct ectx *x, const struct node *n,
 		       const struct dv *a);
+/* ustack() or jstack() node n of a clause the kernel ran: the stack of
+ * f's record as d_stack_eval() gives it, its text malloc()ed in *fr
+ * (../consumer/kplan_out.c's OSTK) */
+struct dv d_stack_rec(const struct d_prog *p, const struct d_fire *f,
+		      const struct node *n, char **fr);
 struct dv d_stack_ucaller(struct ectx *x);
 struct dv d_stack_depth(struct ectx *x);
 void d_uregs_check(struct parser *ps, const struct node *n);

@@ -29,7 +29,11 @@
  * printed stack, and since the names are taken at the firing, a process
  * that exited long before the aggregation is printed still has them.
  * (DTrace keys on the process and the raw addresses and names them when
- * it prints; the same stack in two processes is one entry here.)  The
+ * it prints; the same stack in two processes is one entry here.)  A
+ * clause a generated BPF program ran at the hit that prints a stack
+ * whole gets the same text from d_stack_rec(), the stack of the hit's
+ * record as the firing's callbacks give it
+ * (../consumer/kplan_out.c's OSTK).  The
  * names come from files a traced user controls, so they are tainted
  * (struct dv's tn): each frame prints made safe.  strsize does not cut
  * these values.  A stack the consumer says the copy ran out under
@@ -219,15 +223,19 @@ static void fmt_addr(struct sbuf *sb, const struct d_usym *s, bool found,
 		d_sb_printf(sb, " [%s:%u]", s->file, s->line);
 }
 
+static bool fire_lookup(const struct d_prog *p, const struct d_fire *f,
+			uint64_t pc, unsigned flags, struct d_usym *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (p->srcline)
+		flags |= D_USYM_LINE;
+	return f->usym && f->usym(f->ustack_ctx, f->pid, pc, flags, s);
+}
+
 static bool lookup(struct ectx *x, uint64_t pc, unsigned flags,
 		   struct d_usym *s)
 {
-	const struct d_fire *f = x->f;
-
-	memset(s, 0, sizeof(*s));
-	if (x->p->srcline)
-		flags |= D_USYM_LINE;
-	return f->usym && f->usym(f->ustack_ctx, f->pid, pc, flags, s);
+	return fire_lookup(x->p, x->f, pc, flags, s);
 }
 
 static struct dv text_value(struct ectx *x, struct sbuf *sb, uint8_t show)
@@ -240,37 +248,74 @@ static struct dv text_value(struct ectx *x, struct sbuf *sb, uint8_t show)
 	return v;
 }
 
-static struct dv eval_ustack(struct ectx *x, const struct node *n,
-			     const struct dv *a)
+/* The most frames ustack(), ustack(n), jstack() or jstack(n) (n, its
+ * arguments' values a) gives */
+static unsigned stack_max(const struct d_prog *p, const struct node *n,
+			  const struct dv *a)
 {
-	const struct d_fire *f = x->f;
-	unsigned max = n->nargs		       ? (unsigned)a[0].i
-		       : d_funcs[n->sub].id == F_JSTACK ? x->p->jstackframes
-						       : x->p->ustackframes,
-		 cnt;
-	size_t cut;
-	uint64_t *pcs;
-	struct sbuf sb = {0};
+	unsigned max = n->nargs				? (unsigned)a[0].i
+		       : d_funcs[n->sub].id == F_JSTACK ? p->jstackframes
+							: p->ustackframes;
 
 	if (!max)
 		max = D_USTACKFRAMES;
-	if (x->p->maxframes && max > x->p->maxframes)
-		max = x->p->maxframes;
-	pcs = d_ar_alloc(&x->scratch, max * sizeof(*pcs));
-	cnt = f->ustack ? f->ustack(f->ustack_ctx, pcs, max) : 0;
+	if (p->maxframes && max > p->maxframes)
+		max = p->maxframes;
+	return max;
+}
+
+/* f's stack as ustack() prints it, at most max frames (pcs room for
+ * them), into sb */
+static void stack_text(const struct d_prog *p, const struct d_fire *f,
+		       unsigned max, uint64_t *pcs, struct sbuf *sb)
+{
+	unsigned cnt = f->ustack ? f->ustack(f->ustack_ctx, pcs, max) : 0;
+	size_t cut;
+
 	for (unsigned i = 0; i < cnt && i < max; i++) {
 		struct d_usym s;
-		bool found = lookup(x, pcs[i], i ? D_USYM_RET : 0, &s);
+		bool found = fire_lookup(p, f, pcs[i], i ? D_USYM_RET : 0, &s);
 
 		if (i)
-			d_sb_puts(&sb, "\n");
-		fmt_addr(&sb, &s, found, pcs[i], HOW_ADDR, true);
+			d_sb_puts(sb, "\n");
+		fmt_addr(sb, &s, found, pcs[i], HOW_ADDR, true);
 	}
 	/* the unwinder wanted more than the hit copied: say so (a line no
 	 * frame can be, having no backtick and no 0x) */
 	if (cnt && f->ustack_cut && (cut = f->ustack_cut(f->ustack_ctx)))
-		d_sb_printf(&sb, "\n" D_STACK_CUT_FMT, cut);
+		d_sb_printf(sb, "\n" D_STACK_CUT_FMT, cut);
+}
+
+static struct dv eval_ustack(struct ectx *x, const struct node *n,
+			     const struct dv *a)
+{
+	unsigned max = stack_max(x->p, n, a);
+	struct sbuf sb = {0};
+
+	stack_text(x->p, x->f, max,
+		   d_ar_alloc(&x->scratch, max * sizeof(uint64_t)), &sb);
 	return text_value(x, &sb, DV_STACK);
+}
+
+struct dv d_stack_rec(const struct d_prog *p, const struct d_fire *f,
+		      const struct node *n, char **fr)
+{
+	struct dv a[1] = { { .i = n->nargs ? n->args[0]->ival : 0 } };
+	unsigned max = stack_max(p, n, a);
+	uint64_t *pcs = calloc(max, sizeof(*pcs));
+	struct sbuf sb = {0};
+	struct dv v;
+
+	if (!pcs)
+		abort();
+	stack_text(p, f, max, pcs, &sb);
+	free(pcs);
+	if (!sb.b && !(sb.b = strdup("")))
+		abort();
+	*fr = sb.b;
+	v = d_dv_tstr(sb.b);
+	v.show = DV_STACK;
+	return v;
 }
 
 struct dv d_stack_eval(struct ectx *x, const struct node *n,

@@ -305,6 +305,11 @@ enum {
 		       * execname, the hit's comm, written as SLIT writes
 		       * a literal (cgen_out.c's scomm(); generated
 		       * programs only, as TIME) */
+	UBPF_K_OSTK,  /* printf() or trace() prints the record's user
+		       * stack (../kplan_out.c's kp_out_stk()): no
+		       * instruction, no byte of the out area; the event's
+		       * records carry the stack (cgen_ustk.c's
+		       * ustack_out()) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

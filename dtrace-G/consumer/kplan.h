@@ -55,6 +55,15 @@ struct d_kplan;
  */
 #define D_KPLAN_ECRED 0x4
 #define D_KPLAN_SESS 0x8
+/*
+ * D_KPLAN_VTIME (with D_KPLAN_VARS): the run reads vtimestamp and its
+ * generated programs keep the clock (cgen_rec.c), so a clause may read
+ * it (UBPF_K_VTIME, one value a hit, the record's), but in a program
+ * whose kernel keeps self-> variables (kplan_vars.c's novt: a lost
+ * clock there would have to end the clause at a fault site, not built);
+ * without it vtimestamp keeps its clause in user space.
+ */
+#define D_KPLAN_VTIME 0x10
 struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
 			    const bool *user, const bool *ticks,
 			    const bool *traced);

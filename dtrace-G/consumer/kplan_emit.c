@@ -559,6 +559,10 @@ static void emit(struct em *m, const struct node *n)
 			put(m, UBPF_K_TIME, 0, 1);
 			return;
 		}
+		if (d_builtins[n->sub].id == B_VTIMESTAMP) {
+			put(m, UBPF_K_VTIME, 0, 1);
+			return;
+		}
 		if (d_builtins[n->sub].id == B_WALLTIMESTAMP) {
 			/* the hit's timestamp + the offset user space adds
 			 * (hit_prep()), 64 bits unsigned */

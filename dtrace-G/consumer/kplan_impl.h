@@ -109,6 +109,9 @@ struct d_kplan {
 	bool vars;
 	int64_t wall; /* walltimestamp - timestamp (d_kplan_wall()) */
 	bool ppid;	    /* D_KPLAN_PPID: ppid is the kernel's */
+	bool vtime;	    /* D_KPLAN_VTIME: vtimestamp may be the kernel's */
+	bool novt;	    /* ... not in this program: it keeps self->
+			     * variables (kplan_vars.c's kp_vars_decide()) */
 	uint32_t ppid1[2];  /* ... at these offsets + 1 (d_kplan_ppid()) */
 	bool ecred, sess;   /* D_KPLAN_ECRED, _SESS: the ids are the kernel's */
 	uint32_t ecred1[3]; /* ... at these offsets + 1 (d_kplan_ecred()) */

@@ -728,6 +728,18 @@ static bool prog_calls_progeny(const struct d_prog *p)
 	return false;
 }
 
+/* Does a clause read vtimestamp (one the kernel runs, a vin clause's
+ * store, a printed value: any of them could read it in the kernel)? */
+static bool prog_reads_vtime(const struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (d_clause_needs(p, ci) & D_NEED_VTIME)
+			return true;
+	return false;
+}
+
 void kp_vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
@@ -911,6 +923,19 @@ void kp_vars_decide(struct d_kplan *k)
 	 */
 	if (tls && !k->noprog && prog_calls_progeny(p)) {
 		k->noprog = true;
+		kp_vars_decide(k);
+		return;
+	}
+	/*
+	 * A lost clock (UBPF_K_VTIME) sends the hit to user space whole
+	 * too: not where the kernel keeps self-> variables, whose reads of
+	 * vtimestamp would have to end their clause at a fault site
+	 * (doc/DESIGN.md's "vtimestamp, copyout() and unset variables in
+	 * the generated programs", not built): no clause reads it in the
+	 * kernel there (novt).
+	 */
+	if (tls && k->vtime && !k->novt && prog_reads_vtime(k)) {
+		k->novt = true;
 		kp_vars_decide(k);
 		return;
 	}

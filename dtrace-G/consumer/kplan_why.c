@@ -374,6 +374,14 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 			 "not say where task_struct keeps the parent");
 		return;
 	}
+	if (x && x->op == N_BUILTIN && d_builtins[x->sub].id == B_VTIMESTAMP &&
+	    k->vtime && k->novt) { /* kp_ty_at(): kplan_vars.c's novt */
+		snprintf(buf, len,
+			 "vtimestamp is read in the kernel only in a program "
+			 "that keeps no self-> variable: a lost clock there "
+			 "would have to end the clause");
+		return;
+	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_PROGENYOF &&
 	    x->nargs == 1 && k->vars) { /* kplan.c's kp_prog_arg() */
 		int64_t c;

@@ -297,6 +297,12 @@ enum {
 		       * constant was found sends the hit to user space
 		       * whole (cgen_rec.c's cgen_anc_plan(); generated
 		       * programs only, as TIME) */
+	UBPF_K_VTIME, /* push the firing's vtimestamp, read once a hit
+		       * before the plan (cgen.c's prologue, S_VT) and
+		       * carried by its record; a lost clock
+		       * (UBPF_VTIME_LOST) sends the hit to user space
+		       * whole (cgen_plan.c; generated programs only, in
+		       * plans with no fault site: kplan_vars.c) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

@@ -419,8 +419,10 @@ void cgen_psargs(struct em *e, const uint32_t o[3]);
  * the record, r9 in the prologue: clobbered) */
 void cgen_vtime(struct em *e, const struct cgen_maps *m, uint8_t base,
 		int16_t off, uint8_t ent);
-/* VTIME's lost clock sends the hit to user space whole (cgen_rec.c) */
+/* VTIME's lost clock sends the hit to user space whole (cgen_rec.c) ... */
 void cgen_vt_lost(struct em *e, const struct ubpf_kplan *pl);
+/* ... or, a fault site, ends the clause, its bits set */
+void cgen_vt_fault(struct em *e, const struct ubpf_kop *o);
 /* ... progenyof()'s walk for the plan's PROG (pl->anc): S_FLAGS_ANC()
  * set for each pid found; a chain cut before all were found, a jump
  * in e->fj (the hit to user space whole) */

@@ -439,6 +439,8 @@ static bool op_pure(const struct ubpf_kop *o)
 	switch (o->op) {
 	case UBPF_K_ARG: /* a gate's ARG the site lacks is a REC */
 		return !(o->flags & UBPF_KF_GATE);
+	case UBPF_K_VTIME: /* a lost one sent away, or a site's bits */
+		return !o->slot;
 	case UBPF_K_CONST:
 	case UBPF_K_PID:
 	case UBPF_K_TID:
@@ -454,7 +456,6 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_UID:
 	case UBPF_K_GID:
 	case UBPF_K_PROG: /* its bit, set by the walk before the plan */
-	case UBPF_K_VTIME: /* the prologue's, a lost one sent away */
 	case UBPF_K_PPID: /* its scratch the slot it pushes */
 	case UBPF_K_ECRED:
 	case UBPF_K_SESS:
@@ -760,6 +761,14 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_VTIME: /* the prologue's read (cgen.c) */
+			if (o->slot) { /* a fault site's jump as SEQ's */
+				e->sfj = SIZE_MAX;
+				cgen_vt_fault(e, o);
+				if (e->sfj != SIZE_MAX) {
+					fjx[nf] = e->sfj;
+					fjt[nf++] = o->jump;
+				}
+			}
 			ldx(e, BPF_DW, 1, 10, S_VT);
 			push(e, &sp, o);
 			continue;

@@ -545,9 +545,16 @@ void cgen_vtime(struct em *e, const struct cgen_maps *m, uint8_t base,
  */
 void cgen_vt_lost(struct em *e, const struct ubpf_kplan *pl)
 {
-	if (!cgen_plan_has(pl, UBPF_K_VTIME, -1))
+	bool site = false, whole = false;
+
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == UBPF_K_VTIME) {
+			site |= pl->ops[pc].slot != 0;
+			whole |= pl->ops[pc].slot == 0;
+		}
+	if (!whole) /* none, or each a fault site (cgen_vt_fault()) */
 		return;
-	if (cgen_fsites(e, pl) || (pl->tls & 1) ||
+	if (site || cgen_fsites(e, pl) || (pl->tls & 1) ||
 	    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0])) {
 		e->bad = true;
 		return;
@@ -555,6 +562,35 @@ void cgen_vt_lost(struct em *e, const struct ubpf_kplan *pl)
 	ldx(e, BPF_DW, 1, 10, S_VT);
 	ld64(e, 2, UBPF_VTIME_LOST);
 	e->fj[e->nfj++] = jmp_r(e, BPF_JEQ, 1, 2);
+}
+
+/*
+ * VTIME o, a fault site (o->slot, 1 up: a plan whose kernel keeps
+ * self-> variables, kplan_vars.c's vfault): where S_VT is
+ * UBPF_VTIME_LOST, the site's two bits (3 at 32 + 2 * (slot - 1) in
+ * S_FLAGS, d_kplan_fault()'s illegal operation; a string's and a
+ * copy's set 1 or 2) and the clause's end (e->sfj, which cgen_plan()
+ * points at o->jump): what the clause did before stays, as run.c's
+ * fault at the read leaves it.  r1 to r3 taken.
+ */
+void cgen_vt_fault(struct em *e, const struct ubpf_kop *o)
+{
+	size_t jok;
+
+	if (!o->slot || o->slot > UBPF_KFSITES) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 1, 10, S_VT);
+	ld64(e, 2, UBPF_VTIME_LOST);
+	jok = jmp_r(e, BPF_JNE, 1, 2);
+	alu_i(e, BPF_MOV, 3, 3);
+	alu_i(e, BPF_LSH, 3, (int32_t)(32 + 2 * (o->slot - 1)));
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_r(e, BPF_OR, 1, 3);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+	e->sfj = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jok);
 }
 
 /*

@@ -1329,10 +1329,11 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 /*
  * bpf_agg.c: clause faulted in the kernel at f's hit (c->kfault): where
  * (DTrace's action number) and the invalid address, as run.c's
- * d_read_user_str() would have faulted on the same string
+ * d_read_user_str() would have faulted on the same string, or illop
+ * (a lost vtimestamp, address 0)
  */
 bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
-		    int *action, uint64_t *addr);
+		    int *action, bool *illop, uint64_t *addr);
 /* bpf_agg.c: the run's kplan (not NULL) */
 struct d_kplan;
 const struct d_kplan *bpf_kagg_kp(const struct bpf_kagg *k);

@@ -82,9 +82,9 @@
  * BTF's offsets, user space's),
  * progenyof() of a constant pid with those offsets, in a program whose
  * kernel keeps no self-> variable (UBPF_K_PROG: kp_prog_arg()),
- * vtimestamp where the run keeps the clock (D_KPLAN_VTIME), in a
- * program whose kernel keeps no self-> variable either (UBPF_K_VTIME:
- * kplan_vars.c's novt; the prologue's one read a hit, the record's),
+ * vtimestamp where the run keeps the clock (D_KPLAN_VTIME; UBPF_K_VTIME,
+ * the prologue's one read a hit, the record's; beside self-> variables
+ * the kernel keeps, each read a fault site: kplan_vars.c's vfault),
  * curpsinfo->pr_euid and pr_egid, pr_pgid and pr_sid where the BTF
  * says where task_struct keeps cred and the process's pids (D_KPLAN_ECRED,
  * D_KPLAN_SESS; UBPF_K_ECRED and UBPF_K_SESS read what cgen_rec.c's

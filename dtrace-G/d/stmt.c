@@ -890,7 +890,7 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 }
 
 int d_run_fault(struct d_prog *p, unsigned clause, const struct d_fire *f,
-		int action, uint64_t addr, FILE *err)
+		int action, bool illop, uint64_t addr, FILE *err)
 {
 	struct ectx x = { 0 };
 
@@ -901,8 +901,8 @@ int d_run_fault(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	x.f = f;
 	x.err = err;
 	x.action = action;
-	x.fault = FLT_BADADDR;
-	x.faddr = addr;
+	x.fault = illop ? FLT_ILLOP : FLT_BADADDR;
+	x.faddr = illop ? 0 : addr;
 	return report_fault(&x, err);
 }
 

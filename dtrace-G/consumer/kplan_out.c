@@ -550,6 +550,11 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->svar = -1;
 	if (st->kind != S_PRINTF && st->kind != S_TRACE)
 		return false;
+	/* vtimestamp where a lost clock would have to end the clause
+	 * (kplan_vars.c's novtout): the area's faults are not sites */
+	for (unsigned j = 0; k->novtout && j < st->nargs; j++)
+		if (kp_node_vt(st->args[j]))
+			return false;
 	/* where every hit of the clause runs a generated program with an
 	 * area: a uprobe site's, or a kernel probe's own (syscall,
 	 * profile-N, proc), for a kernel clause as for a speculating one
@@ -912,7 +917,7 @@ static int out_fault(const struct d_kplan *k, unsigned clause,
 
 	if (so->len == -2)
 		at = (at | 4095) + 1;
-	rv = d_run_fault(k->prog, clause, f, action, at, err);
+	rv = d_run_fault(k->prog, clause, f, action, false, at, err);
 	return rv ? rv : -1;
 }
 

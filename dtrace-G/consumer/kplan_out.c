@@ -954,7 +954,7 @@ static void arg_fault(struct orun *r, const struct stmt *st, unsigned j,
 	}
 	rv = d_run_fault(r->k->prog, r->clause, r->f,
 			 st->kind == S_TRACE ? st->action : st->action + (int)j,
-			 faddr, r->err);
+			 false, faddr, r->err);
 	r->rv = rv ? rv : -1;
 }
 

@@ -223,9 +223,12 @@ kpprog_build() {
 
 # cgout_setup: for the tests of values the generated program computes
 # on tests/data/cgenout/cgout.c (run-cgen-out.sh, run-cgen-svkey.sh,
-# run-kagg-exec.sh): bpf_test_setup uprobe; ./cgout built; and defines
+# run-cgen-sord.sh, run-kagg-exec.sh): bpf_test_setup uprobe; ./cgout
+# built; and defines
 # run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
-# ./cgout CMD, its output in OUT, its messages in OUT.err.
+# ./cgout CMD, its output in OUT, its messages in OUT.err; and run_bg,
+# run_join and cgout_bg (below) to run a test's independent cases side
+# by side.
 # cgout lingers after its hits (CGOUT_LINGER_MS) only where user space
 # may read its memory after them: a clause user space runs from the
 # record reads the process when dtrace gets to the record, so the
@@ -246,8 +249,27 @@ cgout_setup() {
 	cg_linger=300
 	[ "${USDT_SANITIZERS:-no}" != yes ] || cg_linger=3000
 	run() {
+		run_bg "$@"
+		run_join
+	}
+	# run_bg G OUT CMD DTRACE-ARGS...: run's dtrace started in the
+	# background (its linger and environment decided now, as run
+	# decides them); run_join [N]: waits for the runs begun (the N
+	# oldest) and makes run's checks on each, in the order begun (its
+	# status, cgout_inkernel).  For the runs of a case that do not
+	# depend on one another (each its own ./cgout, its own files): a
+	# run spends most of its time waiting on the kernel (attaching,
+	# detaching, cgout's linger), not on a CPU, and side by side the
+	# waits overlap.  At most run_max (else 8) at once: one more first
+	# waits for the oldest.
+	run_bg() {
 		g=$1 o=$2 cmd=$3
 		shift 3
+		rb_n=0
+		for rb in ${rb_runs:-}; do
+			rb_n=$((rb_n + 1))
+		done
+		[ "$rb_n" -lt "${run_max:-8}" ] || run_join 1
 		rm -f "$o" # -o appends
 		rl=0
 		if [ "$g" != 1 ] || [ -n "${DTRACE_KAGG:-}" ] ||
@@ -256,10 +278,42 @@ cgout_setup() {
 		fi
 		CGOUT_LINGER_MS=$rl DTRACE_CGEN=$g timeout -s KILL 120 \
 			"$DTRACE" -v -q -o "$o" "$@" -c "./cgout $cmd" \
-			>/dev/null 2>"$o.err"
-		expect_eq "$o: status" 0 "$?"
-		[ -f "$o" ] || : >"$o"
-		[ "$rl" != 0 ] || cgout_inkernel "$o" "$@"
+			>/dev/null 2>"$o.err" &
+		# the -s script cgout_inkernel counts, where no linger
+		rb_d=
+		while [ $# -gt 0 ]; do
+			[ "$1" != -s ] || rb_d=$2
+			shift
+		done
+		[ "$rl" = 0 ] || rb_d=
+		rb_runs="${rb_runs:-} $!|$o|$rb_d"
+	}
+	run_join() {
+		rj_n=${1:-0} rj_left=
+		for rj in ${rb_runs:-}; do
+			if [ "$rj_n" = done ]; then
+				rj_left="$rj_left $rj"
+				continue
+			fi
+			rj_o=${rj#*|} rj_d=${rj##*|}
+			rj_o=${rj_o%|*}
+			wait "${rj%%|*}"
+			expect_eq "$rj_o: status" 0 "$?"
+			[ -f "$rj_o" ] || : >"$rj_o"
+			[ -z "$rj_d" ] || cgout_inkernel "$rj_o" -s "$rj_d"
+			rj_n=$((rj_n - 1))
+			[ "$rj_n" -ne 0 ] || rj_n=done
+		done
+		rb_runs=$rj_left
+	}
+	# cgout_bg DIR FUNCTION ARGS...: bg_checks DIR FUNCTION ARGS...
+	# with ./cgout in DIR (a link to the test's), for the cases whose
+	# runs name their files as another case's do: each in its own
+	# directory (the scripts and files of the test's are ../), the
+	# cases side by side, their checks' names unchanged
+	cgout_bg() {
+		mkdir -p "$1" && ln -sf ../cgout "$1/cgout" || exit 99
+		bg_checks "$@"
 	}
 }
 

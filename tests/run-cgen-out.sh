@@ -92,12 +92,26 @@ cgout_setup
 
 # same NAME CMD WHAT [DTRACE-ARGS...]: NAME.d on ./cgout CMD with and
 # without the generated program (NAME1.txt, NAME0.txt), byte for byte
-# alike
+# alike.  Here and below a case's runs with and without the generated
+# program, each its own ./cgout, run side by side (lib.sh's run_bg).
+# same_bg NAME CMD [DTRACE-ARGS...] starts the two runs, same_check NAME
+# WHAT [DTRACE-ARGS...] compares them after run_join.
 same() {
 	sn=$1 sc=$2 sw=$3
 	shift 3
-	run 1 "${sn}1.txt" "$sc" -s "$sn.d" "$@"
-	run 0 "${sn}0.txt" "$sc" -s "$sn.d" "$@"
+	same_bg "$sn" "$sc" "$@"
+	run_join
+	same_check "$sn" "$sw" "$@"
+}
+same_bg() {
+	sn=$1 sc=$2
+	shift 2
+	run_bg 1 "${sn}1.txt" "$sc" -s "$sn.d" "$@"
+	run_bg 0 "${sn}0.txt" "$sc" -s "$sn.d" "$@"
+}
+same_check() {
+	sn=$1 sw=$2
+	shift 2
 	expect_file_eq "$sw${*:+ ($*)}: DTRACE_CGEN=0's output" \
 		"${sn}0.txt" "${sn}1.txt"
 }
@@ -118,6 +132,24 @@ samex() {
 	same "$@"
 }
 
+# xo_bg NAME FUNCTION D-FILE...: FUNCTION '' and FUNCTION '-x
+# strsize=16' (a case at the default strsize and at 16, whose runs name
+# their files alike), each in its own directory (NAME, NAME-16) with
+# the D-FILEs linked there, side by side with each other and what
+# follows (lib.sh's cgout_bg; bg_join at the end)
+xo_bg() {
+	xb_n=$1 xb_f=$2
+	shift 2
+	for xb_x in '' '-x strsize=16'; do
+		xb_d=$xb_n${xb_x:+-16}
+		mkdir -p "$xb_d" || exit 99
+		for xb_s in "$@"; do
+			ln -sf "../$xb_s" "$xb_d/$xb_s" || exit 99
+		done
+		cgout_bg "$xb_d" "$xb_f" "$xb_x"
+	done
+}
+
 # vcount WHAT ERR N printing|aggregated: -v said N clauses ran in the
 # kernel that way (ERR: a run's messages)
 vcount() {
@@ -130,29 +162,6 @@ vcount() {
 	expect_grep "$vw" "^dtrace: $3 clause$vs $vk in the kernel\$" "$2"
 }
 
-# The classic pair, the string rewritten right after the probe.
-cat >pair.d <<'EOF2'
-pid$target::hit:entry { self->p = arg0; self->n = arg1; }
-pid$target::hit:return { printf("%s %d\n", copyinstr(self->p), self->n); }
-EOF2
-run 1 pair1.txt 'rewrite 20' -s pair.d
-i=0
-: >pair.exp
-while [ $i -lt 20 ]; do
-	echo "before-$i $i" >>pair.exp
-	i=$((i + 1))
-done
-echo >>pair.exp # dtrace's last line
-expect_file_eq "rewritten after the probe: the bytes at the hit" \
-	pair.exp pair1.txt
-vcount "rewritten after the probe" pair1.txt.err 1 printing
-expect_grep "rewritten after the probe: generated" \
-	'^dtrace: BPF: 2 generated programs, ' pair1.txt.err
-# what reading the process when the record is run gives (and gave):
-# the bytes after the rewrite, for some hits at least, so the check
-# above can fail (how many is a race between dtrace's read and the
-# target's next store: none of 20 at the hit on the 2-CPU VM, 14 under
-# the sanitizers once)
 # late_some WHAT N FILE PATTERN: fewer than N of FILE's lines match
 # PATTERN (the bytes at the hit)
 late_some() {
@@ -163,15 +172,44 @@ late_some() {
 		expect_eq "$1" 1 "$((n < $2))"
 	fi
 }
-run 0 pair0.txt 'rewrite 20' -s pair.d
-late_some "rewritten after the probe: DTRACE_CGEN=0 reads later" 20 \
-	pair0.txt '^before-'
 
-# execname (the record's comm) and literals beside the bytes at the
-# hit: the clause is the kernel's, so its string is the one the
-# process had then, where DTRACE_CGEN=0 (and this tree before
-# kplan_out.c took these strings) runs the whole clause later.
-cat >here.d <<'EOF2'
+# The cases up to "string variable compared" below, one after another
+# in their own directory (top), side by side with the rest of the test
+# (lib.sh's cgout_bg; bg_join before the last cases read top/pair.exp)
+top_cases() {
+	# The classic pair, the string rewritten right after the probe.
+	cat >pair.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; self->n = arg1; }
+pid$target::hit:return { printf("%s %d\n", copyinstr(self->p), self->n); }
+EOF2
+	run_bg 1 pair1.txt 'rewrite 20' -s pair.d
+	run_bg 0 pair0.txt 'rewrite 20' -s pair.d
+	run_join
+	i=0
+	: >pair.exp
+	while [ $i -lt 20 ]; do
+		echo "before-$i $i" >>pair.exp
+		i=$((i + 1))
+	done
+	echo >>pair.exp # dtrace's last line
+	expect_file_eq "rewritten after the probe: the bytes at the hit" \
+		pair.exp pair1.txt
+	vcount "rewritten after the probe" pair1.txt.err 1 printing
+	expect_grep "rewritten after the probe: generated" \
+		'^dtrace: BPF: 2 generated programs, ' pair1.txt.err
+	# what reading the process when the record is run gives (and gave):
+	# the bytes after the rewrite, for some hits at least, so the check
+	# above can fail (how many is a race between dtrace's read and the
+	# target's next store: none of 20 at the hit on the 2-CPU VM, 14 under
+	# the sanitizers once)
+	late_some "rewritten after the probe: DTRACE_CGEN=0 reads later" 20 \
+		pair0.txt '^before-'
+
+	# execname (the record's comm) and literals beside the bytes at the
+	# hit: the clause is the kernel's, so its string is the one the
+	# process had then, where DTRACE_CGEN=0 (and this tree before
+	# kplan_out.c took these strings) runs the whole clause later.
+	cat >here.d <<'EOF2'
 pid$target::hit:entry { self->p = arg0; self->n = arg1; }
 pid$target::hit:return
 {
@@ -181,27 +219,28 @@ pid$target::hit:return
 	printf("\n");
 }
 EOF2
-run 1 here1.txt 'rewrite 5' -s here.d
-i=0
-: >here.exp
-while [ $i -lt 5 ]; do
-	echo "cgout s=before-$i $i litcgout" >>here.exp
-	i=$((i + 1))
-done
-echo >>here.exp
-expect_file_eq "execname and literals: the bytes at the hit" \
-	here.exp here1.txt
-vcount "execname and literals" here1.txt.err 1 printing
-run 0 here0.txt 'rewrite 5' -s here.d
-late_some "execname and literals: DTRACE_CGEN=0 reads later" 5 \
-	here0.txt 'before-'
+	run_bg 1 here1.txt 'rewrite 5' -s here.d
+	run_bg 0 here0.txt 'rewrite 5' -s here.d
+	run_join
+	i=0
+	: >here.exp
+	while [ $i -lt 5 ]; do
+		echo "cgout s=before-$i $i litcgout" >>here.exp
+		i=$((i + 1))
+	done
+	echo >>here.exp
+	expect_file_eq "execname and literals: the bytes at the hit" \
+		here.exp here1.txt
+	vcount "execname and literals" here1.txt.err 1 printing
+	late_some "execname and literals: DTRACE_CGEN=0 reads later" 5 \
+		here0.txt 'before-'
 
-# The record of a hit whose plan ran leaves out the copy of a string
-# only the kernel's clauses read (cgen.c, pl->ustr): a clause left to
-# user space (a this-> string that strjoin() reads) that reads the same
-# argument still has the bytes at the hit, beside the kernel's
-# printf() of them.
-cat >both.d <<'EOF2'
+	# The record of a hit whose plan ran leaves out the copy of a string
+	# only the kernel's clauses read (cgen.c, pl->ustr): a clause left to
+	# user space (a this-> string that strjoin() reads) that reads the same
+	# argument still has the bytes at the hit, beside the kernel's
+	# printf() of them.
+	cat >both.d <<'EOF2'
 pid$target::hit:entry { printf("k %s\n", copyinstr(arg0)); }
 pid$target::hit:entry
 {
@@ -209,30 +248,30 @@ pid$target::hit:entry
 	printf("u %s %d\n", this->s, strlen(strjoin(this->s, "")));
 }
 EOF2
-# (the second clause is user space's: cgout lingers, lib.sh's late)
-late=1
-run 1 both1.txt 'rewrite 5' -s both.d
-late=
-i=0
-: >both.exp
-while [ $i -lt 5 ]; do
-	printf 'k before-%d\nu before-%d 8\n' $i $i >>both.exp
-	i=$((i + 1))
-done
-echo >>both.exp
-expect_file_eq "kernel's and user space's copyinstr(): the bytes at the hit" \
-	both.exp both1.txt
-vcount "kernel's and user space's copyinstr()" both1.txt.err 1 printing
+	# (the second clause is user space's: cgout lingers, lib.sh's late)
+	late=1
+	run 1 both1.txt 'rewrite 5' -s both.d
+	late=
+	i=0
+	: >both.exp
+	while [ $i -lt 5 ]; do
+		printf 'k before-%d\nu before-%d 8\n' $i $i >>both.exp
+		i=$((i + 1))
+	done
+	echo >>both.exp
+	expect_file_eq "kernel's and user space's copyinstr(): the bytes at the hit" \
+		both.exp both1.txt
+	vcount "kernel's and user space's copyinstr()" both1.txt.err 1 printing
 
-# String variables the kernel keeps (kplan_svar.c's str_var(),
-# cgen_out.c): self->s = copyinstr(E) at entry, printed at return, and
-# this->r = copyinstr(E) printed in its firing, on a process whose
-# string changes inside the call (hitm(): "during-i" at the return) and
-# after it ("after-i"): each holds the bytes of its own hit.  Where the
-# record carries no copy (copyinstr(self->p)), DTRACE_CGEN=0 (and this
-# tree before cgen_out.c kept string variables, which ran these clauses
-# from the records) reads the string after the hits.
-cat >svar.d <<'EOF2'
+	# String variables the kernel keeps (kplan_svar.c's str_var(),
+	# cgen_out.c): self->s = copyinstr(E) at entry, printed at return, and
+	# this->r = copyinstr(E) printed in its firing, on a process whose
+	# string changes inside the call (hitm(): "during-i" at the return) and
+	# after it ("after-i"): each holds the bytes of its own hit.  Where the
+	# record carries no copy (copyinstr(self->p)), DTRACE_CGEN=0 (and this
+	# tree before cgen_out.c kept string variables, which ran these clauses
+	# from the records) reads the string after the hits.
+	cat >svar.d <<'EOF2'
 pid$target::hitm:entry
 {
 	self->s = copyinstr(arg0);
@@ -246,36 +285,37 @@ pid$target::hitm:return
 	self->s = 0;
 }
 EOF2
-run 1 svar1.txt 'midway 5' -s svar.d
-i=0
-: >svar.exp
-while [ $i -lt 5 ]; do
-	echo "before-$i before-$i during-$i" >>svar.exp
-	i=$((i + 1))
-done
-echo >>svar.exp
-expect_file_eq "string variables: the bytes at each hit" svar.exp svar1.txt
-vcount "string variables" svar1.txt.err 1 printing
-run 0 svar0.txt 'midway 5' -s svar.d
-late_some "string variables: DTRACE_CGEN=0 reads copyinstr(self->p) later" \
-	5 svar0.txt ' before-[0-9]* during-'
-# read by a clause left to user space (substr()): every clause touching
-# it is user space's, as DTRACE_CGEN=0's
-cat >svaru.d <<'EOF2'
+	run_bg 1 svar1.txt 'midway 5' -s svar.d
+	run_bg 0 svar0.txt 'midway 5' -s svar.d
+	run_join
+	i=0
+	: >svar.exp
+	while [ $i -lt 5 ]; do
+		echo "before-$i before-$i during-$i" >>svar.exp
+		i=$((i + 1))
+	done
+	echo >>svar.exp
+	expect_file_eq "string variables: the bytes at each hit" svar.exp svar1.txt
+	vcount "string variables" svar1.txt.err 1 printing
+	late_some "string variables: DTRACE_CGEN=0 reads copyinstr(self->p) later" \
+		5 svar0.txt ' before-[0-9]* during-'
+	# read by a clause left to user space (substr()): every clause touching
+	# it is user space's, as DTRACE_CGEN=0's
+	cat >svaru.d <<'EOF2'
 pid$target::hit:entry { self->s = copyinstr(arg0); }
 pid$target::hit:return { printf("[%s]\n", self->s); }
 pid$target::hit:return /self->s != ""/ { printf("%s\n", substr(self->s, 1)); }
 EOF2
-late=1 # the clauses are user space's: cgout lingers for its reads
-same svaru keep "string variable read in user space"
-late=
-expect_grep "string variable read in user space: some output" '^\[alpha\]$' \
-	svaru1.txt
-expect_eq "string variable read in user space: none printed by the kernel" \
-	0 "$(grep -c 'printing values computed in the kernel' svaru1.txt.err)"
-# ... and printed more times than one out area holds (2,048 bytes):
-# user space's too, not an event refused
-cat >svarb.d <<'EOF2'
+	late=1 # the clauses are user space's: cgout lingers for its reads
+	same svaru keep "string variable read in user space"
+	late=
+	expect_grep "string variable read in user space: some output" '^\[alpha\]$' \
+		svaru1.txt
+	expect_eq "string variable read in user space: none printed by the kernel" \
+		0 "$(grep -c 'printing values computed in the kernel' svaru1.txt.err)"
+	# ... and printed more times than one out area holds (2,048 bytes):
+	# user space's too, not an event refused
+	cat >svarb.d <<'EOF2'
 pid$target::hit:entry { self->s = copyinstr(arg0); }
 pid$target::hit:return
 {
@@ -283,33 +323,37 @@ pid$target::hit:return
 	    self->s, self->s, self->s, self->s, self->s);
 }
 EOF2
-late=1
-same svarb keep "string variable printed 8 times"
-late=
-expect_grep "string variable printed 8 times: some output" \
-	'^alpha alpha alpha alpha alpha alpha alpha alpha$' svarb1.txt
+	late=1
+	same svarb keep "string variable printed 8 times"
+	late=
+	expect_grep "string variable printed 8 times: some output" \
+		'^alpha alpha alpha alpha alpha alpha alpha alpha$' svarb1.txt
 
-# A self-> string compared with literals (kplan_str.c's kp_svar_cmp(),
-# cgen_svar.c's vseq()): the kernel compares the bytes its store kept
-# at the entry ("before-i"), though the process wrote "during-i" there
-# before the return; clauses in the kernel (-v), where this tree kept
-# every clause touching the variable in user space before.
-cat >svcmp.d <<'EOF2'
+	# A self-> string compared with literals (kplan_str.c's kp_svar_cmp(),
+	# cgen_svar.c's vseq()): the kernel compares the bytes its store kept
+	# at the entry ("before-i"), though the process wrote "during-i" there
+	# before the return; clauses in the kernel (-v), where this tree kept
+	# every clause touching the variable in user space before.
+	cat >svcmp.d <<'EOF2'
 pid$target::hitm:entry { self->s = copyinstr(arg0); }
 pid$target::hitm:return /self->s == "before-2"/ { printf("two %d\n", arg1); }
 pid$target::hitm:return /self->s == "during-2"/ { printf("during %d\n", arg1); }
 pid$target::hitm:return /self->s != "before-3"/ { @ne = count(); }
 pid$target::hitm:return { self->s = 0; }
 EOF2
-run 1 svcmp1.txt 'midway 5' -s svcmp.d
-printf '%s\n' "two 3" "" "                4" >svcmp.exp
-expect_file_eq "string variable compared: the bytes at the entry" \
-	svcmp.exp svcmp1.txt
-vcount "string variable compared" svcmp1.txt.err 2 printing
-vcount "string variable compared" svcmp1.txt.err 3 aggregated
-run 0 svcmp0.txt 'midway 5' -s svcmp.d
-expect_file_eq "string variable compared: DTRACE_CGEN=0's output" \
-	svcmp0.txt svcmp1.txt
+	run_bg 1 svcmp1.txt 'midway 5' -s svcmp.d
+	run_bg 0 svcmp0.txt 'midway 5' -s svcmp.d
+	run_join
+	printf '%s\n' "two 3" "" "                4" >svcmp.exp
+	expect_file_eq "string variable compared: the bytes at the entry" \
+		svcmp.exp svcmp1.txt
+	vcount "string variable compared" svcmp1.txt.err 2 printing
+	vcount "string variable compared" svcmp1.txt.err 3 aggregated
+	expect_file_eq "string variable compared: DTRACE_CGEN=0's output" \
+		svcmp0.txt svcmp1.txt
+}
+cgout_bg top top_cases
+
 # ... set, cleared by "" and 0, unset (the hit of arg1 4 stores
 # nothing), 254 to 300 bytes (cut by strsize), not printable, the
 # literal on either side, in a printf() argument, && and keys
@@ -329,7 +373,8 @@ pid$target::hit:return
 	self->s = 0;
 }
 EOF2
-for xo in '' '-x strsize=16'; do
+svcmpk_case() {
+	xo=$1
 	samex svcmpk keep "string variable compared" $xo
 	printf '%s\n' "alpha 2" "empty 3" "not-omega 3 0 1" "not-omega 4 0 1" \
 		"empty 5" "not-omega 5 0 1" "not-omega 6 0 1" \
@@ -337,7 +382,8 @@ for xo in '' '-x strsize=16'; do
 	expect_eq "string variable compared${xo:+ ($xo)}: the output" \
 		"$(cat svcmpk.exp)" "$(head -8 svcmpk1.txt)"
 	vcount "string variable compared${xo:+ ($xo)}" svcmpk1.txt.err 3 printing
-done
+}
+xo_bg svcmpk svcmpk_case svcmpk.d
 # ... a store that faulted leaves the string as it was ("alpha"), the
 # fault reported as DTRACE_CGEN=0 reports it
 cat >svcflt.d <<'EOF2'
@@ -348,7 +394,10 @@ dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
 EOF2
 printf '%s\n' "1 alpha" "ERROR 1 -1 1 0x10" "1 alpha" "3 empty" "" >svcflt.exp
 for g in 1 0; do
-	run $g svcflt$g.txt refault -s svcflt.d
+	run_bg $g svcflt$g.txt refault -s svcflt.d
+done
+run_join
+for g in 1 0; do
 	expect_file_eq "string variable compared, its store faulted (DTRACE_CGEN=$g)" \
 		svcflt.exp svcflt$g.txt
 done
@@ -371,7 +420,8 @@ pid$target::hit:return
 	self->s = 0;
 }
 EOF2
-for xo in '' '-x strsize=16'; do
+svlen_case() {
+	xo=$1
 	samex svlen keep "string variable measured" $xo
 	if [ -z "$xo" ]; then
 		printf '%s\n' "2 long 5" "3 none" "4 long 254" "5 long 255" \
@@ -384,7 +434,8 @@ for xo in '' '-x strsize=16'; do
 		"$(cat svlen.exp)" "$(head -7 svlen1.txt)"
 	vcount "string variable measured${xo:+ ($xo)}" svlen1.txt.err 2 printing
 	vcount "string variable measured${xo:+ ($xo)}" svlen1.txt.err 3 aggregated
-done
+}
+xo_bg svlen svlen_case svlen.d
 
 # ... stored from a literal (SLIT) or from another string variable
 # (SMOV), self-> and this-> alike: the kernel's copy, set, cut by
@@ -421,7 +472,8 @@ pid$target::hit:return
 	    self->s == "lit-two");
 }
 EOF2
-for xo in '' '-x strsize=16'; do
+svmov_case() {
+	xo=$1
 	samex svmov keep "string variable stored from another" $xo
 	if [ -z "$xo" ]; then n=255; else n=15; fi
 	c=$(printf "%${n}s" '' | tr ' ' c)
@@ -445,7 +497,8 @@ for xo in '' '-x strsize=16'; do
 		expect_eq "this-> string stored from another ($xo): refused" \
 			0 "$(grep -c 'in the kernel$' svmovt1.txt.err)"
 	fi
-done
+}
+xo_bg svmov svmov_case svmov.d svmovt.d
 
 # ... two compared (VVEQ, cgen_svar.c's vveq()): 254 and 300 bytes
 # (cut by strsize) a word at a time, the last word masked ("omega"
@@ -472,7 +525,8 @@ pid$target::hit:return
 }
 pid$target::hit:return /arg1 == 3/ { self->u = 0; }
 EOF2
-for xo in '' '-x strsize=16'; do
+svvv_case() {
+	xo=$1
 	samex svvv keep "string variables compared" $xo
 	printf '%s\n' "eq 2" "2 1 1 0" "ne 3" "3 0 0 0" "eq 4" "4 1 1 0" \
 		"ne 5" "5 0 0 0" "eq 6" "6 1 1 0" "eq 7" "7 1 1 0" \
@@ -481,7 +535,8 @@ for xo in '' '-x strsize=16'; do
 		"$(cat svvv.exp)" "$(head -14 svvv1.txt)"
 	vcount "string variables compared${xo:+ ($xo)}" svvv1.txt.err 3 printing
 	vcount "string variables compared${xo:+ ($xo)}" svvv1.txt.err 5 aggregated
-done
+}
+xo_bg svvv svvv_case svvv.d
 
 # Memory that does not change: DTRACE_CGEN=0's output, byte for byte.
 cat >keep.d <<'EOF2'
@@ -506,7 +561,8 @@ pid$target::hit:return /self->n == 1/
 	printf("%d\n", self->n);
 }
 EOF2
-for xo in '' '-x strsize=16'; do
+keep_case() {
+	xo=$1
 	late=1 # at strsize 16 one clause is user space's: cgout lingers
 	same keep keep "unchanged memory" $xo
 	late=
@@ -521,10 +577,11 @@ for xo in '' '-x strsize=16'; do
 	[ -z "$xo" ] || lit=a-literal-of-24 # strsize - 1 bytes
 	expect_grep "unchanged memory${xo:+ ($xo)}: execname, literals" \
 		"^cgout cgout:lit|pad     |cgout|${lit}cgout1\$" keep1.txt
-	[ -n "$xo" ] || cp keep0.txt keep-full.txt
-done
-expect_grep "unchanged memory: 255 bytes of the 300" \
-	"^\[$(printf '%0255d' 0 | tr 0 c)\] 5 " keep-full.txt
+	[ -z "$xo" ] || return
+	expect_grep "unchanged memory: 255 bytes of the 300" \
+		"^\[$(printf '%0255d' 0 | tr 0 c)\] 5 " keep0.txt
+}
+xo_bg keep keep_case keep.d
 
 # ... and string variables the kernel keeps: set, cleared by "" and 0
 # (this-> and self->), unset (a return with none), read in a later
@@ -549,16 +606,18 @@ pid$target::hit:return
 pid$target::hit:entry { self->p = arg0; }
 pid$target::hit:return /self->n == 6/ { printf("{%s}{%s}\n", self->s, this->u); }
 EOF2
-for xo in '' '-x strsize=16'; do
+keepv_case() {
+	xo=$1
 	same keepv keep "string variables" $xo
 	expect_grep "string variables${xo:+ ($xo)}: some output" \
 		'^\[alpha\] 1 <alpha>|alpha$' keepv1.txt
 	vcount "string variables${xo:+ ($xo)}" keepv1.txt.err 3 printing
-	[ -n "$xo" ] || cp keepv0.txt keepv-full.txt
-done
-expect_grep "string variables: 255 bytes of the 300" \
-	"^\[$(printf '%0255d' 0 | tr 0 c)\] 5 " keepv-full.txt
-expect_grep "string variables: cleared, unset" '^{}{a' keepv-full.txt
+	[ -z "$xo" ] || return
+	expect_grep "string variables: 255 bytes of the 300" \
+		"^\[$(printf '%0255d' 0 | tr 0 c)\] 5 " keepv0.txt
+	expect_grep "string variables: cleared, unset" '^{}{a' keepv0.txt
+}
+xo_bg keepv keepv_case keepv.d
 
 # dtrace's own lines around the values (d_run_pre()): the default
 # line, JSON and -F, on one CPU (the default line and JSON name it),
@@ -571,19 +630,33 @@ pid$target::hit:entry { self->s = copyinstr(arg0); }
 pid$target::hit:entry { this->u = copyinstr(arg0); trace(this->u); }
 pid$target::hit:return { printf("%s|", self->s); trace(self->s); }
 EOF2
+# (the six runs side by side, each its own ./cgout, nq-N.G.txt for the
+# Nth output form)
 if command -v taskset >/dev/null 2>&1; then
+	nq_n=0
 	for xo in '' '-x oformat=json' -F; do
+		nq_n=$((nq_n + 1))
 		for g in 1 0; do
-			rm -f nq$g.txt
+			rm -f nq-$nq_n.$g.txt
 			DTRACE_CGEN=$g timeout -s KILL 120 taskset -c 0 \
-				"$DTRACE" $xo -s nq.d -o nq$g.txt \
-				-c './cgout keep' >/dev/null 2>nq$g.err
+				"$DTRACE" $xo -s nq.d -o nq-$nq_n.$g.txt \
+				-c './cgout keep' >/dev/null 2>nq-$nq_n.$g.err &
+			eval "nq_pid$nq_n$g=\$!"
+		done
+	done
+	nq_n=0
+	for xo in '' '-x oformat=json' -F; do
+		nq_n=$((nq_n + 1))
+		for g in 1 0; do
+			eval "wait \"\$nq_pid$nq_n$g\""
 			expect_eq "output lines ${xo:-(default)} (DTRACE_CGEN=$g): status" 0 "$?"
-			sed 's/"timestamp":[0-9]*//; s/pid[0-9]*/pid/' nq$g.txt >nq$g.cmp
+			sed 's/"timestamp":[0-9]*//; s/pid[0-9]*/pid/' \
+				nq-$nq_n.$g.txt >nq-$nq_n.$g.cmp
 		done
 		expect_file_eq "output lines ${xo:-(default)}: DTRACE_CGEN=0's" \
-			nq0.cmp nq1.cmp
-		expect_grep "output lines ${xo:-(default)}: some" 'alpha 1' nq1.cmp
+			nq-$nq_n.0.cmp nq-$nq_n.1.cmp
+		expect_grep "output lines ${xo:-(default)}: some" 'alpha 1' \
+			nq-$nq_n.1.cmp
 	done
 fi
 
@@ -597,9 +670,12 @@ pid$target::hit:return { printf("after\n"); }
 dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
 EOF2
 for g in 1 0; do
-	rm -f addr.txt
-	run $g flt$g.txt "fault $PWD/addr.txt" -s flt.d
-	set -- $(cat addr.txt)
+	rm -f addr$g.txt
+	run_bg $g flt$g.txt "fault $PWD/addr$g.txt" -s flt.d
+done
+run_join
+for g in 1 0; do
+	set -- $(cat addr$g.txt)
 	printf '%s\n' "ERROR 0 -1 1 $1" "ERROR 2 -1 1 $1" after \
 		"ERROR 0 -1 1 $2" "ERROR 2 -1 1 $2" after "" >flt.exp
 	expect_file_eq "faults (DTRACE_CGEN=$g): ERROR" flt.exp flt$g.txt
@@ -624,9 +700,12 @@ pid$target::hit:entry { printf("next\n"); }
 dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
 EOF2
 for g in 1 0; do
-	rm -f addr.txt
-	run $g svflt$g.txt "fault $PWD/addr.txt" -s svflt.d
-	set -- $(cat addr.txt)
+	rm -f addr$g.txt
+	run_bg $g svflt$g.txt "fault $PWD/addr$g.txt" -s svflt.d
+done
+run_join
+for g in 1 0; do
+	set -- $(cat addr$g.txt)
 	printf '%s\n' "ERROR 1 -1 1 $1" "ERROR 1 -1 1 $1" next "0 []" \
 		"ERROR 1 -1 1 $2" "ERROR 1 -1 1 $2" next "0 []" "" >svflt.exp
 	expect_file_eq "string variables' faults (DTRACE_CGEN=$g): ERROR" \
@@ -650,7 +729,10 @@ dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
 EOF2
 printf '%s\n' "ERROR 1 -1 1 0x10" "[alpha]" "[]" "[]" "" >tvflt.exp
 for g in 1 0; do
-	run $g tvflt$g.txt refault -s tvflt.d
+	run_bg $g tvflt$g.txt refault -s tvflt.d
+done
+run_join
+for g in 1 0; do
 	expect_file_eq "this-> string's store faulted (DTRACE_CGEN=$g)" \
 		tvflt.exp tvflt$g.txt
 	expect_eq "this-> string's store faulted (DTRACE_CGEN=$g): one message" \
@@ -685,7 +767,8 @@ pid$target::hit:entry /this->u == "omega"/ { printf("%d omega %d\n", arg1, strle
 pid$target::hit:return /this->t == ""/ { @r = count(); }
 pid$target::hit:return { @l = sum(strlen(this->t)); }
 EOF2
-for xo in '' '-x strsize=16'; do
+tvcmp_case() {
+	xo=$1
 	samex tvcmp keep "this-> string compared" $xo
 	if [ -z "$xo" ]; then n=254 m=255; else n=15 m=15; fi
 	printf '%s\n' "1 ae 5 0" "2 ae 0 1" "3 long $n" "4 ae 0 1" \
@@ -696,7 +779,8 @@ for xo in '' '-x strsize=16'; do
 		'^ *7$' tvcmp1.txt
 	vcount "this-> string compared${xo:+ ($xo)}" tvcmp1.txt.err 3 printing
 	vcount "this-> string compared${xo:+ ($xo)}" tvcmp1.txt.err 6 aggregated
-done
+}
+xo_bg tvcmp tvcmp_case tvcmp.d
 
 # The out area is started by the first clause of a hit that prints
 # from it (cgen_out.c's cgen_out_need()), not before the predicates;
@@ -736,12 +820,19 @@ pid$target::hit:entry /arg1 == 4/ { trace(arg1); printf("\n"); }
 EOF2
 cpu0=
 command -v taskset >/dev/null 2>&1 && cpu0='taskset -c 0'
+# (the six runs side by side, each its own ./cgout)
 for t in 1 2 3; do
 	for g in 1 0; do
 		rm -f stale$t.$g.txt
 		DTRACE_CGEN=$g timeout -s KILL 120 $cpu0 "$DTRACE" -v -q \
 			-o stale$t.$g.txt -x strsize=16 -s stale$t.d \
-			-c './cgout keep' >/dev/null 2>stale$t.$g.txt.err
+			-c './cgout keep' >/dev/null 2>stale$t.$g.txt.err &
+		eval "st_pid$t$g=\$!"
+	done
+done
+for t in 1 2 3; do
+	for g in 1 0; do
+		eval "wait \"\$st_pid$t$g\""
 		expect_eq "stale ran word $t (DTRACE_CGEN=$g): status" 0 "$?"
 	done
 	expect_file_eq "stale ran word $t: DTRACE_CGEN=0's output" \
@@ -779,7 +870,10 @@ pid$target::hit:entry /arg1 == 2/ { printf("two %d %d\n", arg1, progenyof(pid));
 pid$target::hit:entry /arg1 == 3/ { printf("three %d %d\n", arg1, progenyof(pid)); }
 EOF2
 printf '%s\n' "two 2 1" "three 3 1" "" "               20" >predx.exp
-for sl in 1 0; do
+# (each DTRACE_SITE_LINKS in its own directory, side by side: cgout_bg)
+predx_case() {
+	sl=$1
+	ln -s ../predx.d ../predx.exp . || exit 99
 	DTRACE_SITE_LINKS=$sl
 	export DTRACE_SITE_LINKS
 	late=1 # progenyof(pid)'s clauses are user space's: cgout lingers
@@ -789,8 +883,9 @@ for sl in 1 0; do
 		predx.exp predx1.txt
 	expect_grep "failing predicates (DTRACE_SITE_LINKS=$sl): -v" \
 		'^dtrace: BPF: .*, 2 records read$' predx1.txt.err
-done
-unset DTRACE_SITE_LINKS
+}
+cgout_bg predx-1 predx_case 1
+cgout_bg predx-0 predx_case 0
 
 # The pretest (cgen.c): a probe whose plan is one clause with a
 # predicate ARG OP immediate has it tested first, before the prologue,
@@ -816,8 +911,13 @@ printf '%s\n' "big -7" "" >pre2.exp
 printf '%s\n' "neg -7" "" >pre3.exp
 printf '%s\n' "" "                6" >pre4.exp
 printf '%s\n' "lt 1" "lt 2" "lt 3" "lt 4" "lt 5" "lt 6" "lt -7" "" >pre5.exp
+# (the ten runs side by side)
 for t in 1 2 3 4 5; do
-	same pre$t keep "the pretest $t"
+	same_bg pre$t keep
+done
+run_join
+for t in 1 2 3 4 5; do
+	same_check pre$t "the pretest $t"
 	expect_file_eq "the pretest $t: the output" pre$t.exp pre${t}1.txt
 done
 for t in 1 2 3; do
@@ -863,8 +963,9 @@ pid$target::hit:entry { self->p = arg0; self->n = arg1; }
 pid$target::hit:return /self->p/ { printf("%s %d\n", copyinstr(self->p), self->n); self->p = 0; }
 EOF2
 run 1 snoop1.txt 'rewrite 20' -s snoop.d
+bg_join
 expect_file_eq "store after the copy: the bytes at the hit" \
-	pair.exp snoop1.txt
+	top/pair.exp snoop1.txt
 # ... and where the copy faults (0x10): the store before it ran
 # (self->n), the clear after it did not (clause 3 sees self->p), the
 # fault in the copy's action (#3: the store is #1), byte for byte
@@ -875,10 +976,11 @@ pid$target::hit:return /self->p/ { self->n = self->n + 1; printf("%d [%s]\n", se
 pid$target::hit:return /self->p/ { printf("kept %x %d\n", self->p, self->n); self->p = 0; }
 EOF2
 printf '%s\n' "1 [alpha]" "kept 10 2" "3 []" "" >snoopf.exp
-DTRACE_KAGG=0 run 1 snoopfu.txt refault -s snoopf.d
+DTRACE_KAGG=0 run_bg 1 snoopfu.txt refault -s snoopf.d
 for g in 1 0; do
-	run $g snoopf$g.txt refault -s snoopf.d
+	run_bg $g snoopf$g.txt refault -s snoopf.d
 done
+run_join
 for o in snoopf1 snoopfu snoopf0; do
 	expect_file_eq "store after a faulting copy: $o's lines" \
 		snoopf.exp $o.txt

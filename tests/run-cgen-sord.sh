@@ -26,7 +26,8 @@
 #    cgout does not linger), so each case fails on a tree that left
 #    such clauses to user space (this tree before: none of them).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
-# About 30 s at load 6 on the 2-CPU VM (62 dtrace runs).
+# 62 dtrace runs, a case's two and up to six cases at once: 7-21 s
+# alone at a load of 5-14 on the 2-CPU VM (26-43 s one after another).
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -111,21 +112,34 @@ EOF2
 # kept (s1.msg): the two the same; run() checks -v's kernel clauses
 # (with late set, cgout lingers for user space's reads and -v is
 # checked here: every pid$target clause in the kernel)
+# both MODE STRSIZE PART...: the parts on ./cgout MODE at STRSIZE, the
+# generated program's run and DTRACE_CGEN=0's side by side, in a
+# directory of their own (b_d, cgout_bg: the cases run side by side;
+# sums and faults read it after bg_join), byte for byte alike
+b_n=0
 both() {
+	b_n=$((b_n + 1))
+	b_d=b$b_n
+	cgout_bg $b_d both_run "$@"
+}
+both_run() {
 	b_m=$1 b_s=$2
 	shift 2
 	b_w="$* on $b_m (strsize $b_s)"
-	cat "$@" error.p >s.d
+	(cd .. && cat "$@" error.p) >s.d
 	b_x=
 	[ "$b_s" = 256 ] || b_x="-x strsize=$b_s"
 	for g in 1 0; do
-		rm -f addr.txt
-		run $g s$g.txt "$b_m $PWD/addr.txt" -s s.d $b_x
+		rm -f addr$g.txt
+		run_bg $g s$g.txt "$b_m $PWD/addr$g.txt" -s s.d $b_x
+	done
+	run_join
+	for g in 1 0; do
 		[ -z "${late:-}" ] || [ $g != 1 ] ||
 			expect_grep "$b_w: -v" "^dtrace: $(grep -c \
 				'^pid\$target' s.d) clauses aggregated in the kernel\$" \
 				s$g.txt.err
-		pg=$(cat addr.txt 2>/dev/null)
+		pg=$(cat addr$g.txt 2>/dev/null)
 		pg=${pg:-NOPAGE}
 		echo "$pg" >s$g.addr
 		sed "s/$pg/PAGE/" s$g.txt >s$g.cmp
@@ -136,37 +150,25 @@ both() {
 	expect_file_eq "$b_w: DTRACE_CGEN=0's messages" s0.msg s1.msg
 }
 
-# sums N WHAT EXPECTED: the keys below N of s1.txt's sum(1000) lines
-# (aord's @lt, aordl's @llt) are EXPECTED
+# sums DIR N WHAT EXPECTED: the hits below N that both's run in DIR summed
 sums() {
-	expect_eq "$2" "$3" "$(awk -v n="$1" \
-		'NF == 2 && $2 == 1000 && $1 < n { print $1 }' s1.txt |
+	expect_eq "$3" "$4" "$(awk -v n="$2" \
+		'NF == 2 && $2 == 1000 && $1 < n { print $1 }' $1/s1.txt |
 		sort -n | paste -sd' ' -)"
 }
 
-# faults N WHAT: where the kernel keeps self->n, aordf's faults are
-# reported by its fault sites: an ERROR line for each of its three
-# clauses that read the string (enabled probes 2 to 4), for each string
-# that a read of strsize - 1 bytes runs into the page (at 256 all
-# seven, at 8 the one 6 bytes before it): N in all, at the page
+# faults DIR N WHAT: N ERROR lines at the fault sites in DIR's run
 faults() {
-	expect_eq "$2: ERROR lines" "$1" \
-		"$(grep -c "^ERROR [234] [02] -1 1 $(cat s1.addr)\$" s1.txt)"
+	expect_eq "$3: ERROR lines" "$2" \
+		"$(grep -c "^ERROR [234] [02] -1 1 $(cat $1/s1.addr)\$" $1/s1.txt)"
 }
 
-# No variable (aord; aeq at cut and keep only): at cut, late.  The
-# expected hits below "abcdefg" on cut's strings (aord's @lt, sum 1000:
-# hits 0 to 17; the 'x' strings are above): "", "abcdef" twice,
-# "abcde", 'a's, and at 256 "abcdefX" (below "abcdefg") and no more; at
-# 8 "abcdefg" and those cut to it are equal, not below.
 late=1
 both cut 256 aord.p aeq.p
-sums 18 "cut's strings below \"abcdefg\"" \
-	'0 1 2 3 8 9 10 11 12 13 14 15 16 17'
+c256=$b_d
 both cut 9 aord.p aeq.p
 both cut 8 aord.p aeq.p
-sums 18 "cut's strings below \"abcdefg\" (strsize 8)" \
-	'0 1 2 3 8 9 10 11 12 13 14 15 16 17'
+c8=$b_d
 both cut 7 aeq.p
 both cut 2 aeq.p
 late=
@@ -177,27 +179,12 @@ done
 both keep 7 aeq.p
 both keep 2 aeq.p
 
-# A self-> variable the kernel keeps (aordf at 256, 9, 8; aord2 at 2;
-# aordl at 256, 17, 16, 9, 8, 2 on cut and order; aeqf at 256, 9, 8, 7,
-# 2 on cut and keep).  On cut: aordl's below "abcdefgXYZ" (@llt, sum
-# 1000): at 9 "abcdefgXYZ" cut to "abcdefgX" is (hit 7), at 8
-# "abcdefgh" cut to "abcdefg" is too (5), at 256 neither ('h' above
-# 'X'; the same string); aeqf's equal to "abcdefg" at 8 (@af, sum
-# 1001 * (hit + 1)): hits 4 to 7, the strings cut to it.
 both cut 256 aordf.p aordl.p aeqf.p
-faults 21 "fault sites"
-sums 10 "cut's strings below a long literal" '0 1 2 3 4 6 8 9'
+f256=$b_d
 both cut 9 aordf.p aordl.p aeqf.p
-sums 10 "cut's strings below a long literal (strsize 9)" \
-	'0 1 2 3 4 6 7 8 9'
+f9=$b_d
 both cut 8 aordf.p aordl.p aeqf.p
-faults 3 "fault sites (-x strsize=8)"
-sums 10 "cut's strings below a long literal (strsize 8)" \
-	'0 1 2 3 4 5 6 7 8 9'
-expect_eq "cut's strings equal to \"abcdefg\" (strsize 8)" \
-	'5005 6006 7007 8008' "$(awk \
-		'NF == 2 && $2 >= 1001 && $2 % 1001 == 0 { print $2 }' s1.txt |
-		sort -n | paste -sd' ' -)"
+f8=$b_d
 both cut 17 aordl.p
 both cut 16 aordl.p
 both cut 7 aeqf.p
@@ -211,5 +198,22 @@ both order 16 aordl.p
 both order 2 aord2.p aordl.p
 both keep 7 aeqf.p
 both keep 2 aord2.p aeqf.p
+bg_join
+
+sums $c256 18 "cut's strings below \"abcdefg\"" \
+	'0 1 2 3 8 9 10 11 12 13 14 15 16 17'
+sums $c8 18 "cut's strings below \"abcdefg\" (strsize 8)" \
+	'0 1 2 3 8 9 10 11 12 13 14 15 16 17'
+faults $f256 21 "fault sites"
+sums $f256 10 "cut's strings below a long literal" '0 1 2 3 4 6 8 9'
+sums $f9 10 "cut's strings below a long literal (strsize 9)" \
+	'0 1 2 3 4 6 7 8 9'
+faults $f8 3 "fault sites (-x strsize=8)"
+sums $f8 10 "cut's strings below a long literal (strsize 8)" \
+	'0 1 2 3 4 5 6 7 8 9'
+expect_eq "cut's strings equal to \"abcdefg\" (strsize 8)" \
+	'5005 6006 7007 8008' "$(awk \
+		'NF == 2 && $2 >= 1001 && $2 % 1001 == 0 { print $2 }' $f8/s1.txt |
+		sort -n | paste -sd' ' -)"
 
 finish

@@ -53,14 +53,27 @@ cgout_setup
 # same NAME D-FILE CMD COUNT: the script on ./cgout CMD at strsize 256
 # and 16, with the generated program and DTRACE_CGEN=0 (NAME.1.txt and
 # NAME.0.txt at 256, NAME-16.1.txt and NAME-16.0.txt at 16), byte for
-# byte, the faults reported alike; COUNT clauses aggregated in the kernel
+# byte, the faults reported alike; COUNT clauses aggregated in the
+# kernel.  same_bg NAME D-FILE CMD starts its four runs (lib.sh's
+# run_bg: side by side, with other cases' too), same_check NAME COUNT
+# makes its checks after run_join.
 same() {
-	name=$1 d=$2 cmd=$3 count=$4
+	same_bg "$1" "$2" "$3"
+	run_join
+	same_check "$1" "$4"
+}
+same_bg() {
+	for xo in '' '-x strsize=16'; do
+		sm_o=$1${xo:+-16}
+		run_bg 1 "$sm_o.1.txt" "$3" -s "$2" $xo
+		run_bg 0 "$sm_o.0.txt" "$3" -s "$2" $xo
+	done
+}
+same_check() {
+	name=$1 count=$2
 	for xo in '' '-x strsize=16'; do
 		w="$name${xo:+ ($xo)}"
 		sm_o=$name${xo:+-16}
-		run 1 "$sm_o.1.txt" "$cmd" -s "$d" $xo
-		run 0 "$sm_o.0.txt" "$cmd" -s "$d" $xo
 		expect_file_eq "$w: DTRACE_CGEN=0's output" \
 			"$sm_o.0.txt" "$sm_o.1.txt"
 		expect_eq "$w: the faults reported" \
@@ -88,7 +101,9 @@ cat >late.d <<'EOF2'
 pid$target::hit:entry { self->p = arg0; }
 pid$target::hit:return { self->s = copyinstr(self->p); @[self->s] = count(); }
 EOF2
-run 1 late1.txt 'rewrite 12' -s late.d
+run_bg 1 late1.txt 'rewrite 12' -s late.d
+run_bg 0 late0.txt 'rewrite 12' -s late.d
+run_join
 : >late.exp
 i=0
 while [ $i -lt 12 ]; do
@@ -100,7 +115,6 @@ expect_eq "keyed by a self-> string: the bytes at the hit" \
 	"$(awk 'NF == 2 && $2 == 1 { print $1 }' late1.txt | sort -t- -k2n)"
 expect_grep "keyed by a self-> string: -v" \
 	'^dtrace: 2 clauses aggregated in the kernel$' late1.txt.err
-run 0 late0.txt 'rewrite 12' -s late.d
 expect_eq "keyed by a self-> string: DTRACE_CGEN=0 reads later" \
 	0 "$(grep -c 'before-' late0.txt)"
 
@@ -161,9 +175,12 @@ pid$target::hit:entry /copyinstr(arg0) != "zzz"/ { @tf[arg1] = count(); }
 EOF2
 # (self.d first: its entry clause is enabled probe 1)
 cat self.d lit.d this.d tls.d >keep.d
-same keep keep.d keep 12
 cat self.d this.d tls.d >refault.d
-same refault refault.d refault 7
+same_bg keep keep.d keep
+same_bg refault refault.d refault
+run_join
+same_check keep 12
+same_check refault 7
 expect_grep "a store that faulted (self.d): the message" \
 	'enabled probe ID 1 .*invalid address (0x10) in action #3$' \
 	refault.1.txt.err
@@ -211,10 +228,13 @@ pid\$target::hit:entry /arg1 == 6/ { self->s = copyinstr(arg0); }
 pid\$target::hit:entry { @[self->s] = count(); @s[self->s, arg1] = sum(arg1); }
 pid\$target::hit:return { @[self->s] = count(); @q[self->s] = quantize(arg1); }
 EOF2
-for xo in '' '-x strsize=40'; do
+# (each strsize in its own directory, the two side by side: cgout_bg)
+short_case() {
+	xo=$1
 	w="short and long keys${xo:+ ($xo)}"
-	run 1 short.1.txt keep -s short.d $xo
-	run 0 short.0.txt keep -s short.d $xo
+	run_bg 1 short.1.txt keep -s ../short.d $xo
+	run_bg 0 short.0.txt keep -s ../short.d $xo
+	run_join
 	expect_file_eq "$w: DTRACE_CGEN=0's output" short.0.txt short.1.txt
 	expect_eq "$w: the counts" \
 		"${a30} 2|${a30}b 2|${a30}bc 2|${a30}bcd 2|e 2" \
@@ -222,7 +242,9 @@ for xo in '' '-x strsize=40'; do
 			paste -sd'|' -)"
 	expect_grep "$w: -v" '^dtrace: 8 clauses aggregated in the kernel$' \
 		short.1.txt.err
-done
+}
+cgout_bg short short_case ''
+cgout_bg short-40 short_case '-x strsize=40'
 
 # Two string keys in one statement: the kernel has room for one; the
 # clause is user space's, as before, and exact.
@@ -231,16 +253,20 @@ pid$target::hit:entry { self->s = copyinstr(arg0); self->t = self->s; }
 pid$target::hit:return { @[self->s, self->t] = count(); }
 pid$target::hit:return { @o[arg1] = count(); }
 EOF2
-for xo in '' '-x strsize=16'; do
+two_case() {
+	xo=$1
 	late=1 # the two keys' clause is user space's: cgout lingers
-	run 1 two1.txt keep -s two.d $xo
+	run_bg 1 two1.txt keep -s ../two.d $xo
 	late=
-	run 0 two0.txt keep -s two.d $xo
+	run_bg 0 two0.txt keep -s ../two.d $xo
+	run_join
 	expect_file_eq "two string keys${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
 		two0.txt two1.txt
 	expect_grep "two string keys${xo:+ ($xo)}: -v" \
 		'^dtrace: 1 clause aggregated in the kernel$' two1.txt.err
-done
+}
+cgout_bg two two_case ''
+cgout_bg two-16 two_case '-x strsize=16'
 
 # A self-> string compared with copyinstr(arg0) (kplan_str.c's
 # kp_svar_acmp(), cgen_svar.c's vacmp()), each hit's string with the
@@ -251,18 +277,21 @@ done
 # those bytes reach it (cgout cut: 6 bytes before it fault at strsize
 # 8, 7 do not; at 256 all of them), the clause left there as run.c
 # leaves it.  This tree before kept all four clauses in user space.
-# cut_both NAME W XOPTS...: NAME.d on cgout's cut strings with the
-# generated program and DTRACE_CGEN=0 (NAME1.txt, NAME0.txt), the
-# unmapped page's address made PAGE (NAMEg.cmp) and the fault messages
-# kept (NAMEg.msg): the two the same, and -v counting every pid$target
-# clause of NAME.d in the kernel
+# cut_both NAME W XOPTS...: ../NAME.d (in a case's directory, cgout_bg)
+# on cgout's cut strings with the generated program and DTRACE_CGEN=0
+# side by side (NAME1.txt, NAME0.txt), the unmapped page's address made
+# PAGE (NAMEg.cmp) and the fault messages kept (NAMEg.msg): the two the
+# same, and -v counting every pid$target clause of NAME.d in the kernel
 cut_both() {
 	cb_n=$1 cb_w=$2
 	shift 2
 	for g in 1 0; do
-		rm -f addr.txt
-		run $g $cb_n$g.txt "cut $PWD/addr.txt" -s $cb_n.d "$@"
-		pg=$(cat addr.txt)
+		rm -f addr$g.txt
+		run_bg $g $cb_n$g.txt "cut $PWD/addr$g.txt" -s ../$cb_n.d "$@"
+	done
+	run_join
+	for g in 1 0; do
+		pg=$(cat addr$g.txt)
 		sed "s/$pg/PAGE/" $cb_n$g.txt >$cb_n$g.cmp
 		grep 'error on enabled probe' $cb_n$g.txt.err |
 			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >$cb_n$g.msg
@@ -272,7 +301,7 @@ cut_both() {
 	expect_file_eq "$cb_w: DTRACE_CGEN=0's messages" ${cb_n}0.msg \
 		${cb_n}1.msg
 	expect_grep "$cb_w: -v" "^dtrace: $(grep -c '^pid\$target' \
-		$cb_n.d) clauses aggregated in the kernel\$" ${cb_n}1.txt.err
+		../$cb_n.d) clauses aggregated in the kernel\$" ${cb_n}1.txt.err
 }
 cat >vacmp.d <<'EOF2'
 pid$target::hit:entry /self->s == copyinstr(arg0)/ { @eq[arg1] = count(); }
@@ -290,18 +319,22 @@ pid$target::hit:entry /arg1 < 22 || copyinstr(arg0) != self->s/ { @b[arg1] = cou
 pid$target::hit:entry { self->s = copyinstr(arg0); }
 dtrace:::ERROR { printf("ERROR %d %d %d %d\n", arg1, arg2, arg3, arg4); }
 EOF2
-for xo in '' '-x strsize=8'; do
+vacmpsc_case() {
+	xo=$1
 	w="string variable and copyinstr() after && ||${xo:+ ($xo)}"
 	for g in 1 0; do
-		run $g vacmpsc$g.txt "cut $PWD/addr.txt" -s vacmpsc.d $xo
+		run_bg $g vacmpsc$g.txt "cut $PWD/addr$g.txt" -s ../vacmpsc.d $xo
 	done
+	run_join
 	expect_file_eq "$w: DTRACE_CGEN=0's output" vacmpsc0.txt vacmpsc1.txt
 	expect_grep "$w: -v" '^dtrace: 3 clauses aggregated in the kernel$' \
 		vacmpsc1.txt.err
 	f=18
 	[ -z "$xo" ] || f=1
 	expect_eq "$w: faults" $f "$(grep -c '^ERROR' vacmpsc1.txt)"
-done
+}
+cgout_bg vacmpsc vacmpsc_case ''
+cgout_bg vacmpsc-8 vacmpsc_case '-x strsize=8'
 
 # A string variable ordered against copyinstr(arg0) (VACMP with an
 # order, cgen_svar.c's vacmp_ord(): both zero-padded, the argument cut
@@ -328,7 +361,9 @@ EOF2
 # vacmp.d's clauses first, enabled probes 1 to 4), vord.d alone at 9
 grep -v '^dtrace:::ERROR' vacmp.d >vv.d
 sed 's/self->s/self->v/g; s/@lt/@vlt/; s/@ge/@vge/; s/@k/@vk/' vord.d >>vv.d
-for xo in '' '-x strsize=9' '-x strsize=8' '-x strsize=2'; do
+# (each strsize in its own directory, side by side: cgout_bg)
+vord_case() {
+	xo=$1
 	w="string variable ordered with copyinstr()${xo:+ ($xo)}"
 	vn=vv vw="vacmp.d and vord.d${xo:+ ($xo)}"
 	[ "$xo" != '-x strsize=9' ] || vn=vord vw=$w
@@ -363,6 +398,9 @@ for xo in '' '-x strsize=9' '-x strsize=8' '-x strsize=2'; do
 	expect_eq "$w: less" "$e" \
 		"$(awk 'NF == 2 && $2 == 1000 && $1 < 18 { print $1 }' \
 			${vn}1.cmp | sort -n | paste -sd' ' -)"
+}
+for xo in '' '-x strsize=9' '-x strsize=8' '-x strsize=2'; do
+	cgout_bg "vord${xo:+-${xo#-x strsize=}}" vord_case "$xo"
 done
 # ord.d above and vord.d (its self->s made self->v, its aggregations
 # renamed) on order's strings, one run each way and strsize: 8
@@ -370,7 +408,17 @@ done
 # kernel's too; ord.d's lines as expected
 sed 's/self->s/self->v/g; s/@lt/@vlt/; s/@ge/@vge/; s/@k/@vk/' vord.d |
 	cat ord.d - >ordv.d
-same ordv ordv.d order 8
+cat >tord.d <<'EOF2'
+pid$target::hit2:entry { this->s = copyinstr(arg2); }
+pid$target::hit2:entry /this->s < copyinstr(arg0)/ { @lt[arg1] = count(); }
+pid$target::hit2:entry /this->s == copyinstr(arg0)/ { @eq[arg1] = count(); }
+pid$target::hit2:entry { @k[arg1, copyinstr(arg0) > this->s, this->s >= copyinstr(arg0), copyinstr(arg0) <= this->s] = count(); }
+EOF2
+same_bg ordv ordv.d order
+same_bg tordp tord.d pair
+same_bg tordk tord.d pack
+run_join
+same_check ordv 8
 for xo in '' '-x strsize=16'; do
 	w="string variables ordered${xo:+ ($xo)}"
 	ov=ordv${xo:+-16}.1.txt
@@ -388,14 +436,8 @@ for xo in '' '-x strsize=16'; do
 	expect_eq "$w: the output" "$e" \
 		"$(grep '^[0-9]' $ov | paste -sd'|' -)"
 done
-cat >tord.d <<'EOF2'
-pid$target::hit2:entry { this->s = copyinstr(arg2); }
-pid$target::hit2:entry /this->s < copyinstr(arg0)/ { @lt[arg1] = count(); }
-pid$target::hit2:entry /this->s == copyinstr(arg0)/ { @eq[arg1] = count(); }
-pid$target::hit2:entry { @k[arg1, copyinstr(arg0) > this->s, this->s >= copyinstr(arg0), copyinstr(arg0) <= this->s] = count(); }
-EOF2
-same tordp tord.d pair 4
-same tordk tord.d pack 4
+same_check tordp 4
+same_check tordk 4
 
 # A string variable ordered against a literal (VSEQ with an order,
 # cgen_svar.c's vseq_ord(): the variable zero-padded, the literal's
@@ -419,39 +461,51 @@ cat >lordl.d <<'EOF2'
 pid$target::hit:entry { self->s = copyinstr(arg0); }
 pid$target::hit:entry /self->s < "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"/ { @lt[arg1] = count(); }
 EOF2
+# (each mode and strsize in its own directory, side by side: cgout_bg)
+lord_case() {
+	m=$1 xo=$2
+	w="string variable ordered with literals ($m${xo:+ $xo})"
+	run_bg 1 lord1.txt "$m $PWD/addr1.txt" -s ../lord.d $xo
+	run_bg 0 lord0.txt "$m $PWD/addr0.txt" -s ../lord.d $xo
+	run_join
+	expect_file_eq "$w: DTRACE_CGEN=0's output" lord0.txt lord1.txt
+	expect_grep "$w: -v" \
+		'^dtrace: 4 clauses aggregated in the kernel$' \
+		lord1.txt.err
+}
 for m in keep order cut; do
 	for xo in '' '-x strsize=8'; do
-		w="string variable ordered with literals ($m${xo:+ $xo})"
-		run 1 lord1.txt "$m $PWD/addr.txt" -s lord.d $xo
-		run 0 lord0.txt "$m $PWD/addr.txt" -s lord.d $xo
-		expect_file_eq "$w: DTRACE_CGEN=0's output" lord0.txt lord1.txt
-		expect_grep "$w: -v" \
-			'^dtrace: 4 clauses aggregated in the kernel$' \
-			lord1.txt.err
+		cgout_bg "lord-$m${xo:+-8}" lord_case $m "$xo"
 	done
 done
-# cut's hits below "abcdefg" at 8: "", "abcdef", "abcdefX", "abcde", 'a's
-expect_eq "string variable ordered with literals (cut, 8): less" \
-	'0 1 2 3 8 9 10 11 12 13 14 15 16 17' \
-	"$(awk 'NF == 2 && $2 == 1000 && $1 < 18 { print $1 }' lord1.txt |
-		sort -n | paste -sd' ' -)"
 # order's hits below 52 'a's: "", the 20 'a's and X or Y cut at 16
 # and 17 ("aaaa..." then the NUL), and at 2 the cut "a"s
-for xo in '' '-x strsize=17' '-x strsize=16' '-x strsize=2'; do
+lordl_case() {
+	xo=$1
 	w="string variable ordered with a long literal${xo:+ ($xo)}"
-	run 1 lordl1.txt order -s lordl.d $xo
-	run 0 lordl0.txt order -s lordl.d $xo
+	run_bg 1 lordl1.txt order -s ../lordl.d $xo
+	run_bg 0 lordl0.txt order -s ../lordl.d $xo
+	run_join
 	expect_file_eq "$w: DTRACE_CGEN=0's output" lordl0.txt lordl1.txt
 	expect_grep "$w: -v" \
 		'^dtrace: 2 clauses aggregated in the kernel$' lordl1.txt.err
 	case $xo in
 	*=17) e='5 7 8' ;;
 	*=2) e='0 1 2 3 4 5 6 7 8 13' ;;
-	*) continue ;;
+	*) return ;;
 	esac
 	expect_eq "string variable below a long literal ($xo)" "$e" \
 		"$(awk 'NF == 2 { print $1 }' lordl1.txt | sort -n |
 			paste -sd' ' -)"
+}
+for xo in '' '-x strsize=17' '-x strsize=16' '-x strsize=2'; do
+	cgout_bg "lordl${xo:+-${xo#-x strsize=}}" lordl_case "$xo"
 done
+bg_join
+# cut's hits below "abcdefg" at 8: "", "abcdef", "abcdefX", "abcde", 'a's
+expect_eq "string variable ordered with literals (cut, 8): less" \
+	'0 1 2 3 8 9 10 11 12 13 14 15 16 17' \
+	"$(awk 'NF == 2 && $2 == 1000 && $1 < 18 { print $1 }' \
+		lord-cut-8/lord1.txt | sort -n | paste -sd' ' -)"
 
 finish

@@ -55,7 +55,9 @@ cgout_setup
 # DTRACE_CGEN=0's generic program at the default strsize only, but
 # under make check-long (USDT_TEST_LONG): its start-up is most of this
 # test's time, and DTRACE_KAGG=0 (the same clauses in user space, on a
-# generated record program) is compared at every strsize.
+# generated record program) is compared at every strsize.  The runs of
+# a case, each its own ./cgout, run side by side (lib.sh's run_bg), the
+# checks after them all.
 same() {
 	name=$1 d=$2 cmd=$3 count=$4
 	if [ "$count" = 1 ]; then
@@ -64,17 +66,23 @@ same() {
 		c="$count clauses"
 	fi
 	for xo in '' '-x strsize=16' '-x strsize=8' '-x strsize=2'; do
-		w="$name${xo:+ ($xo)}"
 		sm_o=$name${xo:+-${xo#-x strsize=}}
-		run 1 "$sm_o.1.txt" "$cmd" -s "$d" $xo
+		run_bg 1 "$sm_o.1.txt" "$cmd" -s "$d" $xo
 		DTRACE_KAGG=0
 		export DTRACE_KAGG
-		run 1 "$sm_o.k.txt" "$cmd" -s "$d" $xo
+		run_bg 1 "$sm_o.k.txt" "$cmd" -s "$d" $xo
 		unset DTRACE_KAGG
+		if [ -z "$xo" ] || [ -n "${USDT_TEST_LONG:-}" ]; then
+			run_bg 0 "$sm_o.0.txt" "$cmd" -s "$d" $xo
+		fi
+	done
+	run_join
+	for xo in '' '-x strsize=16' '-x strsize=8' '-x strsize=2'; do
+		w="$name${xo:+ ($xo)}"
+		sm_o=$name${xo:+-${xo#-x strsize=}}
 		expect_file_eq "$w: DTRACE_KAGG=0's output" \
 			"$sm_o.k.txt" "$sm_o.1.txt"
 		if [ -z "$xo" ] || [ -n "${USDT_TEST_LONG:-}" ]; then
-			run 0 "$sm_o.0.txt" "$cmd" -s "$d" $xo
 			expect_file_eq "$w: DTRACE_CGEN=0's output" \
 				"$sm_o.0.txt" "$sm_o.1.txt"
 		fi
@@ -139,13 +147,16 @@ pid$target::hit:entry { @n = count(); }
 dtrace:::ERROR { printf("ERROR %d %d %d\n", arg2, arg3, arg4); }
 END { printa("ne %@d\n", @ne); printa("n %@d\n", @n); }
 EOF2
-for ka in 1 0; do # (run() sets g)
-	rm -f addr.txt
+for ka in 1 0; do # (run_bg sets g)
+	rm -f addr$ka.txt
 	DTRACE_KAGG=$ka
 	export DTRACE_KAGG
-	run 1 argflt$ka.txt "fault $PWD/addr.txt" -s argflt.d
+	run_bg 1 argflt$ka.txt "fault $PWD/addr$ka.txt" -s argflt.d
 	unset DTRACE_KAGG
-	set -- $(cat addr.txt)
+done
+run_join
+for ka in 1 0; do
+	set -- $(cat addr$ka.txt)
 	grep '^dtrace: error' argflt$ka.txt.err |
 		sed "s/pid[0-9]*/pid/; s/$1/A1/; s/$2/A2/" >argflt$ka.msg
 done
@@ -211,13 +222,14 @@ EOF2
 cat >smflt.d <<'EOF2'
 pid$target::hit:entry { @[arg1 > 100 ? copyinstr(arg0) : "small"] = count(); @b[arg1 < 100 ? copyinstr(arg0) : "big"] = count(); }
 EOF2
-for ka in 1 0; do # (run() sets g)
-	rm -f addr.txt
+for ka in 1 0; do # (run_bg sets g)
+	rm -f addr$ka.txt
 	DTRACE_KAGG=$ka
 	export DTRACE_KAGG
-	run 1 smflt$ka.txt "fault $PWD/addr.txt" -s smflt.d
+	run_bg 1 smflt$ka.txt "fault $PWD/addr$ka.txt" -s smflt.d
 	unset DTRACE_KAGG
 done
+run_join
 expect_file_eq "?: of a string that faults: the output" smflt0.txt smflt1.txt
 expect_eq "?: of a string that faults: the literal's" "small 2" \
 	"$(awk 'NF == 2 { print $1, $2 }' smflt1.txt)"
@@ -276,19 +288,29 @@ else
 syscall::write:entry /pid == $target/ { @[execname] = count(); @l[execname == "sh" ? "sh" : "other"] = count(); }
 syscall::write:entry /pid == $target && execname == "sh"/ { @w = count(); }
 EOF2
+	# the four runs side by side, each its own sh
+	for xo in '' '-x strsize=2'; do
+		so=sys${xo:+-2}
+		rm -f $so.1.txt $so.0.txt
+		DTRACE_CGEN=1 timeout -s KILL 120 "$DTRACE" -v -q -o $so.1.txt \
+			-s sys.d $xo -c "sh -c 'echo a; echo b'" \
+			>/dev/null 2>$so.1.txt.err &
+		sys_pids="${sys_pids:-} $!"
+		DTRACE_KAGG=0 timeout -s KILL 120 "$DTRACE" -v -q -o $so.0.txt \
+			-s sys.d $xo -c "sh -c 'echo a; echo b'" \
+			>/dev/null 2>$so.0.txt.err &
+		sys_pids="$sys_pids $!"
+	done
+	for p in $sys_pids; do
+		wait "$p"
+	done
 	for xo in '' '-x strsize=2'; do
 		w="syscall${xo:+ ($xo)}"
-		rm -f sys1.txt sys0.txt
-		DTRACE_CGEN=1 timeout -s KILL 120 "$DTRACE" -v -q -o sys1.txt \
-			-s sys.d $xo -c "sh -c 'echo a; echo b'" \
-			>/dev/null 2>sys1.txt.err
-		DTRACE_KAGG=0 timeout -s KILL 120 "$DTRACE" -v -q -o sys0.txt \
-			-s sys.d $xo -c "sh -c 'echo a; echo b'" \
-			>/dev/null 2>sys0.txt.err
-		expect_file_eq "$w: DTRACE_KAGG=0's output" sys0.txt sys1.txt
+		so=sys${xo:+-2}
+		expect_file_eq "$w: DTRACE_KAGG=0's output" $so.0.txt $so.1.txt
 		expect_grep "$w: -v" \
 			'^dtrace: 2 clauses aggregated in the kernel$' \
-			sys1.txt.err
+			$so.1.txt.err
 	done
 fi
 

@@ -19,8 +19,20 @@
 #    after) and the sleep (clock_nanosleep(2)'s entry and return);
 #  - BEGIN and END: dtrace's own CPU time, non-decreasing;
 #  - all of these with the generated programs (-v names them: their
-#    own switch program and records, dtrace-G/consumer/cgen_rec.c) and
-#    with the generic ones (DTRACE_CGEN=0);
+#    own switch program and records, dtrace-G/consumer/cgen_rec.c; and
+#    says which of vt.d's clauses read it in the kernel and why the
+#    others do not) and with the generic ones (DTRACE_CGEN=0);
+#  - in the kernel (trprog's tr:::tick): a kernel aggregation keyed by
+#    vtimestamp has the values a user space clause prints from the
+#    records (one read a firing), a predicate on it, -v naming the
+#    clauses; with self-> variables kept there, a store of it the
+#    kernel's, 0 between it and a vin clause's read, -v's reason the
+#    vin clause does not print it in the kernel;
+#  - DTRACE_VTIME_LOST=1 (a test hook: every thread's clock lost after
+#    its first hit), three ways: without self-> in the kernel the hits
+#    go to user space whole and fault there, with them each read in
+#    the kernel a fault site ending its clause (a store, the right of
+#    && in a predicate), the reports run.c's;
 #  - the uprobe events backend refuses vtimestamp, naming itself, and
 #    runs a script that does not read it.
 # Where the kernel did not report a switch of a traced thread (the VM CI
@@ -216,6 +228,104 @@ expect_eq "generated: -v names the programs" 1 \
 expect_grep "generated: a store after a read of vtimestamp is user space's" \
 	'self->vw is also stored by clause [0-9]*, which runs in user space: .*nothing before the store may fault' \
 	err.txt
+# vt.d's stores of self->v, self->last (with @n), self->sv and self->sn
+# in the kernel, each read of vtimestamp a fault site; the clauses
+# printing it vin clauses; the nanosleep pair user space's, its store
+# named
+expect_grep "generated: vt.d's stores in the kernel" \
+	'^dtrace: 4 clauses aggregated in the kernel' err.txt
+expect_grep "generated: vt.d's printing clauses vin clauses" \
+	'^dtrace: 3 clauses in user space reading self-> variables the kernel keeps' \
+	err.txt
+expect_eq "generated: vt.d's printing clauses, why" 4 \
+	"$(grep -c "^dtrace: clause \(2\|3\|5\|9\) .*vtimestamp is printed in the kernel only in a program that keeps no self-> variable" err.txt)"
+expect_grep "generated: vt.d's nanosleep store named" \
+	'^dtrace: clause 8 .*its store to self->nv is not one the kernel runs' \
+	err.txt
+
+# In the kernel (doc/DESIGN.md §8's "vtimestamp, copyout() and unset
+# variables in the generated programs"): trprog's tr:::tick, N hits.
+# One value a firing: a kernel aggregation's keys are the values a
+# clause user space runs (a global) prints from the record; a build that
+# read the clock again at the record would print others.  -v: the
+# kernel's clauses; in a program keeping self-> variables, a store of
+# it the kernel's and the clause printing it a vin clause, the reason
+# said (a lost clock must end the clause at the read, which the out
+# area's faults cannot).
+trace_progs_build
+vk_run() { # vk_run WAY DTRACE-ARGS...: trprog's 'tick 5' under WAY
+	vk_way=$1
+	shift
+	env $vk_way timeout -s KILL 60 "$DTRACE" -q "$@" \
+		-c "./trprog 'tick 5'" >vk.txt 2>vkerr.txt
+	vk_status=$?
+}
+vk_run "" -v -n 'tr$target:::tick { @a[vtimestamp] = count(); }
+	tr$target:::tick { g = vtimestamp; printf("v %d\n", g); }
+	tr$target:::tick /vtimestamp > 0/ { @p = count(); }
+	END { printa("k %d %@d\n", @a); printa("p %@d\n", @p); }'
+expect_eq "kernel: status" 0 "$vk_status"
+expect_eq "kernel: one value a firing, the kernel's and the record's" \
+	"$(grep '^v ' vk.txt | sed 's/^v \(.*\)/k \1 1/' | sort)" \
+	"$(grep '^k ' vk.txt | sort)"
+expect_eq "kernel: 5 hits" "5 5" \
+	"$(grep -c '^v ' vk.txt) $(grep -c '^k ' vk.txt)"
+expect_eq "kernel: the predicate on it" "p 5" "$(grep '^p ' vk.txt)"
+expect_eq "kernel: -v, the clauses in the kernel (1 and 3)" \
+	"dtrace: 2 clauses aggregated in the kernel" \
+	"$(grep 'clauses* aggregated in the kernel' vkerr.txt)"
+expect_grep "kernel: -v, clause 2 user space's (its global)" \
+	'clause 2 (tr[0-9]*:::tick) runs in user space, from its record: .*g is a global variable' \
+	vkerr.txt
+vk_run "" -v -n 'tr$target:::tick { self->a = vtimestamp; }
+	tr$target:::tick { printf("d %d\n", vtimestamp - self->a); }'
+expect_eq "self->: the same value in two clauses" "d 0
+d 0
+d 0
+d 0
+d 0" "$(grep '^d ' vk.txt)"
+expect_grep "self->: -v, the printing clause a vin clause" \
+	'^dtrace: 1 clause in user space reading self-> variables the kernel keeps' \
+	vkerr.txt
+expect_grep "self->: -v, the store the kernel's" \
+	'^dtrace: 1 clause aggregated in the kernel' vkerr.txt
+expect_grep "self->: -v, why it is not printed in the kernel" \
+	'clause 2 .*vtimestamp is printed in the kernel only in a program that keeps no self-> variable: a lost clock there must end the clause' \
+	vkerr.txt
+# A lost clock (DTRACE_VTIME_LOST=1: every thread's after its first
+# hit), three ways alike: without self-> in the kernel the hit goes to
+# user space whole, each read faulting in run.c; with self->n kept,
+# each read in the kernel is a fault site ending its clause there (a
+# store's, a predicate's right of && read only where the left does not
+# decide), as run.c's read faults.
+for vk_w in "" DTRACE_KAGG=0 DTRACE_CGEN=0; do
+	vk_run "DTRACE_VTIME_LOST=1 $vk_w" \
+		-n 'tr$target:::tick { @c = count(); }
+		tr$target:::tick { @v[vtimestamp > 0] = count(); }
+		END { printa("c %@d\n", @c); printa("v %d %@d\n", @v); }'
+	expect_eq "lost ($vk_w): status" 0 "$vk_status"
+	expect_eq "lost ($vk_w): the hits, the one value" "c 5
+v 1 1" "$(grep '^[cv] ' vk.txt)"
+	expect_eq "lost ($vk_w): the notice, 4 faults" "1 4" \
+		"$(grep -c "$lost_note" vkerr.txt) $(grep -c 'illegal operation in action #1$' vkerr.txt)"
+	vk_run "DTRACE_VTIME_LOST=1 $vk_w" -v \
+		-n 'tr$target:::tick { self->n++; }
+		tr$target:::tick { self->v = vtimestamp; @k = count(); }
+		tr$target:::tick /self->n > 2 && vtimestamp > 0/ { @j = count(); }
+		tr$target:::tick /self->n == 5/ { printf("n %d\n", self->n); }
+		dtrace:::ERROR { printf("err %d\n", arg4); }
+		END { printa("k %@d\n", @k); printa("j %@d\n", @j); }'
+	expect_eq "lost, self-> ($vk_w): the stores, the faults" "7 err 3
+1 k 1
+1 n 5" "$(grep '^[enk][a-z]* ' vk.txt | sort | uniq -c |
+		sed 's/^ *//')"
+	expect_eq "lost, self-> ($vk_w): where they fault" "4 action #1
+3 predicate" "$(sed -n 's/.*illegal operation in //p' vkerr.txt |
+		sort | uniq -c | sed 's/^ *//')"
+	[ -n "$vk_w" ] ||
+		expect_grep "lost, self->: -v, the sites' clauses in the kernel" \
+			'^dtrace: 3 clauses aggregated in the kernel' vkerr.txt
+done
 
 # the uprobe events backend has no per-thread CPU time: refused
 DTRACE_BACKEND=uprobe timeout -s KILL 120 "$DTRACE" -q \

@@ -458,6 +458,10 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (!err)
 			err = rodata_set(b->obj, m, "vtime_sumexec", &u,
 					 sizeof(u));
+		u = vtime_lose();
+		if (!err)
+			err = rodata_set(b->obj, m, "vtime_lose", &u,
+					 sizeof(u));
 		/* usdt.bpf.c's hold_thread(): where SIGURG's action is */
 		for (int i = 0; i < 3 && !err && hfd >= 0; i++) {
 			static const char *const hn[3] = {
@@ -1276,7 +1280,7 @@ static int bpf_open(struct consumer *c)
 	b->drops_seen = xcalloc(2 * (size_t)n, sizeof(*b->drops_seen));
 	c->bpf = b;
 	/* the ring -x bufsize asks for; a #pragma may change it later */
-	b->cgm.rb = b->cgm.drops = b->cgm.buf = -1;
+	b->cgm.rb = b->cgm.drops = b->cgm.buf = b->cgm.zero = -1;
 	/* nothing yet for a run the generator may take: its first event */
 	err = idle || cg_fits(c)
 		      ? 0

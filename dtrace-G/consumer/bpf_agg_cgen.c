@@ -121,7 +121,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
 	unsigned nspred = 0, nvin = 0;
 	uint32_t po[2], eo[3], sx[4];
-	bool ppid, ecred, sess;
+	bool ppid, ecred, sess, vtime;
 	char why[640];
 
 	*err = 0;
@@ -162,10 +162,13 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	ecred = ecred_wanted(c) && ecred_offs(eo) == 0;
 	sess = sess_wanted(c) && sess_offs(sx) == 0 && sx[1] + 24 <= 0xffff &&
 	       sx[2] + sx[3] <= 0xffff;
+	/* ... and vtimestamp where the run keeps the clock (bpf_cg.c) */
+	vtime = m->vtimes >= 0 && m->sumexec1;
 	k->kp = d_kplan_new(c->prog,
 			    D_KPLAN_VARS | (ppid ? D_KPLAN_PPID : 0) |
 				    (ecred ? D_KPLAN_ECRED : 0) |
-				    (sess ? D_KPLAN_SESS : 0),
+				    (sess ? D_KPLAN_SESS : 0) |
+				    (vtime ? D_KPLAN_VTIME : 0),
 			    user, ticks, traced);
 	d_kplan_wall(k->kp, (int64_t)c->wall_offset);
 	if (ppid)

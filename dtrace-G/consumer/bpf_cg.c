@@ -121,6 +121,8 @@ void cg_off(struct consumer *c)
 		close(b->cgm.wake);
 	if (b->cgm.buf >= 0)
 		close(b->cgm.buf);
+	if (b->cgm.zero >= 0)
+		close(b->cgm.zero);
 	if (b->cgm.vtlink >= 0) /* the switch program's, then its map */
 		close(b->cgm.vtlink);
 	if (b->cgm.vtimes >= 0)
@@ -190,6 +192,15 @@ void cg_try(struct consumer *c)
 				  NULL);
 	/* where rb's last wake-up was asked for (bpf/rbwake.bpf.h) */
 	m->wake = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rbwake", 4, 8, 1, NULL);
+	/* a new aggregation entry's value, 16 zero bytes read only by the
+	 * programs (cgen_agg.c's agg_find(): the stack's room is S_VT's) */
+	{
+		LIBBPF_OPTS(bpf_map_create_opts, zo,
+			    .map_flags = BPF_F_RDONLY_PROG);
+
+		m->zero = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cgzero", 4, 16, 1,
+					 &zo);
+	}
 	/* copyinstr(), ustack(), ppid, the effective ids, the session
 	 * (their 8 bytes only when read): such records are built in cgbuf */
 	m->ustk_room = cg_ustack(c);
@@ -224,6 +235,7 @@ void cg_try(struct consumer *c)
 		(void)uw_load(c, m);
 	if (vtime_wanted(c) && vtime_sumexec_off() >= 0)
 		m->sumexec1 = (uint32_t)vtime_sumexec_off() + 1;
+	m->vtlose = vtime_lose();
 	b->cg_on = true; /* cg_off() undoes what follows */
 	b->drops_fd = m->drops;
 	/* vtimestamp's switch program, attached before any event */
@@ -236,7 +248,7 @@ void cg_try(struct consumer *c)
 		return;
 	}
 	b->kagg = bpf_kagg_cgen(c, m, &err);
-	if (m->rb < 0 || m->drops < 0 || m->wake < 0 || err ||
+	if (m->rb < 0 || m->drops < 0 || m->wake < 0 || m->zero < 0 || err ||
 	    (m->buf < 0 && inbuf) ||
 	    !(b->rb = ring_buffer__new(m->rb, rb_record, c, NULL))) {
 		if (c->o->verbose)

@@ -169,7 +169,10 @@
  *     before the uid (cgen_rec.c's cgen_vtime(), UBPF_RF_VTIME: the
  *     thread's clock as vtime.bpf.h's vtime_now() reads it, kept by
  *     the switch program cgen_vtime_start() generates and attaches
- *     before any event).  A kernel probe's record has
+ *     before any event; where the plan reads it, UBPF_K_VTIME, the
+ *     value the prologue read into S_VT after the exit tests, so the
+ *     clauses and the record have one value a hit).  A kernel probe's
+ *     record has
  *     uid, gid and ppid in its kctx (cgen_kprov.c's kp_kctx()),
  *     vtimestamp and pr_psargs as a uprobe's (kprov.bpf.h's order),
  *     and neither the effective ids nor the session (kprov_cg_fits()
@@ -831,9 +834,12 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	/* vtimestamp, right after the arguments (cgen_rec.c), as both
 	 * generic programs put it in every record of the run */
 	bool vt = m->vtimes >= 0;
-	int fds[11] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+	/* ... read once before the plan where it reads it (VTIME), into
+	 * S_VT, which the record stores: one value a hit */
+	bool vtp = vt && pl && cgen_plan_has(pl, UBPF_K_VTIME, -1);
+	int fds[12] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
 			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
-			m->tlss,     m->kaggs_v, m->kaggs_w };
+			m->tlss,     m->kaggs_v, m->kaggs_w, m->zero };
 	size_t jself = 0, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
 	/* strings, a copyin() copy or the stack: built in cgbuf */
 	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
@@ -971,6 +977,11 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	}
 	if (m->act >= 0)
 		act_test(&e, m, nargs, fds, strs, xj, &nxj);
+	/* the plan's vtimestamp (cgen_rec.c): after the exit tests (a hit
+	 * they end reads no clock), before the lease and the plan; r9 is
+	 * free, the scratch (S_STK, S_KEY8) written before it is read */
+	if (vtp)
+		cgen_vtime(&e, m, 10, S_VT, 9);
 	if (ob) /* its clauses start it (cgen_out.c), not the exit tests */
 		cgen_out_setup(&e, m->buf, obase, ob, pl);
 	/* the lease: no clock while it holds (hzarm: past the arm word) */
@@ -1196,8 +1207,12 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		ldx(&e, BPF_DW, 1, 10, (int16_t)S_ARG(i));
 		stx(&e, BPF_DW, 9, (int16_t)(hdr + 8 * i), 1);
 	}
-	if (vt)
-		cgen_vtime(&e, m, (int16_t)(hdr + 8 * nargs));
+	if (vtp) { /* the prologue's read (S_VT) */
+		ldx(&e, BPF_DW, 1, 10, S_VT);
+		stx(&e, BPF_DW, 9, (int16_t)(hdr + 8 * nargs), 1);
+	} else if (vt) {
+		cgen_vtime(&e, m, 9, (int16_t)(hdr + 8 * nargs), 7);
+	}
 	if (cred)
 		u_cred(&e, (int16_t)(hdr + 8 * nargs + (vt ? 8 : 0)));
 	if (fs && !strs) { /* the fault bits, last */

@@ -361,7 +361,7 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		fix(e, j1);
 		return;
 	}
-	if (fds[0] < 0 || fds[2] < 0 || map < 0) {
+	if (fds[0] < 0 || fds[2] < 0 || map < 0 || fds[11] < 0) {
 		e->bad = true;
 		return;
 	}
@@ -423,12 +423,9 @@ static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 	key_ptr(e, kat);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j1 = jmp_i(e, BPF_JNE, 0, 0);
-	st(e, BPF_DW, 10, S_ZERO, 0); /* not there: a zero value put */
-	st(e, BPF_DW, 10, S_ZERO + 8, 0);
-	ldmap(e, 1, map);
+	ldmap(e, 1, map); /* not there: a zero value put, cgzero's */
 	key_ptr(e, kat);
-	alu_r(e, BPF_MOV, 3, 10);
-	alu_i(e, BPF_ADD, 3, S_ZERO);
+	ldmapv(e, 3, fds[11], 0);
 	alu_i(e, BPF_MOV, 4, BPF_NOEXIST);
 	call(e, BPF_FUNC_map_update_elem);
 	ldmap(e, 1, map);

@@ -29,8 +29,11 @@
 #define S_ARG(i) (-16 - 8 * (int)(i)) /* UBPF_MAXARGS arguments */
 #define S_STK(i) (-16 - 8 * UBPF_MAXARGS - 8 * (int)(i))       /* the plan's */
 #define S_KKEY (-16 - 8 * UBPF_MAXARGS - 8 * UBPF_KSTACK - 40) /* kaggs */
-#define S_ZERO (S_KKEY - 16) /* a zero struct ubpf_kval */
-#define S_COMM (S_ZERO - 16) /* the thread's name */
+/* the firing's vtimestamp, where the plan reads it (cgen.c's prologue,
+ * UBPF_K_VTIME), in the room of 16 zero bytes a new aggregation entry's
+ * value took before cgzero (cgen_agg.c's agg_find()); 8 spare */
+#define S_VT (S_KKEY - 8)
+#define S_COMM (S_KKEY - 16 - 16) /* the thread's name */
 #define S_FLAGS (S_COMM - 8) /* the record's flags */
 /* S_FLAGS: the record's u16 flags; bit 16 a REC ran (the hit needs its
  * record); bits 32-63 the fault sites' (cgen_sarg.c) */
@@ -417,9 +420,15 @@ void u_sess(struct em *e, const uint32_t o[4]);
 /* cgen_rec.c: the record's pr_psargs at r8 (r9 the record, in cgbuf),
  * from task_struct's mm and mm_struct's arg_start, arg_end (offsets + 1) */
 void cgen_psargs(struct em *e, const uint32_t o[3]);
-/* ... vtimestamp at off of the record (r9; r7 clobbered), from the
- * clock cgen_vtime_start() keeps */
-void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off);
+/* ... vtimestamp at off of base (r9, the record; or r10, S_VT), from
+ * the clock cgen_vtime_start() keeps, its entry in register ent (r7 at
+ * the record, r9 in the prologue: clobbered) */
+void cgen_vtime(struct em *e, const struct cgen_maps *m, uint8_t base,
+		int16_t off, uint8_t ent);
+/* VTIME's lost clock sends the hit to user space whole (cgen_rec.c) ... */
+void cgen_vt_lost(struct em *e, const struct ubpf_kplan *pl);
+/* ... or, a fault site, ends the clause, its bits set */
+void cgen_vt_fault(struct em *e, const struct ubpf_kop *o);
 /* ... progenyof()'s walk for the plan's PROG (pl->anc): S_FLAGS_ANC()
  * set for each pid found; a chain cut before all were found, a jump
  * in e->fj (the hit to user space whole) */

@@ -412,9 +412,9 @@ void kp_ident(struct em *e, const struct cgen_kpro *k)
 bool kp_plan(struct em *e, const struct cgen_maps *m,
 	     const struct ubpf_kplan *pl, unsigned nargs)
 {
-	int fds[11] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+	int fds[12] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
 			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
-			m->tlss,     m->kaggs_v, m->kaggs_w };
+			m->tlss,     m->kaggs_v, m->kaggs_w, m->zero };
 
 	bool fs = cgen_fsites(e, pl);
 

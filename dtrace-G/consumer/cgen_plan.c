@@ -37,7 +37,10 @@
  *     sign put back, C's truncation, as kagg.bpf.h's ksdiv().  Plans
  *     made with D_KPLAN_VARS (kplan.c says which clauses) also
  *     have TIME (the firing's timestamp, read once in the prologue into
- *     S_TS, which the record then carries too), and VLD/VST of self->
+ *     S_TS, which the record then carries too), VTIME (the firing's
+ *     vtimestamp, read once in the prologue into S_VT, the record's
+ *     too: cgen_rec.c's cgen_vt_lost() sends a hit whose clock was
+ *     lost to user space whole before the first clause), and VLD/VST of self->
  *     variables (the hash map cgtls under {tid, variable}: a lookup
  *     that finds none reads 0, a store of 0 deletes, a store the map
  *     has no room for counts in cgtlsdrops; an array's element, its
@@ -440,6 +443,8 @@ static bool op_pure(const struct ubpf_kop *o)
 	switch (o->op) {
 	case UBPF_K_ARG: /* a gate's ARG the site lacks is a REC */
 		return !(o->flags & UBPF_KF_GATE);
+	case UBPF_K_VTIME: /* a lost one sent away, or a site's bits */
+		return !o->slot;
 	case UBPF_K_CONST:
 	case UBPF_K_PID:
 	case UBPF_K_TID:
@@ -641,6 +646,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * self-> variable the kernel keeps: kplan.c's kp_prog_arg()) */
 	if (pl->nanc && (cgen_fsites(e, pl) || (pl->tls & 1)))
 		e->bad = true;
+	cgen_vt_lost(e, pl);
 	cgen_anc_plan(e, pl);
 	/* the out area: started by the first clause of the hit that
 	 * writes into it (cgen_out_need(), which also makes the this->
@@ -777,6 +783,18 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		}
 		case UBPF_K_TIME:
 			ldx(e, BPF_DW, 1, 10, S_TS);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_VTIME: /* the prologue's read (cgen.c) */
+			if (o->slot) { /* a fault site's jump as SEQ's */
+				e->sfj = SIZE_MAX;
+				cgen_vt_fault(e, o);
+				if (e->sfj != SIZE_MAX) {
+					fjx[nf] = e->sfj;
+					fjt[nf++] = o->jump;
+				}
+			}
+			ldx(e, BPF_DW, 1, 10, S_VT);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_CPU: /* as the record's header has it */

@@ -330,7 +330,14 @@ void cgen_psargs(struct em *e, const uint32_t o[3])
  * probe's) then carries the thread's time in the 8 bytes after the
  * arguments, flagged UBPF_RF_VTIME, as usdt_hit_vt's and kprov_emit()'s
  * (cgen_vtime(): vtime_now(), and vtime_seed() at a thread's first
- * hit), UBPF_VTIME_LOST where a switch went unreported.
+ * hit), UBPF_VTIME_LOST where a switch went unreported.  Where the
+ * event's plan reads it (UBPF_K_VTIME) the clock is read once, in the
+ * prologue before the plan (cgen.c: into S_VT, the entry's pointer in
+ * r9, which nothing holds there), and the record stores that value:
+ * its clauses and the record's have one value a hit.  With
+ * DTRACE_VTIME_LOST=1 (vtime_lose(), a test hook) the seed marks the
+ * entry lost, so a thread's first hit has its value and every later
+ * one UBPF_VTIME_LOST.
  * vtime.bpf.h says why each step is there; the loops it unrolls are
  * unrolled here the same number of times.
  */
@@ -448,12 +455,14 @@ static void vt_sumexec(struct em *e, uint32_t sumexec1, int16_t at)
 	call(e, BPF_FUNC_probe_read_kernel);
 }
 
-void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off)
+void cgen_vtime(struct em *e, const struct cgen_maps *m, uint8_t base,
+		int16_t off, uint8_t ent)
 {
 	size_t jseed, jlost, jok, jout[4], jret[6], j;
 	unsigned nout = 0, nret = 0;
 
-	if (!m->sumexec1) { /* vtime_check() refused the run */
+	if (!m->sumexec1 || ent < 7 || ent > 9 ||
+	    base == ent) { /* vtime_check() refused the run */
 		e->bad = true;
 		return;
 	}
@@ -467,17 +476,17 @@ void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off)
 	ldx(e, BPF_W, 1, 0, VT_LOST);
 	jlost = jmp_i(e, BPF_JEQ, 1, 0);
 	ld64(e, 1, UBPF_VTIME_LOST);
-	stx(e, BPF_DW, 9, off, 1);
+	stx(e, BPF_DW, base, off, 1);
 	jok = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jlost);
-	alu_r(e, BPF_MOV, 7, 0); /* r7: pid_tgid is in the header */
+	alu_r(e, BPF_MOV, ent, 0); /* callee-saved, free here */
 	for (int i = 0; i < 4; i++) {
-		ldx(e, BPF_DW, 1, 7, VT_SINCE);
+		ldx(e, BPF_DW, 1, ent, VT_SINCE);
 		stx(e, BPF_DW, 10, VS_S1, 1);
-		ldx(e, BPF_DW, 1, 7, VT_ACC);
+		ldx(e, BPF_DW, 1, ent, VT_ACC);
 		stx(e, BPF_DW, 10, VS_ACC, 1);
 		call(e, BPF_FUNC_ktime_get_ns);
-		ldx(e, BPF_DW, 1, 7, VT_SINCE);
+		ldx(e, BPF_DW, 1, ent, VT_SINCE);
 		ldx(e, BPF_DW, 2, 10, VS_S1);
 		if (i < 3)
 			jout[nout++] = jmp_r(e, BPF_JEQ, 1, 2);
@@ -487,7 +496,7 @@ void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off)
 	alu_r(e, BPF_SUB, 0, 1); /* acc + (now - since) */
 	ldx(e, BPF_DW, 1, 10, VS_ACC);
 	alu_r(e, BPF_ADD, 0, 1);
-	stx(e, BPF_DW, 9, off, 0);
+	stx(e, BPF_DW, base, off, 0);
 	j = jmp_i(e, BPF_JA, 0, 0);
 	/* vtime_seed(): its entry {now, sum_exec_runtime}, made again
 	 * while sum_exec_runtime moved around the insert; the value either
@@ -498,7 +507,8 @@ void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off)
 		call(e, BPF_FUNC_ktime_get_ns);
 		stx(e, BPF_DW, 10, VS_N + VT_SINCE, 0);
 		st(e, BPF_W, 10, VS_N + VT_ON, 1);
-		st(e, BPF_W, 10, VS_N + VT_LOST, 0);
+		/* DTRACE_VTIME_LOST: lost from the seed on (the hook) */
+		st(e, BPF_W, 10, VS_N + VT_LOST, m->vtlose ? 1 : 0);
 		ldmap(e, 1, m->vtimes);
 		alu_r(e, BPF_MOV, 2, 10);
 		alu_i(e, BPF_ADD, 2, S_KEY8);
@@ -519,8 +529,67 @@ void cgen_vtime(struct em *e, const struct cgen_maps *m, int16_t off)
 	for (unsigned i = 0; i < nret; i++)
 		fix(e, jret[i]);
 	ldx(e, BPF_DW, 1, 10, VS_N + VT_ACC);
-	stx(e, BPF_DW, 9, off, 1);
+	stx(e, BPF_DW, base, off, 1);
 	fix(e, j);
+	fix(e, jok);
+}
+
+/*
+ * VTIME's lost clock, before the plan's first clause (cgen_plan.c):
+ * where the plan reads vtimestamp, a hit whose S_VT is UBPF_VTIME_LOST
+ * goes to user space whole (e->fj, the unflagged record, as
+ * seq_read()'s faults), whose run.c faults at each clause's read of
+ * it, statement for statement.  Only in a plan with no fault site: the
+ * kernel keeps no self-> variable there (kplan_vars.c's novt), so no
+ * clause the hit sends away has state the kernel would keep.
+ */
+void cgen_vt_lost(struct em *e, const struct ubpf_kplan *pl)
+{
+	bool site = false, whole = false;
+
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == UBPF_K_VTIME) {
+			site |= pl->ops[pc].slot != 0;
+			whole |= pl->ops[pc].slot == 0;
+		}
+	if (!whole) /* none, or each a fault site (cgen_vt_fault()) */
+		return;
+	if (site || cgen_fsites(e, pl) || (pl->tls & 1) ||
+	    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0])) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 1, 10, S_VT);
+	ld64(e, 2, UBPF_VTIME_LOST);
+	e->fj[e->nfj++] = jmp_r(e, BPF_JEQ, 1, 2);
+}
+
+/*
+ * VTIME o, a fault site (o->slot, 1 up: a plan whose kernel keeps
+ * self-> variables, kplan_vars.c's vfault): where S_VT is
+ * UBPF_VTIME_LOST, the site's two bits (3 at 32 + 2 * (slot - 1) in
+ * S_FLAGS, d_kplan_fault()'s illegal operation; a string's and a
+ * copy's set 1 or 2) and the clause's end (e->sfj, which cgen_plan()
+ * points at o->jump): what the clause did before stays, as run.c's
+ * fault at the read leaves it.  r1 to r3 taken.
+ */
+void cgen_vt_fault(struct em *e, const struct ubpf_kop *o)
+{
+	size_t jok;
+
+	if (!o->slot || o->slot > UBPF_KFSITES) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 1, 10, S_VT);
+	ld64(e, 2, UBPF_VTIME_LOST);
+	jok = jmp_r(e, BPF_JNE, 1, 2);
+	alu_i(e, BPF_MOV, 3, 3);
+	alu_i(e, BPF_LSH, 3, (int32_t)(32 + 2 * (o->slot - 1)));
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_r(e, BPF_OR, 1, 3);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+	e->sfj = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jok);
 }
 

@@ -97,7 +97,8 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 
 		bool cmp = o->op == UBPF_K_SEQ || o->op == UBPF_K_VACMP;
 
-		if ((cmp && o->agg) || (o->op == UBPF_K_MLD && o->slot))
+		if ((cmp && o->agg) ||
+		    ((o->op == UBPF_K_MLD || o->op == UBPF_K_VTIME) && o->slot))
 			any = true;
 		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
 			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2 ||
@@ -105,6 +106,10 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 			none = true;
 		if (cmp && (o->agg > UBPF_KFSITES ||
 			    (o->agg && (o->jump <= pc || o->jump > pl->nops))))
+			e->bad = true;
+		if (o->op == UBPF_K_VTIME && o->slot &&
+		    (o->slot > UBPF_KFSITES || o->jump <= pc ||
+		     o->jump > pl->nops))
 			e->bad = true;
 	}
 	if (any && (none || !pl->fstr || pl->fstr > UBPF_STRMAX))

@@ -925,6 +925,10 @@ struct cgen_maps {
 	/* vtimestamp's clock (cgen_rec.c), or -1; se.sum_exec_runtime + 1 */
 	int vtimes, vtlink;
 	uint32_t sumexec1;
+	bool vtlose; /* DTRACE_VTIME_LOST: the seed marks it lost */
+	/* cgzero: 16 zero bytes, a new aggregation entry's value
+	 * (cgen_agg.c's agg_find()), or -1 */
+	int zero;
 	/* out, where not NULL: whether the program reads the clock only
 	 * when the horizon is not dtrace's lease (cgen.c's hzfree) */
 	bool *hzfree;
@@ -1326,10 +1330,11 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 /*
  * bpf_agg.c: clause faulted in the kernel at f's hit (c->kfault): where
  * (DTrace's action number) and the invalid address, as run.c's
- * d_read_user_str() would have faulted on the same string
+ * d_read_user_str() would have faulted on the same string, or illop
+ * (a lost vtimestamp, address 0)
  */
 bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
-		    int *action, uint64_t *addr);
+		    int *action, bool *illop, uint64_t *addr);
 /* bpf_agg.c: the run's kplan (not NULL) */
 struct d_kplan;
 const struct d_kplan *bpf_kagg_kp(const struct bpf_kagg *k);
@@ -1472,6 +1477,9 @@ int sess_offs(uint32_t o[4]);
 #ifdef HAVE_BPF
 /* offsetof(struct task_struct, se.sum_exec_runtime) from the BTF, or -1 */
 long vtime_sumexec_off(void);
+/* DTRACE_VTIME_LOST=1: every thread's clock lost after its first hit,
+ * a test hook (vtime.c) */
+bool vtime_lose(void);
 #endif
 
 /* lineage.c: the parent the fork tree knows for pid, or 0 */

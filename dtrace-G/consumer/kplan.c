@@ -84,6 +84,9 @@
  * BTF's offsets, user space's),
  * progenyof() of a constant pid with those offsets, in a program whose
  * kernel keeps no self-> variable (UBPF_K_PROG: kp_prog_arg()),
+ * vtimestamp where the run keeps the clock (D_KPLAN_VTIME; UBPF_K_VTIME,
+ * the prologue's one read a hit, the record's; beside self-> variables
+ * the kernel keeps, each read a fault site: kplan_vars.c's vfault),
  * curpsinfo->pr_euid and pr_egid, pr_pgid and pr_sid where the BTF
  * says where task_struct keeps cred and the process's pids (D_KPLAN_ECRED,
  * D_KPLAN_SESS; UBPF_K_ECRED and UBPF_K_SESS read what cgen_rec.c's
@@ -323,6 +326,10 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 			*sz = 8;
 			*sg = 0;
 			return k && k->vars;
+		case B_VTIMESTAMP: /* the record's (UBPF_K_VTIME) */
+			*sz = 8;
+			*sg = 0;
+			return k && k->vtime && !k->novt;
 		case B_PID:
 		case B_TID:
 			*sz = 4;
@@ -959,6 +966,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
 	k->ppid = k->vars && (flags & D_KPLAN_PPID);
+	k->vtime = k->vars && (flags & D_KPLAN_VTIME);
 	k->ecred = k->vars && (flags & D_KPLAN_ECRED);
 	k->sess = k->vars && (flags & D_KPLAN_SESS);
 	if (k->vars && traced) { /* kplan_out.c's kp_sout_where() */
@@ -1053,6 +1061,7 @@ bool gate_ok(const struct node *n)
 	if (n->op == N_VAR || n->op == N_ASSOC || n->op == N_ASSIGN ||
 	    n->op == N_INCDEC || n->op == N_FUNC || n->op == N_STR ||
 	    (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_TIMESTAMP ||
+				    d_builtins[n->sub].id == B_VTIMESTAMP ||
 				    d_builtins[n->sub].id == B_WALLTIMESTAMP)))
 		return false;
 	if (!gate_ok(n->a) || !gate_ok(n->b) || !gate_ok(n->c))

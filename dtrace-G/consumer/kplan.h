@@ -55,6 +55,15 @@ struct d_kplan;
  */
 #define D_KPLAN_ECRED 0x4
 #define D_KPLAN_SESS 0x8
+/*
+ * D_KPLAN_VTIME (with D_KPLAN_VARS): the run reads vtimestamp and its
+ * generated programs keep the clock (cgen_rec.c), so a clause may read
+ * it (UBPF_K_VTIME, one value a hit, the record's; where the kernel
+ * keeps self-> variables each read a fault site, kplan_vars.c's
+ * vfault, or none where one cannot be); without it vtimestamp keeps
+ * its clause in user space.
+ */
+#define D_KPLAN_VTIME 0x10
 struct d_kplan *d_kplan_new(struct d_prog *prog, unsigned flags,
 			    const bool *user, const bool *ticks,
 			    const bool *traced);
@@ -309,10 +318,12 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
  * A record's fault bits (cgen.c, usdt_bpf.h's UBPF_RF_KFAULT): whether
  * clause, which the kernel ran, faulted at the hit, and if so where
  * (DTrace's action number, 0 the predicate) and on the string of which
- * argument: at its address, or with next at the page after it.
+ * argument: at its address, or with next at the page after it; or with
+ * illop an illegal operation (a read of vtimestamp whose clock was
+ * lost), no argument's.
  */
 bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
-		   int *action, unsigned *arg, bool *next);
+		   int *action, unsigned *arg, bool *next, bool *illop);
 
 /*
  * Statement st has a key copyinstr(argN) (D_KPLAN_VARS): its entries

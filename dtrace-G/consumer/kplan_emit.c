@@ -130,6 +130,20 @@ static void fault_site(struct em *m, struct ubpf_kop *o,
 }
 
 /*
+ * o, a VTIME of n, a fault site where a lost clock ends the clause
+ * (kplan_vars.c's vfault): o->slot its number (1 up) in the same list;
+ * not found, not reached (the plan full).
+ */
+static void vt_site(struct em *m, struct ubpf_kop *o, const struct node *n)
+{
+	for (unsigned i = 0; m->k->vfault && i < m->k->nfs; i++)
+		if (m->k->fs[i].n == n)
+			o->slot = (uint16_t)(i + 1);
+	if (m->k->vfault && !o->slot)
+		m->full = true; /* not reached */
+}
+
+/*
  * o, an MLD of n (a load, or a place's store), a fault site where a
  * copy's fault is the hit's (kplan_mem.c's mfault): o->slot its number
  * (1 up) in the same list; not found, not reached (the plan full).
@@ -562,6 +576,11 @@ static void emit(struct em *m, const struct node *n)
 			put(m, UBPF_K_TIME, 0, 1);
 			return;
 		}
+		if (d_builtins[n->sub].id == B_VTIMESTAMP) {
+			o = put(m, UBPF_K_VTIME, 0, 1);
+			vt_site(m, o, n);
+			return;
+		}
 		if (d_builtins[n->sub].id == B_WALLTIMESTAMP) {
 			/* the hit's timestamp + the offset user space adds
 			 * (hit_prep()), 64 bits unsigned */
@@ -871,7 +890,8 @@ static void emit(struct em *m, const struct node *n)
 		emit(m, n->a);
 		if (n->op != N_LXOR &&
 		    ((m->k->fmode && kp_has_str_cmp(m->k, n->b)) ||
-		     (m->k->mfault && kp_node_mem(m->k, n->b)))) {
+		     (m->k->mfault && kp_node_mem(m->k, n->b)) ||
+		     (m->k->vfault && kp_node_vt(n->b)))) {
 			/* b may fault: run.c evaluates it only when a does
 			 * not decide, and so does the kernel */
 			unsigned sc = m->n;
@@ -1588,7 +1608,9 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 		if (((pl->ops[i].op == UBPF_K_SEQ ||
 		      pl->ops[i].op == UBPF_K_VACMP) &&
 		     pl->ops[i].agg) ||
-		    (pl->ops[i].op == UBPF_K_MLD && pl->ops[i].slot))
+		    ((pl->ops[i].op == UBPF_K_MLD ||
+		      pl->ops[i].op == UBPF_K_VTIME) &&
+		     pl->ops[i].slot))
 			pl->ops[i].jump = (uint16_t)m.n;
 		if (pl->ops[i].op == UBPF_K_SSTR ||
 		    (pl->ops[i].op == UBPF_K_OSTR && pl->ops[i].jump))

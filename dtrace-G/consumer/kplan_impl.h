@@ -109,6 +109,11 @@ struct d_kplan {
 	bool vars;
 	int64_t wall; /* walltimestamp - timestamp (d_kplan_wall()) */
 	bool ppid;	    /* D_KPLAN_PPID: ppid is the kernel's */
+	bool vtime;	    /* D_KPLAN_VTIME: vtimestamp may be the kernel's */
+	bool novt;	    /* ... not in this program (kplan_vars.c's
+			     * kp_vars_decide(): its sites could not be) */
+	bool vfault;	    /* ... each read a fault site (vt_sites()) */
+	bool novtout;	    /* ... and no printed value reads it */
 	uint32_t ppid1[2];  /* ... at these offsets + 1 (d_kplan_ppid()) */
 	bool ecred, sess;   /* D_KPLAN_ECRED, _SESS: the ids are the kernel's */
 	uint32_t ecred1[3]; /* ... at these offsets + 1 (d_kplan_ecred()) */
@@ -138,6 +143,7 @@ struct d_kplan {
 		unsigned clause;
 		int action; /* DTrace's action number there (0: predicate) */
 		uint8_t arg;
+		bool illop; /* a VTIME's (kplan_vars.c's vt_sites()) */
 	} fs[UBPF_KFSITES];
 	bool *tls;	    /* per clause: it touches a self-> variable */
 	bool *kv;	    /* per clause: ... any variable the kernel keeps */
@@ -393,6 +399,8 @@ bool kp_clause_room(const struct d_kplan *k, unsigned ci);
 bool kp_clause_mem(const struct d_kplan *k, unsigned ci);
 /* ... does n read one (kplan_emit.c's SC: it may fault in mfault)? */
 bool kp_node_mem(const struct d_kplan *k, const struct node *n);
+/* Does n read vtimestamp? (kplan_vars.c) */
+bool kp_node_vt(const struct node *n);
 /* ... mfault: each MLD of a clause the kernel runs a fault site in
  * k->fs, after its first nfs; false where one cannot be */
 bool kp_mem_sites(struct d_kplan *k, unsigned nfs);

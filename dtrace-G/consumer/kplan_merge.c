@@ -32,7 +32,7 @@
 /* Merging */
 
 bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
-		   int *action, unsigned *arg, bool *next)
+		   int *action, unsigned *arg, bool *next, bool *illop)
 {
 	for (unsigned i = 0; i < k->nfs; i++) {
 		unsigned b = (unsigned)(mask >> (2 * i)) & 3;
@@ -41,7 +41,8 @@ bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
 			continue;
 		*action = k->fs[i].action;
 		*arg = k->fs[i].arg;
-		*next = (b & 2) != 0;
+		*illop = k->fs[i].illop;
+		*next = !*illop && (b & 2) != 0;
 		return true;
 	}
 	return false;

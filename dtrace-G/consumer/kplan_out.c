@@ -574,6 +574,11 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->svar = -1;
 	if (st->kind != S_PRINTF && st->kind != S_TRACE)
 		return false;
+	/* vtimestamp where a lost clock would have to end the clause
+	 * (kplan_vars.c's novtout): the area's faults are not sites */
+	for (unsigned j = 0; k->novtout && j < st->nargs; j++)
+		if (kp_node_vt(st->args[j]))
+			return false;
 	/* where every hit of the clause runs a generated program with an
 	 * area: a uprobe site's, or a kernel probe's own (syscall,
 	 * profile-N, proc), for a kernel clause as for a speculating one
@@ -939,7 +944,7 @@ static uint64_t out_faddr(const struct ubpf_kostr *so)
 static int out_fault(const struct d_kplan *k, unsigned clause,
 		     const struct d_fire *f, int action, uint64_t at, FILE *err)
 {
-	int rv = d_run_fault(k->prog, clause, f, action, at, err);
+	int rv = d_run_fault(k->prog, clause, f, action, false, at, err);
 
 	return rv ? rv : -1;
 }
@@ -993,7 +998,7 @@ static void arg_fault(struct orun *r, const struct stmt *st, unsigned j,
 	}
 	rv = d_run_fault(r->k->prog, r->clause, r->f,
 			 st->kind == S_TRACE ? st->action : st->action + (int)j,
-			 faddr, r->err);
+			 false, faddr, r->err);
 	r->rv = rv ? rv : -1;
 }
 

@@ -14,7 +14,11 @@
  * kp_place_var()), each copy's read a fault site where the kernel keeps
  * self-> variables (mfault: a copy's fault would send the hit to user
  * space whole, where those cannot go; kp_mem_sites()), none read at all
- * where such sites cannot be (nomem);
+ * where such sites cannot be (nomem); each kernel read of vtimestamp
+ * a fault site where the kernel keeps self-> variables (vfault: a lost
+ * clock would send the hit to user space whole; vt_sites()), none
+ * printed there (novtout), none read at all where such sites cannot
+ * be (novt);
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()); and the
@@ -660,8 +664,8 @@ static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 	if (kp_str_cmp(k, n, &arg, NULL) || kp_svar_acmp(k, n, NULL, &arg)) {
 		if (k->nfs >= UBPF_KFSITES)
 			return false;
-		k->fs[k->nfs++] =
-			(struct kfsite){ n, clause, action, (uint8_t)arg };
+		k->fs[k->nfs++] = (struct kfsite){ n, clause, action,
+						   (uint8_t)arg, false };
 		return true;
 	}
 	if (!fsite_walk(k, n->a, clause, action) ||
@@ -726,6 +730,142 @@ static bool prog_calls_progeny(const struct d_prog *p)
 		if (d_clause_needs(p, ci) & D_NEED_ANC)
 			return true;
 	return false;
+}
+
+/* Does a clause read vtimestamp (one the kernel runs, a vin clause's
+ * store, a printed value: any of them could read it in the kernel)? */
+static bool prog_reads_vtime(const struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (d_clause_needs(p, ci) & D_NEED_VTIME)
+			return true;
+	return false;
+}
+
+/* Does n read vtimestamp? */
+bool kp_node_vt(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
+		return true;
+	if (kp_node_vt(n->a) || kp_node_vt(n->b) || kp_node_vt(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (kp_node_vt(n->args[i]))
+			return true;
+	return false;
+}
+
+/* Does a clause the kernel runs print vtimestamp from its out area? */
+static bool vt_printed(const struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (!k->ok[ci] && !k->sout[ci])
+			continue;
+		for (unsigned i = 0; i < c->nflat; i++) {
+			const struct stmt *st = c->flat[i];
+
+			if (st->kind != S_PRINTF && st->kind != S_TRACE)
+				continue;
+			for (unsigned j = 0; j < st->nargs; j++)
+				if (kp_node_vt(st->args[j]))
+					return true;
+		}
+	}
+	return false;
+}
+
+/* a fault site for vtimestamp's read n, in k->fs */
+static bool vsite_add(struct d_kplan *k, const struct node *n, unsigned ci,
+		      int action)
+{
+	if (k->nfs >= UBPF_KFSITES)
+		return false;
+	k->fs[k->nfs++] = (struct kfsite){ n, ci, action, 0, true };
+	return true;
+}
+
+/* vt_sites()'s walk of n, evaluated at action: each read a site; false
+ * where one lies in a branch of ?: (the kernel computes both, run.c
+ * one) or the sites run out; && and ||'s right side is kplan_emit.c's
+ * SC, read only where the left does not decide */
+static bool vsite_walk(struct d_kplan *k, const struct node *n, unsigned ci,
+		       int action)
+{
+	if (!n)
+		return true;
+	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
+		return vsite_add(k, n, ci, action);
+	if (n->op == N_TERN)
+		return !kp_node_vt(n->b) && !kp_node_vt(n->c) &&
+		       vsite_walk(k, n->a, ci, action);
+	if (!vsite_walk(k, n->a, ci, action) ||
+	    !vsite_walk(k, n->b, ci, action) ||
+	    !vsite_walk(k, n->c, ci, action))
+		return false;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (!vsite_walk(k, n->args[i], ci, action))
+			return false;
+	return true;
+}
+
+/*
+ * vfault: each read of vtimestamp in a clause the kernel runs is a
+ * fault site after the first nfs (strings', copies'), with run.c's
+ * action where it is evaluated (as fsite_assign()'s): a lost clock
+ * sets its bits and ends the clause there, d_kplan_fault() giving an
+ * illegal operation, as run.c's read faults.  false where one cannot
+ * be: a speculating clause's or an out area's clause (whose faults
+ * d_kplan_out_run() reports), a ?: branch, more sites than the record
+ * has bits for.
+ */
+static bool vt_sites(struct d_kplan *k, unsigned nfs)
+{
+	const struct d_prog *p = k->prog;
+
+	k->nfs = nfs;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (!(d_clause_needs(p, ci) & D_NEED_VTIME) ||
+		    (!k->ok[ci] && !k->sout[ci]))
+			continue;
+		if (k->sout[ci] || kp_out_clause(k, ci) ||
+		    !vsite_walk(k, c->pred, ci, 0))
+			return false;
+		for (unsigned i = 0; i < c->nflat; i++) {
+			const struct kstmt *ks = &k->st[k->first[ci] + i];
+			const struct stmt *st = c->flat[i];
+
+			if (ks->assign) { /* a store, an if's condition */
+				if (!vsite_walk(k, st->e, ci, st->action))
+					return false;
+				continue;
+			}
+			/* an aggregation: its keys, then its value */
+			if (kp_node_vt(st->e))
+				return false;
+			for (unsigned j = 0; j < st->nkeys; j++)
+				if (!vsite_walk(k, st->keys[j], ci,
+						st->action + (int)j))
+					return false;
+			for (unsigned j = 1; j < st->nargs; j++)
+				if (kp_node_vt(st->args[j]))
+					return false;
+			if (st->nargs &&
+			    !vsite_walk(k, st->args[0], ci,
+					st->action + (int)st->nkeys))
+				return false;
+		}
+	}
+	return true;
 }
 
 void kp_vars_decide(struct d_kplan *k)
@@ -931,5 +1071,33 @@ void kp_vars_decide(struct d_kplan *k)
 		k->mfault = false;
 		k->nomem = true;
 		kp_vars_decide(k);
+		return;
+	}
+	/*
+	 * A lost clock (UBPF_K_VTIME) sends the hit to user space whole
+	 * too: not where the kernel keeps self-> variables, whose reads of
+	 * vtimestamp are fault sites after the others instead (vfault:
+	 * vt_sites()).  A clause printing from its out area reports its
+	 * faults from it (d_kplan_out_run()), which knows none of these:
+	 * no printed value reads it (novtout, kplan_out.c's kp_out_ok()),
+	 * and where a site cannot be, no clause reads it in the kernel
+	 * (novt).
+	 */
+	k->vfault = false;
+	if (tls && k->vtime && !k->novt && prog_reads_vtime(k)) {
+		if (!k->novtout && vt_printed(k)) {
+			k->novtout = true;
+			kp_vars_decide(k);
+			return;
+		}
+		unsigned base = k->fmode || k->mfault ? k->nfs : 0;
+
+		if (!vt_sites(k, base)) {
+			k->nfs = base; /* the others' alone */
+			k->novt = true;
+			kp_vars_decide(k);
+			return;
+		}
+		k->vfault = true;
 	}
 }

@@ -339,12 +339,14 @@ unsigned kp_vin_count(const struct d_kplan *k, unsigned ci, bool *mark)
 	return n;
 }
 
-/* Does n read timestamp or walltimestamp? */
+/* Does n read timestamp, walltimestamp or vtimestamp (which faults
+ * where the clock was lost)? */
 static bool reads_time(const struct node *n)
 {
 	if (!n)
 		return false;
 	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_TIMESTAMP ||
+				   d_builtins[n->sub].id == B_VTIMESTAMP ||
 				   d_builtins[n->sub].id == B_WALLTIMESTAMP))
 		return true;
 	if (reads_time(n->a) || reads_time(n->b) || reads_time(n->c))

@@ -374,6 +374,16 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 			 "not say where task_struct keeps the parent");
 		return;
 	}
+	if (x && x->op == N_BUILTIN && d_builtins[x->sub].id == B_VTIMESTAMP &&
+	    k->vtime && k->novt) { /* kp_ty_at(): kplan_vars.c's novt */
+		snprintf(buf, len,
+			 "vtimestamp is not read in the kernel of a program "
+			 "that keeps self-> variables where a lost clock "
+			 "cannot end the clause at the read: a clause that "
+			 "prints or speculates, a ?: branch, or more than "
+			 "16 fault sites");
+		return;
+	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_PROGENYOF &&
 	    x->nargs == 1 && k->vars) { /* kplan.c's kp_prog_arg() */
 		int64_t c;
@@ -568,6 +578,15 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			snprintf(buf, len, "%s", kp_sout_where(k, ci));
 			return;
 		}
+		for (unsigned j = 0; k->novtout && j < st->nargs; j++)
+			if (kp_node_vt(st->args[j])) { /* kp_out_ok() */
+				snprintf(buf, len,
+					 "vtimestamp is printed in the kernel "
+					 "only in a program that keeps no "
+					 "self-> variable: a lost clock there "
+					 "must end the clause");
+				return;
+			}
 		/* an argument's own reason before the first one's that is
 		 * a variable's (printf("%d %d", self->n, progenyof(1)):
 		 * progenyof()) */

@@ -37,6 +37,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "consumer_impl.h"
@@ -80,6 +81,13 @@ long vtime_sumexec_off(void)
 	return se >= 0 && in >= 0 ? se + in : -1;
 }
 #endif
+
+bool vtime_lose(void)
+{
+	const char *s = getenv("DTRACE_VTIME_LOST");
+
+	return s && !strcmp(s, "1");
+}
 
 int vtime_check(struct consumer *c)
 {

@@ -554,12 +554,13 @@ int d_run_spec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 /*
  * Clause `clause`, which ran elsewhere (a generated BPF program, in the
  * kernel) for this firing, faulted there on an invalid address addr in
- * DTrace's action number action (0: the predicate): report it as d_run()
- * reports its own faults, with the same result (D_RUN_ERROR |
- * D_RUN_FAULT, or D_RUN_ERROR alone at dtrace:::ERROR).
+ * DTrace's action number action (0: the predicate), or with illop on an
+ * illegal operation (a vtimestamp whose clock was lost; addr 0): report
+ * it as d_run() reports its own faults, with the same result
+ * (D_RUN_ERROR | D_RUN_FAULT, or D_RUN_ERROR alone at dtrace:::ERROR).
  */
 int d_run_fault(struct d_prog *prog, unsigned clause, const struct d_fire *f,
-		int action, uint64_t addr, FILE *err);
+		int action, bool illop, uint64_t addr, FILE *err);
 
 /*
  * The string of the traced process at addr, at most max - 1 bytes, read

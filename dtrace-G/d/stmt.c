@@ -925,7 +925,7 @@ int d_eval_pinned(struct d_prog *p, unsigned clause, const struct d_fire *f,
 }
 
 int d_run_fault(struct d_prog *p, unsigned clause, const struct d_fire *f,
-		int action, uint64_t addr, FILE *err)
+		int action, bool illop, uint64_t addr, FILE *err)
 {
 	struct ectx x = { 0 };
 
@@ -936,8 +936,8 @@ int d_run_fault(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	x.f = f;
 	x.err = err;
 	x.action = action;
-	x.fault = FLT_BADADDR;
-	x.faddr = addr;
+	x.fault = illop ? FLT_ILLOP : FLT_BADADDR;
+	x.faddr = illop ? 0 : addr;
 	return report_fault(&x, err);
 }
 

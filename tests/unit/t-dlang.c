@@ -804,7 +804,7 @@ static void test_run_fault(void)
 		    "arg2, (int)arg3, arg4, arg5); }");
 	f.epid = 5;
 	ef = open_memstream(&err, &el);
-	rv = d_run_fault(p, 0, &f, 0, 0x1000, ef);
+	rv = d_run_fault(p, 0, &f, 0, false, 0x1000, ef);
 	fclose(ef);
 	is_int(rv, D_RUN_ERROR | D_RUN_FAULT, "d_run_fault(): ERROR fires");
 	is_str(err,
@@ -825,12 +825,26 @@ static void test_run_fault(void)
 	err = NULL;
 	el = 0;
 	ef = open_memstream(&err, &el);
-	rv = d_run_fault(p, 1, &e, 1, 0x10, ef);
+	rv = d_run_fault(p, 1, &e, 1, false, 0x10, ef);
 	fclose(ef);
 	is_int(rv, D_RUN_ERROR, "d_run_fault() at ERROR: no ERROR");
 	is_str(err, "", "d_run_fault() at ERROR: no message");
 	free(err);
 	d_error_leave(p);
+	/* a lost vtimestamp's (illop): an illegal operation, address 0 */
+	err = NULL;
+	el = 0;
+	ef = open_memstream(&err, &el);
+	rv = d_run_fault(p, 0, &f, 1, true, 0x1000, ef);
+	fclose(ef);
+	is_int(rv, D_RUN_ERROR | D_RUN_FAULT,
+	       "d_run_fault(illop): ERROR fires");
+	is_str(err,
+	       "dtrace: error on enabled probe ID 5 (ID 70143: "
+	       "myapp1234:app:run_query:query-start): illegal operation "
+	       "in action #1\n",
+	       "d_run_fault(illop): run.c's message");
+	free(err);
 	d_free(p);
 }
 

@@ -310,6 +310,15 @@ enum {
 		       * instruction, no byte of the out area; the event's
 		       * records carry the stack (cgen_ustk.c's
 		       * ustack_out()) */
+	UBPF_K_VTIME, /* push the firing's vtimestamp, read once a hit
+		       * before the plan (cgen.c's prologue, S_VT) and
+		       * carried by its record; a lost clock
+		       * (UBPF_VTIME_LOST) sends the hit to user space
+		       * whole, or, slot a fault site (1 up: a plan that
+		       * keeps self-> variables, kplan_vars.c's vfault),
+		       * sets the site's bits (3) and goes to jump, the
+		       * clause's end (cgen_rec.c; generated programs
+		       * only) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

@@ -785,7 +785,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			ldx(e, BPF_DW, 1, 10, S_TS);
 			push(e, &sp, o);
 			continue;
-		case UBPF_K_VTIME: /* the prologue's read (cgen.c) */
+		case UBPF_K_VTIME:     /* the prologue's read (cgen.c) */
 			if (o->slot) { /* a fault site's jump as SEQ's */
 				e->sfj = SIZE_MAX;
 				cgen_vt_fault(e, o);

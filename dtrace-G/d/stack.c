@@ -2,9 +2,9 @@
 /*
  * stack.c - user stacks and the names of user addresses in the D
  * language (dtrace-G/d/): ustack([nframes [, strsize]]), jstack(), ucaller,
- * ustackdepth (the frames the consumer unwinds, at most 1024), ufunc(pc), umod(pc), usym(pc), uaddr(pc), printf's %A, %a and %k,
- * their options, and how they print; uregs[], the registers the
- * consumer takes with a firing's stack.
+ * ustackdepth (the frames the consumer unwinds, at most 1024), ufunc(pc),
+ *umod(pc), usym(pc), uaddr(pc), printf's %A, %a and %k, their options, and how
+ *they print; uregs[], the registers the consumer takes with a firing's stack.
  *
  * Values.  The consumer unwinds a firing's stack and names addresses
  * (struct d_fire's ustack and usym callbacks, consumer/ustack.c); this
@@ -290,7 +290,7 @@ static struct dv eval_ustack(struct ectx *x, const struct node *n,
 			     const struct dv *a)
 {
 	unsigned max = stack_max(x->p, n, a);
-	struct sbuf sb = {0};
+	struct sbuf sb = { 0 };
 
 	stack_text(x->p, x->f, max,
 		   d_ar_alloc(&x->scratch, max * sizeof(uint64_t)), &sb);
@@ -303,7 +303,7 @@ struct dv d_stack_rec(const struct d_prog *p, const struct d_fire *f,
 	struct dv a[1] = { { .i = n->nargs ? n->args[0]->ival : 0 } };
 	unsigned max = stack_max(p, n, a);
 	uint64_t *pcs = calloc(max, sizeof(*pcs));
-	struct sbuf sb = {0};
+	struct sbuf sb = { 0 };
 	struct dv v;
 
 	if (!pcs)

@@ -464,6 +464,7 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);
 void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	      unsigned nargs);
 /* ... fault site agg of a compare reading seq_read()'s j-th string */
+void fault_set(struct em *e, unsigned site);
 void fault_at(struct em *e, unsigned j, unsigned agg);
 /* ... the first n bytes at base + at, a load each, handed to fn */
 void str_chunks_at(struct em *e, uint8_t base, int32_t at, unsigned n,

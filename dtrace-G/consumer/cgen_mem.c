@@ -174,11 +174,7 @@ void mld_fault(struct em *e, const struct ubpf_kop *o)
 	alu_i(e, BPF_AND, 1, (int32_t)(1u << j));
 	jok = jmp_i(e, BPF_JEQ, 1, 0);
 	alu_i(e, BPF_MOV, 3, 1);
-	alu_i(e, BPF_LSH, 3, (int32_t)(32 + 2 * (o->slot - 1)));
-	ldx(e, BPF_DW, 1, 10, S_FLAGS);
-	alu_r(e, BPF_OR, 1, 3);
-	stx(e, BPF_DW, 10, S_FLAGS, 1);
-	e->sfj = jmp_i(e, BPF_JA, 0, 0);
+	fault_set(e, o->slot);
 	fix(e, jok);
 }
 

@@ -585,11 +585,7 @@ void cgen_vt_fault(struct em *e, const struct ubpf_kop *o)
 	ld64(e, 2, UBPF_VTIME_LOST);
 	jok = jmp_r(e, BPF_JNE, 1, 2);
 	alu_i(e, BPF_MOV, 3, 3);
-	alu_i(e, BPF_LSH, 3, (int32_t)(32 + 2 * (o->slot - 1)));
-	ldx(e, BPF_DW, 1, 10, S_FLAGS);
-	alu_r(e, BPF_OR, 1, 3);
-	stx(e, BPF_DW, 10, S_FLAGS, 1);
-	e->sfj = jmp_i(e, BPF_JA, 0, 0);
+	fault_set(e, o->slot);
 	fix(e, jok);
 }
 

@@ -408,6 +408,23 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 }
 
 /*
+ * Fault site site (1 up) taken: its two bits, r3 (1: the address, 2:
+ * the next page, 3: an illegal operation; usdt_bpf.h's), into S_FLAGS
+ * at 32 + 2 * (site - 1), and a jump to the clause's end (e->sfj,
+ * which cgen_plan() points at the op's jump).  The one place a site's
+ * bits are set: fault_at()'s strings, cgen_mem.c's copies,
+ * cgen_rec.c's clock.  r1 taken.
+ */
+void fault_set(struct em *e, unsigned site)
+{
+	alu_i(e, BPF_LSH, 3, (int32_t)(32 + 2 * (site - 1)));
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_r(e, BPF_OR, 1, 3);
+	stx(e, BPF_DW, 10, S_FLAGS, 1);
+	e->sfj = jmp_i(e, BPF_JA, 0, 0);
+}
+
+/*
  * Fault site agg (1 up) of a comparison reading seq_read()'s j-th
  * string: where that read failed (S_SLEN(j) -1 or -2), its bits in
  * S_FLAGS (usdt_bpf.h's, two a site) and the clause's end (e->sfj).
@@ -420,11 +437,7 @@ void fault_at(struct em *e, unsigned j, unsigned agg)
 	ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j));
 	jok = jmp_i(e, BPF_JSGE, 3, 0);
 	alu_i(e, BPF_NEG, 3, 0); /* 1 or 2: usdt_bpf.h's bits */
-	alu_i(e, BPF_LSH, 3, (int32_t)(32 + 2 * (agg - 1)));
-	ldx(e, BPF_DW, 1, 10, S_FLAGS);
-	alu_r(e, BPF_OR, 1, 3);
-	stx(e, BPF_DW, 10, S_FLAGS, 1);
-	e->sfj = jmp_i(e, BPF_JA, 0, 0);
+	fault_set(e, agg);
 	fix(e, jok);
 }
 

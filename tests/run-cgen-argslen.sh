@@ -29,7 +29,7 @@
 # the hit.  On main at 4408b09 13 of 44 fail: the -v ones, and those
 # runs' output and faults (its user space read the strings longer than
 # the record carries after the process had gone: "invalid address");
-# with the per-probe test of kplan_emit.c's emit_stmt() taken out (an
+# with the per-probe test of kplan_stmt.c's emit_stmt() taken out (an
 # OSTR of sp:::i's long) 10 of 44 fail.
 # On main at 19e59dd the clauses ran from their records ("strlen() is
 # not computed in the kernel"): the -v checks fail there (9 of 27).

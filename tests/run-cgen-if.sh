@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-cgen-if.sh: if/else in the generated programs (doc/DESIGN.md §8,
-# "if/else in the generated programs": kplan_emit.c's emit_list(),
+# "if/else in the generated programs": kplan_stmt.c's emit_list(),
 # UBPF_K_JMP, kplan_vars.c's kp_flat_ok() and kp_if_why()), on a real
 # process (tests/data/cgenout/cgout.c, pid provider entry, hit(p, i)
 # for i = 0 to 199):

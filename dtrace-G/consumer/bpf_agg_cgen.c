@@ -158,7 +158,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * BTF read only when a clause reads ppid) */
 	ppid = ppid_wanted(c) && ppid_offs(po) == 0;
 	/* ... and so curpsinfo's effective ids, group and session (the
-	 * last two offsets of those packed in 16 bits: kplan_emit.c) */
+	 * last two offsets of those packed in 16 bits: kplan_expr.c) */
 	ecred = ecred_wanted(c) && ecred_offs(eo) == 0;
 	sess = sess_wanted(c) && sess_offs(sx) == 0 && sx[1] + 24 <= 0xffff &&
 	       sx[2] + sx[3] <= 0xffff;

@@ -179,6 +179,14 @@
  *     refuses them there).
  *  4. Epilogue: r0 = 0, exit.
  *
+ * emit() makes them in that order, one function each: emit_shape()
+ * first decides, from the maps, the site and the plan, what the
+ * stages share (struct cgprog: which parts the record has, its length,
+ * the clock, the horizon, the lease), then emit_prologue(),
+ * emit_plan(), emit_record() (its strings, copies and stack in cgbuf:
+ * emit_strs()) and emit_epilogue(), where the jumps the stages left
+ * land.
+ *
  * Kernel probes (syscall, profile-N, proc) take the same stages with
  * m->kp set: cgen_kprov.c says how, and has their stages' code
  * (kp_prologue(), kp_ident(), kp_tlsu(), kp_plan(), kp_kctx()).
@@ -740,7 +748,7 @@ static struct late late_of(const struct cgen_maps *m, const struct bpf_insn *v,
 			   size_t rec0, unsigned nargs)
 {
 	struct late lt = { 0, false };
-	/* seq_stack()'s room: the argument slots past nargs (emit()) */
+	/* seq_stack()'s room: the argument slots past nargs (emit_shape()) */
 	const int room[2] = { S_ARG(UBPF_MAXARGS - 1),
 			      nargs ? S_ARG(nargs - 1) : S_ARG(0) + 8 };
 	unsigned nfl = 0;
@@ -802,6 +810,641 @@ bool cgen_emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	return emit(m, s, pl, true, &lt, &rec0, out, n);
 }
 
+/*
+ * One program's making (emit()): what emit_shape() decides from the
+ * maps, the site and the plan before any instruction, and the jumps a
+ * stage leaves for a later one to land (each member's comment is where
+ * emit_shape() sets it, or the stage that sets it).
+ */
+struct cgprog {
+	const struct cgen_maps *m;
+	const struct ubpf_ev *s;
+	const struct ubpf_kplan *pl;
+	bool own;
+	const struct late *lt;
+	unsigned nargs, hdr;
+	bool cred, ppid, kanc, ecred, sess, psargs, vt, vtp;
+	int fds[12];
+	bool strs;
+	uint16_t kskip;
+	bool hz, tsp, hzfree, ts, fs, hzarm;
+	unsigned len, ob, obase;
+	bool lazy;
+	/* jumps to the end, no record: the run no longer active; the
+	 * plan's failing PREDs whose record gate would fail (e.xpj) */
+	size_t xj[5], xpj[sizeof(((struct em *)NULL)->xpj) / sizeof(size_t)];
+	unsigned nxj, nxpj;
+	/* the pretest's failing jump, and the argument it fetched */
+	size_t jpre;
+	unsigned apre;
+	/* the jumps to the end before S_OWN was zeroed (xj[0 .. nxj0)):
+	 * past the release */
+	unsigned nxj0;
+	/* the prologue's jump past everything for dtrace's own hits, the
+	 * plan's to the end where no record is written, the record's
+	 * where cgbuf could not be owned */
+	size_t jself, jdone, jbuf;
+};
+
+/*
+ * What the program will be, before its first instruction: p's
+ * decisions (the maps m, the site s, the plan pl); false where it
+ * cannot be made (then *out stays NULL).
+ */
+static bool emit_shape(struct em *e, struct cgprog *p)
+{
+	const struct cgen_maps *m = p->m;
+	const struct ubpf_ev *s = p->s;
+	const struct ubpf_kplan *pl = p->pl;
+	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
+	int fds[12] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
+			m->tlss,     m->kaggs_v, m->kaggs_w, m->zero };
+
+	p->nargs = nargs;
+	/* the arguments follow the header (a kernel probe's: its kctx) */
+	p->hdr = (unsigned)sizeof(struct ubpf_rec) +
+		 (m->kp ? (unsigned)sizeof(struct ubpf_kctx) : 0);
+	/* a uprobe's uid and gid (a kernel probe's are in its kctx) and
+	 * its parent's pid, when the clauses read them */
+	p->cred = !m->kp && s->cred;
+	p->ppid = !m->kp && s->ppid && m->ppid1[0] && m->ppid1[1];
+	/* a kernel probe's progenyof() chain (its ppid is in its kctx) */
+	p->kanc = m->kp && m->anc && m->kp->parent1 && m->kp->tgid1;
+	/* ... and the effective ids, the session, when known */
+	p->ecred = !m->kp && s->ecred && m->ecred1[0] && m->ecred1[1] &&
+		   m->ecred1[2];
+	p->sess = !m->kp && s->sess && m->sess1[0] && m->sess1[1] &&
+		  m->sess1[2] && m->sess1[3];
+	/* ... and the argument area (cgen_rec.c; a kernel probe's too) */
+	p->psargs =
+		s->psargs && m->psargs1[0] && m->psargs1[1] && m->psargs1[2];
+	/* vtimestamp, right after the arguments (cgen_rec.c), as both
+	 * generic programs put it in every record of the run */
+	p->vt = m->vtimes >= 0;
+	/* ... read once before the plan where it reads it (VTIME), into
+	 * S_VT, which the record stores: one value a hit */
+	p->vtp = p->vt && pl && cgen_plan_has(pl, UBPF_K_VTIME, -1);
+	memcpy(p->fds, fds, sizeof(p->fds));
+	/* strings, a copyin() copy or the stack: built in cgbuf */
+	p->strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
+		  p->ppid || p->kanc || p->ecred || p->sess ||
+		  p->psargs; /* present when read */
+	/* the strings no clause left to user space reads (pl->ustr): a
+	 * record the plan ran for (UBPF_RF_KAGG: user space runs only
+	 * those clauses) leaves their copies out, and its strmask says so;
+	 * a hit not armed copies them all, its record running every clause */
+	p->kskip = pl && !m->kp && m->armed >= 0 && m->arm1 >= 0
+			   ? (uint16_t)(s->strmask & ~pl->ustr)
+			   : 0;
+	/* the horizon (kplan_exit.c's "Why exit()"): the plan runs only for a
+	 * hit stamped before it */
+	p->hz = pl && m->hzn >= 0 && (m->kp || (m->armed >= 0 && m->arm1 >= 0));
+	/* one timestamp a firing, the plan's, the horizon's and the
+	 * record's */
+	p->tsp = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
+	/* faults at the hit: the record's last 8 bytes, its sites' bits
+	 * (kept in S_FLAGS's upper half while the plan runs) */
+	p->fs = pl && (m->kp || (m->armed >= 0 && m->arm1 >= 0)) &&
+		cgen_fsites(e, pl);
+	/* the horizon's lease (kplan_exit.c's "The lease"): a plan (a uprobe's
+	 * or a kernel probe's) that writes no record and reads no time
+	 * reads the clock only when the horizon is not UINT64_MAX,
+	 * dtrace's lease; the record, past it or unarmed, reads its own */
+	p->hzfree = p->hz && !p->tsp && !pl->record && !p->fs;
+	if (m->hzfree)
+		*m->hzfree = p->hzfree;
+	/* ... and where the lease is in the arm words too (bpf_agg_cgen.c's
+	 * hz_marks(): no exit() decided at a hit), a uprobe's hit whose
+	 * arm word is its pid unmarked tests neither the horizon nor the
+	 * activity: they move to the hash's path (hz_slow()) */
+	p->hzarm = p->hzfree && m->hzarm && !m->kp && m->armed >= 0 &&
+		   m->arm1 >= 0 && (!m->xpl || !m->xpl->nops);
+	p->ts = (p->hz && !p->hzfree) || p->tsp;
+	p->len = p->hdr + 8 * nargs + (p->vt ? 8 : 0) + (p->cred ? 8 : 0) +
+		 (p->fs && !p->strs ? 8 : 0);
+	/* printf()'s values (cgen_out.c): the out area, after the uid and
+	 * gid (a kernel probe's: after its arguments and vtimestamp, its
+	 * ids being in its kctx), in a record built in cgbuf */
+	p->ob = pl ? cgen_out_bytes(pl) : 0;
+	p->obase = p->hdr + 8 * nargs + (p->vt ? 8 : 0) + (p->cred ? 8 : 0);
+	/* pid_tgid read only for the record: a site link's program (its
+	 * process's hits alone come) whose plan reads no pid, tid or
+	 * self-> variable */
+	p->lazy = m->ev1 && m->lpid && !m->kp && !(pl && plan_tid(pl)) &&
+		  !(m->xpl && plan_tid(m->xpl));
+	p->jpre = SIZE_MAX;
+	p->apre = UBPF_MAXARGS;
+	/* the argument slots past nargs: seq_stack()'s (a kernel probe's
+	 * too: its provider's prologue's scratch is used before the plan,
+	 * and nothing reads a slot past nargs after it) */
+	e->soff = (int16_t)S_ARG(UBPF_MAXARGS - 1);
+	e->sroom = (uint16_t)(8 * (UBPF_MAXARGS - nargs));
+	if (p->ob) { /* the fault bits, if any, at the end (strs) */
+		p->strs = true;
+		p->len = p->obase + p->ob;
+		e->bad |= p->len + cgen_out_room(s, m->anc) >
+			  UBPF_SCRATCH / 2 - 1;
+	}
+	return !((s->ustk && (!m->ustk_room || p->fs)) ||
+		 (p->strs && m->buf < 0) || e->bad);
+}
+
+/* 1. the prologue: the stages before the plan; true where the kernel
+ * probe's plan ran every clause (kp_plan()): no plan here, no record */
+static bool emit_prologue(struct em *e, struct cgprog *p)
+{
+	const struct cgen_maps *m = p->m;
+	const struct ubpf_ev *s = p->s;
+	const struct ubpf_kplan *pl = p->pl;
+
+	alu_r(e, BPF_MOV, 6, 1);
+	if (!p->lazy) {
+		call(e, BPF_FUNC_get_current_pid_tgid);
+		alu_r(e, BPF_MOV, 7, 0);
+	}
+	if (m->kp && m->kp->idmap >= 0) { /* the probes': their idmap's */
+		kp_ident(e, m->kp);
+	} else if (!m->ev1) {
+		alu_r(e, BPF_MOV, 1, 6);
+		call(e, BPF_FUNC_get_attach_cookie);
+		alu_r(e, BPF_MOV, 8, 0);
+		alu_i(e, BPF_AND, 8, (int32_t)0x7fffffff); /* ev: u32 */
+	}
+	if (!p->lazy) { /* a link's hits are its process's: never dtrace's */
+		alu_r(e, BPF_MOV, 1, 7);
+		alu_i(e, BPF_RSH, 1, 32);
+		p->jself = jmp_i(e, BPF_JEQ, 1, (int32_t)m->self);
+	}
+	if (m->act >= 0 && !p->hzarm) /* ended: nothing, not even the clock */
+		act_load(e, m, p->xj, &p->nxj);
+	if (!p->fs && pre_pred(m, pl, p->nargs)) { /* before any other work */
+		p->jpre = pre_emit(e, m, s, pl, p->lazy);
+		p->apre = pl->ops[0].n;
+	}
+	/* the program is this event's (probe's) alone: its index, after
+	 * the pretest (a hit that fails it needs none); a uprobe's, an
+	 * immediate where the arm hash's key and the record take it (the
+	 * plan reads no r8), so a hit that writes no record sets none */
+	if (m->kp && m->kp->idmap < 0 && m->ev1)
+		alu_i(e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
+	if (p->ts) {
+		call(e, BPF_FUNC_ktime_get_ns);
+		stx(e, BPF_DW, 10, S_TS, 0);
+	}
+	if (m->kp) /* a kernel probe: its provider's code reads them */
+		kp_prologue(e, m->kp);
+	else
+		for (unsigned i = 0; i < p->nargs; i++)
+			if (i != p->apre && !(p->lt->args & (1u << i)))
+				arg_fetch(e, i, &s->a[i]); /* late: the
+							    * record's */
+	/* cgbuf's owner word: none held from here, until a path needs
+	 * cgbuf (own_need()); S_OWN's 0 from a register, which Linux 6.1's
+	 * verifier knows for one (the jumps before end with nothing taken,
+	 * as do the provider's prologue's exits) */
+	p->nxj0 = p->nxj;
+	if (p->own) {
+		e->ownoff = (int16_t)UBPF_CGOWN(m->ustk_room);
+		alu_i(e, BPF_MOV, 1, 0);
+		stx(e, BPF_DW, 10, S_OWN, 1);
+	}
+	if (!p->lt->flags) /* else the record's (late_of()) */
+		st(e, BPF_DW, 10, S_FLAGS, 0);
+	if (p->ob) { /* no area yet: a register's 0, which Linux 6.1's
+		      * verifier knows for one (not an immediate's) */
+		alu_i(e, BPF_MOV, 1, 0);
+		stx(e, BPF_DW, 10, S_OBUF, 1);
+	}
+	if (m->act >= 0)
+		act_test(e, m, p->nargs, p->fds, p->strs, p->xj, &p->nxj);
+	/* the plan's vtimestamp (cgen_rec.c): after the exit tests (a hit
+	 * they end reads no clock), before the lease and the plan; r9 is
+	 * free, the scratch (S_STK, S_KEY8) written before it is read */
+	if (p->vtp)
+		cgen_vtime(e, m, 10, S_VT, 9);
+	if (p->ob) /* its clauses start it (cgen_out.c), not the exit tests */
+		cgen_out_setup(e, m->buf, p->obase, p->ob, pl);
+	/* the lease: no clock while it holds (hzarm: past the arm word) */
+	if (p->hz && p->hzfree && !p->hzarm) {
+		hz_lease(e, m);
+	} else if (p->hz && !p->hzfree) {
+		/* at or past it: the unflagged record */
+		ldmapv(e, 1, m->hzn, 0); /* cghzn's one u64 */
+		ldx(e, BPF_DW, 1, 1, 0);
+		ldx(e, BPF_DW, 2, 10, S_TS);
+		e->hzj[e->nhzj++] = jmp_r(e, BPF_JGE, 2, 1);
+	}
+	if (m->kp && pl && (pl->tls & 1) && m->tlsu >= 0 && m->tlsufull >= 0 &&
+	    m->tlsuw >= 0)
+		kp_tlsu(e, m); /* a process user space keeps self-> for */
+	return m->kp && pl && kp_plan(e, m, pl, p->nargs);
+}
+
+/* 2. the plan, for an armed process */
+static void emit_plan(struct em *e, struct cgprog *p)
+{
+	const struct cgen_maps *m = p->m;
+	const struct ubpf_kplan *pl = p->pl;
+	size_t j1, j2, jarm;
+
+	/* the event's first armed process: its u32 in cgarm1's one
+	 * value (by event: bpf_agg_cgen.c), loaded directly, at a
+	 * constant offset where the program is the event's alone;
+	 * any other: the hash */
+	j1 = SIZE_MAX;
+	j2 = SIZE_MAX;
+	if (!m->ev1) {
+		j1 = jmp_i(e, BPF_JGE, 8, UBPF_MAXEV);
+		ldmapv(e, 1, m->arm1, 0);
+		alu_r(e, BPF_MOV, 2, 8);
+		alu_i(e, BPF_LSH, 2, 2);
+		alu_r(e, BPF_ADD, 1, 2);
+	} else if (m->ev1 - 1 < UBPF_MAXEV) {
+		ldmapv(e, 1, m->arm1, (int32_t)(4 * (m->ev1 - 1)));
+	}
+	if (!m->ev1 || m->ev1 - 1 < UBPF_MAXEV) {
+		ldx(e, BPF_W, 1, 1, 0);
+		if (p->lazy) { /* the link's process: its hits alone */
+			j2 = jmp_i(e, BPF_JEQ, 1, (int32_t)m->lpid);
+		} else {
+			alu_r(e, BPF_MOV, 2, 7);
+			alu_i(e, BPF_RSH, 2, 32);
+			j2 = jmp_r(e, BPF_JEQ, 1, 2);
+		}
+	}
+	if (j1 != SIZE_MAX)
+		fix(e, j1);
+	if (p->hzarm) { /* no lease in the arm word: the activity, then
+			 * the horizon, as before it (hz_lease()) */
+		if (m->act >= 0)
+			act_load(e, m, p->xj, &p->nxj);
+		hz_lease(e, m);
+	}
+	if (m->ev1 && !m->kp) /* r8 is set at the record */
+		st(e, BPF_W, 10, S_KEY8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
+	else
+		stx(e, BPF_W, 10, S_KEY8, 8);
+	if (p->lazy) {
+		st(e, BPF_W, 10, S_KEY8 + 4, (int32_t)m->lpid);
+	} else {
+		alu_r(e, BPF_MOV, 1, 7);
+		alu_i(e, BPF_RSH, 1, 32);
+		stx(e, BPF_W, 10, S_KEY8 + 4, 1);
+	}
+	lookup_at(e, m->armed, S_KEY8);
+	jarm = jmp_i(e, BPF_JEQ, 0, 0);
+	if (j2 != SIZE_MAX)
+		fix(e, j2);
+	cgen_plan(e, pl, p->nargs, p->fds);
+	/* a PRED that fails with no REC or fault possible before
+	 * it: the gate below would fail, so the exit, at once */
+	if (pl->record != 1)
+		for (unsigned i = 0; i < e->nxpj; i++)
+			p->xpj[p->nxpj++] = e->xpj[i];
+	if (!pl->record && !p->fs) {
+		p->jdone = jmp_i(e, BPF_JA, 0, 0);
+	} else {
+		if (pl->record != 1) { /* a fault's, a REC's */
+			ldx(e, BPF_DW, 1, 10, S_FLAGS);
+			alu_i(e, BPF_RSH, 1, pl->record ? 16 : 32);
+			p->jdone = jmp_i(e, BPF_JEQ, 1, 0);
+		}
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(e, BPF_OR, 1, UBPF_RF_KAGG);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
+	}
+	if ((pl->tls & 1) && m->tlsu >= 0 && m->tlsufull >= 0 &&
+	    m->tlsuw >= 0) {
+		/* not armed where self-> is kept: the pid goes in
+		 * cgtlsu (an entry there stays), bpf_agg.c's
+		 * bpf_kagg_enable() keeps it unarmed there for good */
+		/* the armed path writes the record (not after a
+		 * jdone of JA: then it never falls through) */
+		bool falls = pl->record || p->fs;
+		size_t jover = falls ? jmp_i(e, BPF_JA, 0, 0) : 0, j3;
+		size_t jhad;
+
+		fix(e, jarm);
+		/* cgtlsuw's word first, at every such hit: a kernel
+		 * probe's hit of this thread after it reads 1 and
+		 * looks its pid up (kp_tlsu()) */
+		ldmapv(e, 1, m->tlsuw, 0);
+		st(e, BPF_W, 1, 0, 1);
+		alu_r(e, BPF_MOV, 1, 7);
+		alu_i(e, BPF_RSH, 1, 32);
+		stx(e, BPF_W, 10, S_KEY8, 1);
+		/* there already (every later hit): a lookup, not an
+		 * update, which locks the bucket to find it there */
+		lookup_at(e, m->tlsu, S_KEY8);
+		jhad = jmp_i(e, BPF_JNE, 0, 0);
+		ldmap(e, 1, m->tlsu);
+		alu_r(e, BPF_MOV, 2, 10);
+		alu_i(e, BPF_ADD, 2, S_KEY8);
+		alu_r(e, BPF_MOV, 3, 2);
+		alu_i(e, BPF_MOV, 4, BPF_NOEXIST);
+		call(e, BPF_FUNC_map_update_elem);
+		/* no room: cgtlsufull says so, and no process is
+		 * armed there any more (an -EEXIST is no news) */
+		j1 = jmp_i(e, BPF_JEQ, 0, 0);
+		j2 = jmp_i(e, BPF_JEQ, 0, -EEXIST);
+		lookup0(e, m->tlsufull);
+		j3 = jmp_i(e, BPF_JEQ, 0, 0);
+		st(e, BPF_W, 0, 0, 1);
+		fix(e, j1);
+		fix(e, j2);
+		fix(e, j3);
+		fix(e, jhad);
+		if (falls)
+			fix(e, jover);
+	} else {
+		fix(e, jarm);
+	}
+	for (unsigned i = 0; i < e->nfj; i++) /* seq_read()'s faults */
+		fix(e, e->fj[i]);
+	for (unsigned i = 0; i < e->nhzj; i++) /* past the horizon */
+		fix(e, e->hzj[i]);
+}
+
+/*
+ * The strings, as usdt.bpf.c copies them: each a 2-byte length
+ * (the NUL counted; 0 for a fault) and its bytes, at an offset
+ * masked to the buffer's first half, which the verifier sees
+ * bounded; r8 (the event's index is written) is the offset.
+ */
+static void emit_strs(struct em *e, struct cgprog *p)
+{
+	const struct cgen_maps *m = p->m;
+	const struct ubpf_ev *s = p->s;
+
+	alu_i(e, BPF_MOV, 8, (int32_t)p->len);
+	if (p->ppid) /* ... and progenyof()'s chain */
+		anc_walk(e, m->ppid1, false, m->anc);
+	if (p->kanc) { /* a kernel probe's chain: its A[0] in the kctx */
+		const uint32_t ko[2] = { m->kp->parent1, m->kp->tgid1 };
+
+		anc_walk(e, ko, true, true);
+	}
+	if (p->ecred)
+		u_ecred(e, m->ecred1);
+	if (p->sess)
+		u_sess(e, m->sess1);
+	if (p->psargs)
+		cgen_psargs(e, m->psargs1);
+	for (unsigned i = 0; i < p->nargs; i++) {
+		size_t j, jk = SIZE_MAX;
+
+		if (!(s->strmask & (1u << i)))
+			continue;
+		if (p->kskip & (1u << i)) { /* not after the plan ran */
+			ldx(e, BPF_DW, 1, 10, S_FLAGS);
+			alu_i(e, BPF_AND, 1, UBPF_RF_KAGG);
+			jk = jmp_i(e, BPF_JNE, 1, 0);
+		}
+		alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		alu_i(e, BPF_ADD, 1, 2);
+		alu_i(e, BPF_MOV, 2, UBPF_STRMAX);
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(i));
+		call(e, BPF_FUNC_probe_read_user_str);
+		j = jmp_i(e, BPF_JSGE, 0, 0);
+		alu_i(e, BPF_MOV, 0, 0);
+		fix(e, j);
+		j = jmp_i(e, BPF_JLE, 0, UBPF_STRMAX);
+		alu_i(e, BPF_MOV, 0, UBPF_STRMAX);
+		fix(e, j);
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		stx(e, BPF_H, 1, 0, 0);
+		alu_i(e, BPF_ADD, 8, 2);
+		alu_r(e, BPF_ADD, 8, 0);
+		if (jk != SIZE_MAX)
+			fix(e, jk);
+	}
+	/*
+	 * copyin(argN, size) of the one argument ev_mem() picked:
+	 * a 2-byte length (0 for a fault: mem.c reads it later)
+	 * and bpf_probe_read_user()'s bytes, as usdt.bpf.c
+	 */
+	for (unsigned i = 0; i < p->nargs; i++) {
+		unsigned sz = s->memlen[i];
+		size_t j;
+
+		if (!(s->memmask & (1u << i)) || !sz)
+			continue;
+		if (sz > UBPF_MEMMAX) {
+			e->bad = true;
+			break;
+		}
+		alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+		alu_r(e, BPF_MOV, 1, 9);
+		alu_r(e, BPF_ADD, 1, 8);
+		alu_i(e, BPF_ADD, 1, 2);
+		alu_i(e, BPF_MOV, 2, (int32_t)sz);
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(i));
+		call(e, BPF_FUNC_probe_read_user);
+		alu_i(e, BPF_MOV, 1, (int32_t)sz);
+		j = jmp_i(e, BPF_JSGE, 0, 0);
+		alu_i(e, BPF_MOV, 1, 0);
+		fix(e, j);
+		alu_r(e, BPF_MOV, 2, 9);
+		alu_r(e, BPF_ADD, 2, 8);
+		stx(e, BPF_H, 2, 0, 1);
+		alu_i(e, BPF_ADD, 8, 2);
+		alu_r(e, BPF_ADD, 8, 1);
+	}
+	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
+	if (p->fs) { /* the fault bits, last (no stack: above) */
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(e, BPF_RSH, 1, 32);
+		alu_r(e, BPF_MOV, 2, 9);
+		alu_r(e, BPF_ADD, 2, 8);
+		stx(e, BPF_DW, 2, 0, 1);
+		alu_i(e, BPF_ADD, 8, 8);
+	}
+	stx(e, BPF_H, 9, 24, 8);
+	if (s->ustk && m->uwalk1 && !m->kp) /* the walk, else on to
+					     * the copy */
+		ustack_walk(e, m->uwalk1 - 1, s->ustk);
+	if (s->ustk && m->kp) { /* the thread's user registers */
+		size_t nj = 0, j[8];
+
+		kp_uregs(e, m->kp, &nj, j);
+		ustack_copy(e, s->ustk, true);
+		for (size_t i = 0; i < nj; i++) /* none: no stack */
+			fix(e, j[i]);
+	} else if (s->ustk) { /* r6 (the context) is the stack's
+			       * after it */
+		ustack_copy(e, s->ustk, false);
+	}
+}
+
+/* 3. the record, its strings, copies and stack in cgbuf by emit_strs() */
+static void emit_record(struct em *e, struct cgprog *p)
+{
+	const struct cgen_maps *m = p->m;
+	const struct ubpf_ev *s = p->s;
+	size_t jnull = 0, jdrop;
+
+	/* what no stage before read (late_of()): every path to the record
+	 * comes here, r6 still the context */
+	if (p->lt->flags)
+		st(e, BPF_DW, 10, S_FLAGS, 0);
+	if (!m->kp && m->ev1) /* its index (the prologue's note) */
+		alu_i(e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
+	for (unsigned i = 0; i < p->nargs; i++)
+		if (i != p->apre && (p->lt->args & (1u << i)))
+			arg_fetch(e, i, &s->a[i]);
+	if (p->lazy) { /* pid_tgid, which nothing before needed */
+		call(e, BPF_FUNC_get_current_pid_tgid);
+		alu_r(e, BPF_MOV, 7, 0);
+	}
+	if (s->comm) {
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, S_COMM);
+		alu_i(e, BPF_MOV, 2, 16);
+		call(e, BPF_FUNC_get_current_comm);
+	}
+	if (p->strs) { /* built in cgbuf, its length known at the end: its
+			* owner's (own_need()) */
+		size_t jn = own_need(e, m->buf);
+
+		p->jbuf = jn == SIZE_MAX ? 0 : jn;
+	} else {
+		ldmap(e, 1, m->rb);
+		alu_i(e, BPF_MOV, 2, (int32_t)p->len);
+		alu_i(e, BPF_MOV, 3, 0);
+		call(e, BPF_FUNC_ringbuf_reserve);
+		jnull = jmp_i(e, BPF_JEQ, 0, 0);
+	}
+	alu_r(e, BPF_MOV, 9, 0);
+	if (p->ob) /* the area no clause started: ran 0, whatever the path */
+		cgen_out_rec(e);
+	if (p->ts) {
+		ldx(e, BPF_DW, 0, 10, S_TS);
+	} else {
+		call(e, BPF_FUNC_ktime_get_ns);
+	}
+	stx(e, BPF_DW, 9, 0, 0);
+	alu_r(e, BPF_MOV, 1, 7);
+	alu_i(e, BPF_RSH, 1, 32);
+	stx(e, BPF_W, 9, 8, 1);
+	stx(e, BPF_W, 9, 12, 7);
+	call(e, BPF_FUNC_get_smp_processor_id);
+	stx(e, BPF_W, 9, 16, 0);
+	stx(e, BPF_W, 9, 20, 8);
+	st(e, BPF_H, 9, 24, (int32_t)p->len);
+	st(e, BPF_H, 9, 26, (int32_t)p->nargs);
+	st(e, BPF_H, 9, 28, s->strmask);
+	if (p->kskip) {
+		size_t j;
+
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(e, BPF_AND, 1, UBPF_RF_KAGG);
+		j = jmp_i(e, BPF_JEQ, 1, 0);
+		st(e, BPF_H, 9, 28, (int32_t)(s->strmask & ~p->kskip));
+		fix(e, j);
+	}
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	if (p->vt)
+		alu_i(e, BPF_OR, 1, UBPF_RF_VTIME);
+	if (p->cred)
+		alu_i(e, BPF_OR, 1, UBPF_RF_CRED);
+	if (p->fs)
+		alu_i(e, BPF_OR, 1, UBPF_RF_KFAULT);
+	if (p->ob)
+		alu_i(e, BPF_OR, 1, UBPF_RF_KOUT);
+	if (m->act >= 0)
+		alu_i(e, BPF_OR, 1, UBPF_RF_ACT);
+	stx(e, BPF_H, 9, 30, 1);
+	for (int i = 0; i < 16; i += 8) {
+		if (s->comm) {
+			ldx(e, BPF_DW, 1, 10, (int16_t)(S_COMM + i));
+			stx(e, BPF_DW, 9, (int16_t)(32 + i), 1);
+		} else {
+			st(e, BPF_DW, 9, (int16_t)(32 + i), 0);
+		}
+	}
+	if (m->kp)
+		kp_kctx(e, m->kp);
+	for (unsigned i = 0; i < p->nargs; i++) {
+		ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(i));
+		stx(e, BPF_DW, 9, (int16_t)(p->hdr + 8 * i), 1);
+	}
+	if (p->vtp) { /* the prologue's read (S_VT) */
+		ldx(e, BPF_DW, 1, 10, S_VT);
+		stx(e, BPF_DW, 9, (int16_t)(p->hdr + 8 * p->nargs), 1);
+	} else if (p->vt) {
+		cgen_vtime(e, m, 9, (int16_t)(p->hdr + 8 * p->nargs), 7);
+	}
+	if (p->cred)
+		u_cred(e, (int16_t)(p->hdr + 8 * p->nargs + (p->vt ? 8 : 0)));
+	if (p->fs && !p->strs) { /* the fault bits, last */
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(e, BPF_RSH, 1, 32);
+		stx(e, BPF_DW, 9, (int16_t)(p->len - 8), 1);
+	}
+	if (p->strs)
+		emit_strs(e, p);
+	/* wake the reader once per position of it at half full */
+	rb_wake_ask(e, m, p->strs);
+	if (p->strs) {
+		alu_r(e, BPF_MOV, 4, 2);
+		ldmap(e, 1, m->rb);
+		alu_r(e, BPF_MOV, 2, 9);
+		alu_r(e, BPF_MOV, 3, 8);
+		call(e, BPF_FUNC_ringbuf_output);
+		jnull = jmp_i(e, BPF_JSLT, 0, 0);
+	} else {
+		alu_r(e, BPF_MOV, 1, 9);
+		call(e, BPF_FUNC_ringbuf_submit);
+	}
+	rb_wake_done(e, m); /* the record is in */
+	jdrop = jmp_i(e, BPF_JA, 0, 0);
+	/* no room: drops, per CPU */
+	fix(e, jnull);
+	lookup0(e, m->drops);
+	jnull = jmp_i(e, BPF_JEQ, 0, 0);
+	alu_i(e, BPF_MOV, 1, 1); /* atomic: a program nested in this one
+				  * may count too */
+	put(e, BPF_STX | BPF_DW | BPF_ATOMIC, 0, 1, 0, BPF_ADD);
+	fix(e, jnull);
+	fix(e, jdrop);
+}
+
+/* 4. the epilogue, where every path ends */
+static void emit_epilogue(struct em *e, struct cgprog *p)
+{
+	const struct cgen_maps *m = p->m;
+
+	if (p->strs && p->jbuf)
+		fix(e, p->jbuf);
+	if (p->jdone)
+		fix(e, p->jdone);
+	for (unsigned i = p->nxj0; i < p->nxj; i++)
+		fix(e, p->xj[i]);
+	for (unsigned i = 0; i < p->nxpj; i++)
+		fix(e, p->xpj[i]);
+	own_give(e); /* every path that may hold cgbuf comes here */
+	if (p->jself)
+		fix(e, p->jself);
+	for (unsigned i = 0; i < p->nxj0; i++)
+		fix(e, p->xj[i]);
+	if (p->jpre != SIZE_MAX)
+		fix(e, p->jpre);
+	alu_i(e, BPF_MOV, 0, 0);
+	put(e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	if (e->nbj)
+		own_busy(e, m);
+}
+
+/*
+ * The program's stages, as the opening comment numbers them: the
+ * prologue; the plan, for an armed process; the record; the epilogue,
+ * where every path ends (a kernel probe whose plan ran every clause in
+ * the kernel goes from its prologue there).
+ */
 static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		 const struct ubpf_kplan *pl, bool own, const struct late *lt,
 		 size_t *rec0, struct bpf_insn **out, size_t *n)
@@ -813,567 +1456,19 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		.cpyoff = m->cpyroom ? (uint16_t)(UBPF_CGOWN(m->ustk_room) + 8)
 				     : 0,
 	};
-	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
-	/* the arguments follow the header (a kernel probe's: its kctx) */
-	unsigned hdr = (unsigned)sizeof(struct ubpf_rec) +
-		       (m->kp ? (unsigned)sizeof(struct ubpf_kctx) : 0);
-	/* a uprobe's uid and gid (a kernel probe's are in its kctx) and
-	 * its parent's pid, when the clauses read them */
-	bool cred = !m->kp && s->cred;
-	bool ppid = !m->kp && s->ppid && m->ppid1[0] && m->ppid1[1];
-	/* a kernel probe's progenyof() chain (its ppid is in its kctx) */
-	bool kanc = m->kp && m->anc && m->kp->parent1 && m->kp->tgid1;
-	/* ... and the effective ids, the session, when known */
-	bool ecred = !m->kp && s->ecred && m->ecred1[0] && m->ecred1[1] &&
-		     m->ecred1[2];
-	bool sess = !m->kp && s->sess && m->sess1[0] && m->sess1[1] &&
-		    m->sess1[2] && m->sess1[3];
-	/* ... and the argument area (cgen_rec.c; a kernel probe's too) */
-	bool psargs = s->psargs && m->psargs1[0] && m->psargs1[1] &&
-		      m->psargs1[2];
-	/* vtimestamp, right after the arguments (cgen_rec.c), as both
-	 * generic programs put it in every record of the run */
-	bool vt = m->vtimes >= 0;
-	/* ... read once before the plan where it reads it (VTIME), into
-	 * S_VT, which the record stores: one value a hit */
-	bool vtp = vt && pl && cgen_plan_has(pl, UBPF_K_VTIME, -1);
-	int fds[12] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
-			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
-			m->tlss,     m->kaggs_v, m->kaggs_w, m->zero };
-	size_t jself = 0, jarm, jdone = 0, jnull = 0, jdrop, jbuf = 0;
-	/* strings, a copyin() copy or the stack: built in cgbuf */
-	bool strs = s->strmask != 0 || s->memmask != 0 || s->ustk != 0 ||
-		    ppid || kanc || ecred || sess ||
-		    psargs; /* present when read */
-	/* the strings no clause left to user space reads (pl->ustr): a
-	 * record the plan ran for (UBPF_RF_KAGG: user space runs only
-	 * those clauses) leaves their copies out, and its strmask says so;
-	 * a hit not armed copies them all, its record running every clause */
-	uint16_t kskip = pl && !m->kp && m->armed >= 0 && m->arm1 >= 0
-				 ? (uint16_t)(s->strmask & ~pl->ustr)
-				 : 0;
-	/* the horizon (kplan_exit.c's "Why exit()"): the plan runs only for a
-	 * hit stamped before it */
-	bool hz =
-		pl && m->hzn >= 0 && (m->kp || (m->armed >= 0 && m->arm1 >= 0));
-	/* one timestamp a firing, the plan's, the horizon's and the
-	 * record's */
-	bool tsp = pl && cgen_plan_has(pl, UBPF_K_TIME, -1);
-	/* the horizon's lease (kplan_exit.c's "The lease"): a plan (a uprobe's
-	 * or a kernel probe's) that writes no record and reads no time
-	 * reads the clock only when the horizon is not UINT64_MAX,
-	 * dtrace's lease; the record, past it or unarmed, reads its own */
-	bool hzfree, ts;
-	/* faults at the hit: the record's last 8 bytes, its sites' bits
-	 * (kept in S_FLAGS's upper half while the plan runs) */
-	bool fs = pl && (m->kp || (m->armed >= 0 && m->arm1 >= 0)) &&
-		  cgen_fsites(&e, pl);
-	hzfree = hz && !tsp && !pl->record && !fs;
-	if (m->hzfree)
-		*m->hzfree = hzfree;
-	/* ... and where the lease is in the arm words too (bpf_agg_cgen.c's
-	 * hz_marks(): no exit() decided at a hit), a uprobe's hit whose
-	 * arm word is its pid unmarked tests neither the horizon nor the
-	 * activity: they move to the hash's path (hz_slow()) */
-	bool hzarm = hzfree && m->hzarm && !m->kp && m->armed >= 0 &&
-		     m->arm1 >= 0 && (!m->xpl || !m->xpl->nops);
-	ts = (hz && !hzfree) || tsp;
-	unsigned len = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0) +
-		       (fs && !strs ? 8 : 0);
-	/* printf()'s values (cgen_out.c): the out area, after the uid and
-	 * gid (a kernel probe's: after its arguments and vtimestamp, its
-	 * ids being in its kctx), in a record built in cgbuf */
-	unsigned ob = pl ? cgen_out_bytes(pl) : 0;
-	unsigned obase = hdr + 8 * nargs + (vt ? 8 : 0) + (cred ? 8 : 0);
-	/* pid_tgid read only for the record: a site link's program (its
-	 * process's hits alone come) whose plan reads no pid, tid or
-	 * self-> variable */
-	bool lazy = m->ev1 && m->lpid && !m->kp && !(pl && plan_tid(pl)) &&
-		    !(m->xpl && plan_tid(m->xpl));
-	/* jumps to the end, no record: the run no longer active; the
-	 * plan's failing PREDs whose record gate would fail (e.xpj) */
-	size_t xj[5], xpj[sizeof(e.xpj) / sizeof(e.xpj[0])];
-	unsigned nxj = 0, nxpj = 0;
-	/* the pretest's failing jump, and the argument it fetched */
-	size_t jpre = SIZE_MAX;
-	unsigned apre = UBPF_MAXARGS;
-	/* the jumps to the end before S_OWN was zeroed (xj[0 .. nxj0)):
-	 * past the release */
-	unsigned nxj0 = 0;
+	struct cgprog p = { .m = m, .s = s, .pl = pl, .own = own, .lt = lt };
 
 	*out = NULL;
 	*n = 0;
-	/* the argument slots past nargs: seq_stack()'s (a kernel probe's
-	 * too: its provider's prologue's scratch is used before the plan,
-	 * and nothing reads a slot past nargs after it) */
-	e.soff = (int16_t)S_ARG(UBPF_MAXARGS - 1);
-	e.sroom = (uint16_t)(8 * (UBPF_MAXARGS - nargs));
-	if (ob) { /* the fault bits, if any, at the end (strs) */
-		strs = true;
-		len = obase + ob;
-		e.bad |= len + cgen_out_room(s, m->anc) > UBPF_SCRATCH / 2 - 1;
-	}
-	if ((s->ustk && (!m->ustk_room || fs)) ||
-	    (strs && m->buf < 0) || e.bad)
+	if (!emit_shape(&e, &p))
 		return false;
-	/* 1. prologue */
-	alu_r(&e, BPF_MOV, 6, 1);
-	if (!lazy) {
-		call(&e, BPF_FUNC_get_current_pid_tgid);
-		alu_r(&e, BPF_MOV, 7, 0);
+	if (!emit_prologue(&e, &p)) {
+		if (pl && m->armed >= 0 && m->arm1 >= 0)
+			emit_plan(&e, &p);
+		*rec0 = e.n;
+		emit_record(&e, &p);
 	}
-	if (m->kp && m->kp->idmap >= 0) { /* the probes': their idmap's */
-		kp_ident(&e, m->kp);
-	} else if (!m->ev1) {
-		alu_r(&e, BPF_MOV, 1, 6);
-		call(&e, BPF_FUNC_get_attach_cookie);
-		alu_r(&e, BPF_MOV, 8, 0);
-		alu_i(&e, BPF_AND, 8, (int32_t)0x7fffffff); /* ev: u32 */
-	}
-	if (!lazy) { /* a link's hits are its process's: never dtrace's */
-		alu_r(&e, BPF_MOV, 1, 7);
-		alu_i(&e, BPF_RSH, 1, 32);
-		jself = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->self);
-	}
-	if (m->act >= 0 && !hzarm) /* ended: nothing, not even the clock */
-		act_load(&e, m, xj, &nxj);
-	if (!fs && pre_pred(m, pl, nargs)) { /* before any other work */
-		jpre = pre_emit(&e, m, s, pl, lazy);
-		apre = pl->ops[0].n;
-	}
-	/* the program is this event's (probe's) alone: its index, after
-	 * the pretest (a hit that fails it needs none); a uprobe's, an
-	 * immediate where the arm hash's key and the record take it (the
-	 * plan reads no r8), so a hit that writes no record sets none */
-	if (m->kp && m->kp->idmap < 0 && m->ev1)
-		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
-	if (ts) {
-		call(&e, BPF_FUNC_ktime_get_ns);
-		stx(&e, BPF_DW, 10, S_TS, 0);
-	}
-	if (m->kp) /* a kernel probe: its provider's code reads them */
-		kp_prologue(&e, m->kp);
-	else
-		for (unsigned i = 0; i < nargs; i++)
-			if (i != apre && !(lt->args & (1u << i)))
-				arg_fetch(&e, i, &s->a[i]); /* late: the
-							     * record's */
-	/* cgbuf's owner word: none held from here, until a path needs
-	 * cgbuf (own_need()); S_OWN's 0 from a register, which Linux 6.1's
-	 * verifier knows for one (the jumps before end with nothing taken,
-	 * as do the provider's prologue's exits) */
-	nxj0 = nxj;
-	if (own) {
-		e.ownoff = (int16_t)UBPF_CGOWN(m->ustk_room);
-		alu_i(&e, BPF_MOV, 1, 0);
-		stx(&e, BPF_DW, 10, S_OWN, 1);
-	}
-	if (!lt->flags) /* else the record's (late_of()) */
-		st(&e, BPF_DW, 10, S_FLAGS, 0);
-	if (ob) { /* no area yet: a register's 0, which Linux 6.1's
-		   * verifier knows for one (not an immediate's) */
-		alu_i(&e, BPF_MOV, 1, 0);
-		stx(&e, BPF_DW, 10, S_OBUF, 1);
-	}
-	if (m->act >= 0)
-		act_test(&e, m, nargs, fds, strs, xj, &nxj);
-	/* the plan's vtimestamp (cgen_rec.c): after the exit tests (a hit
-	 * they end reads no clock), before the lease and the plan; r9 is
-	 * free, the scratch (S_STK, S_KEY8) written before it is read */
-	if (vtp)
-		cgen_vtime(&e, m, 10, S_VT, 9);
-	if (ob) /* its clauses start it (cgen_out.c), not the exit tests */
-		cgen_out_setup(&e, m->buf, obase, ob, pl);
-	/* the lease: no clock while it holds (hzarm: past the arm word) */
-	if (hz && hzfree && !hzarm) {
-		hz_lease(&e, m);
-	} else if (hz && !hzfree) { /* at or past it: the unflagged record */
-		ldmapv(&e, 1, m->hzn, 0); /* cghzn's one u64 */
-		ldx(&e, BPF_DW, 1, 1, 0);
-		ldx(&e, BPF_DW, 2, 10, S_TS);
-		e.hzj[e.nhzj++] = jmp_r(&e, BPF_JGE, 2, 1);
-	}
-	if (m->kp && pl && (pl->tls & 1) && m->tlsu >= 0 && m->tlsufull >= 0 &&
-	    m->tlsuw >= 0)
-		kp_tlsu(&e, m); /* a process user space keeps self-> for */
-	if (m->kp && pl && kp_plan(&e, m, pl, nargs))
-		goto done; /* every clause ran in the kernel: no record */
-	/* 2. the plan, for an armed process */
-	if (pl && m->armed >= 0 && m->arm1 >= 0) {
-		size_t j1, j2;
-
-		/* the event's first armed process: its u32 in cgarm1's one
-		 * value (by event: bpf_agg_cgen.c), loaded directly, at a
-		 * constant offset where the program is the event's alone;
-		 * any other: the hash */
-		j1 = SIZE_MAX;
-		j2 = SIZE_MAX;
-		if (!m->ev1) {
-			j1 = jmp_i(&e, BPF_JGE, 8, UBPF_MAXEV);
-			ldmapv(&e, 1, m->arm1, 0);
-			alu_r(&e, BPF_MOV, 2, 8);
-			alu_i(&e, BPF_LSH, 2, 2);
-			alu_r(&e, BPF_ADD, 1, 2);
-		} else if (m->ev1 - 1 < UBPF_MAXEV) {
-			ldmapv(&e, 1, m->arm1, (int32_t)(4 * (m->ev1 - 1)));
-		}
-		if (!m->ev1 || m->ev1 - 1 < UBPF_MAXEV) {
-			ldx(&e, BPF_W, 1, 1, 0);
-			if (lazy) { /* the link's process: its hits alone */
-				j2 = jmp_i(&e, BPF_JEQ, 1, (int32_t)m->lpid);
-			} else {
-				alu_r(&e, BPF_MOV, 2, 7);
-				alu_i(&e, BPF_RSH, 2, 32);
-				j2 = jmp_r(&e, BPF_JEQ, 1, 2);
-			}
-		}
-		if (j1 != SIZE_MAX)
-			fix(&e, j1);
-		if (hzarm) { /* no lease in the arm word: the activity, then
-			      * the horizon, as before it (hz_lease()) */
-			if (m->act >= 0)
-				act_load(&e, m, xj, &nxj);
-			hz_lease(&e, m);
-		}
-		if (m->ev1 && !m->kp) /* r8 is set at the record */
-			st(&e, BPF_W, 10, S_KEY8,
-			   (int32_t)((m->ev1 - 1) & 0x7fffffff));
-		else
-			stx(&e, BPF_W, 10, S_KEY8, 8);
-		if (lazy) {
-			st(&e, BPF_W, 10, S_KEY8 + 4, (int32_t)m->lpid);
-		} else {
-			alu_r(&e, BPF_MOV, 1, 7);
-			alu_i(&e, BPF_RSH, 1, 32);
-			stx(&e, BPF_W, 10, S_KEY8 + 4, 1);
-		}
-		lookup_at(&e, m->armed, S_KEY8);
-		jarm = jmp_i(&e, BPF_JEQ, 0, 0);
-		if (j2 != SIZE_MAX)
-			fix(&e, j2);
-		cgen_plan(&e, pl, nargs, fds);
-		/* a PRED that fails with no REC or fault possible before
-		 * it: the gate below would fail, so the exit, at once */
-		if (pl->record != 1)
-			for (unsigned i = 0; i < e.nxpj; i++)
-				xpj[nxpj++] = e.xpj[i];
-		if (!pl->record && !fs) {
-			jdone = jmp_i(&e, BPF_JA, 0, 0);
-		} else {
-			if (pl->record != 1) { /* a fault's, a REC's */
-				ldx(&e, BPF_DW, 1, 10, S_FLAGS);
-				alu_i(&e, BPF_RSH, 1, pl->record ? 16 : 32);
-				jdone = jmp_i(&e, BPF_JEQ, 1, 0);
-			}
-			ldx(&e, BPF_DW, 1, 10, S_FLAGS);
-			alu_i(&e, BPF_OR, 1, UBPF_RF_KAGG);
-			stx(&e, BPF_DW, 10, S_FLAGS, 1);
-		}
-		if ((pl->tls & 1) && m->tlsu >= 0 && m->tlsufull >= 0 &&
-		    m->tlsuw >= 0) {
-			/* not armed where self-> is kept: the pid goes in
-			 * cgtlsu (an entry there stays), bpf_agg.c's
-			 * bpf_kagg_enable() keeps it unarmed there for good */
-			/* the armed path writes the record (not after a
-			 * jdone of JA: then it never falls through) */
-			bool falls = pl->record || fs;
-			size_t jover = falls ? jmp_i(&e, BPF_JA, 0, 0) : 0, j3;
-			size_t jhad;
-
-			fix(&e, jarm);
-			/* cgtlsuw's word first, at every such hit: a kernel
-			 * probe's hit of this thread after it reads 1 and
-			 * looks its pid up (kp_tlsu()) */
-			ldmapv(&e, 1, m->tlsuw, 0);
-			st(&e, BPF_W, 1, 0, 1);
-			alu_r(&e, BPF_MOV, 1, 7);
-			alu_i(&e, BPF_RSH, 1, 32);
-			stx(&e, BPF_W, 10, S_KEY8, 1);
-			/* there already (every later hit): a lookup, not an
-			 * update, which locks the bucket to find it there */
-			lookup_at(&e, m->tlsu, S_KEY8);
-			jhad = jmp_i(&e, BPF_JNE, 0, 0);
-			ldmap(&e, 1, m->tlsu);
-			alu_r(&e, BPF_MOV, 2, 10);
-			alu_i(&e, BPF_ADD, 2, S_KEY8);
-			alu_r(&e, BPF_MOV, 3, 2);
-			alu_i(&e, BPF_MOV, 4, BPF_NOEXIST);
-			call(&e, BPF_FUNC_map_update_elem);
-			/* no room: cgtlsufull says so, and no process is
-			 * armed there any more (an -EEXIST is no news) */
-			j1 = jmp_i(&e, BPF_JEQ, 0, 0);
-			j2 = jmp_i(&e, BPF_JEQ, 0, -EEXIST);
-			lookup0(&e, m->tlsufull);
-			j3 = jmp_i(&e, BPF_JEQ, 0, 0);
-			st(&e, BPF_W, 0, 0, 1);
-			fix(&e, j1);
-			fix(&e, j2);
-			fix(&e, j3);
-			fix(&e, jhad);
-			if (falls)
-				fix(&e, jover);
-		} else {
-			fix(&e, jarm);
-		}
-		for (unsigned i = 0; i < e.nfj; i++) /* seq_read()'s faults */
-			fix(&e, e.fj[i]);
-		for (unsigned i = 0; i < e.nhzj; i++) /* past the horizon */
-			fix(&e, e.hzj[i]);
-	}
-	/* 3. the record */
-	*rec0 = e.n;
-	/* what no stage before read (late_of()): every path to the record
-	 * comes here, r6 still the context */
-	if (lt->flags)
-		st(&e, BPF_DW, 10, S_FLAGS, 0);
-	if (!m->kp && m->ev1) /* its index (the prologue's note) */
-		alu_i(&e, BPF_MOV, 8, (int32_t)((m->ev1 - 1) & 0x7fffffff));
-	for (unsigned i = 0; i < nargs; i++)
-		if (i != apre && (lt->args & (1u << i)))
-			arg_fetch(&e, i, &s->a[i]);
-	if (lazy) { /* pid_tgid, which nothing before needed */
-		call(&e, BPF_FUNC_get_current_pid_tgid);
-		alu_r(&e, BPF_MOV, 7, 0);
-	}
-	if (s->comm) {
-		alu_r(&e, BPF_MOV, 1, 10);
-		alu_i(&e, BPF_ADD, 1, S_COMM);
-		alu_i(&e, BPF_MOV, 2, 16);
-		call(&e, BPF_FUNC_get_current_comm);
-	}
-	if (strs) { /* built in cgbuf, its length known at the end: its
-		     * owner's (own_need()) */
-		size_t jn = own_need(&e, m->buf);
-
-		jbuf = jn == SIZE_MAX ? 0 : jn;
-	} else {
-		ldmap(&e, 1, m->rb);
-		alu_i(&e, BPF_MOV, 2, (int32_t)len);
-		alu_i(&e, BPF_MOV, 3, 0);
-		call(&e, BPF_FUNC_ringbuf_reserve);
-		jnull = jmp_i(&e, BPF_JEQ, 0, 0);
-	}
-	alu_r(&e, BPF_MOV, 9, 0);
-	if (ob) /* the area no clause started: ran 0, whatever the path */
-		cgen_out_rec(&e);
-	if (ts) {
-		ldx(&e, BPF_DW, 0, 10, S_TS);
-	} else {
-		call(&e, BPF_FUNC_ktime_get_ns);
-	}
-	stx(&e, BPF_DW, 9, 0, 0);
-	alu_r(&e, BPF_MOV, 1, 7);
-	alu_i(&e, BPF_RSH, 1, 32);
-	stx(&e, BPF_W, 9, 8, 1);
-	stx(&e, BPF_W, 9, 12, 7);
-	call(&e, BPF_FUNC_get_smp_processor_id);
-	stx(&e, BPF_W, 9, 16, 0);
-	stx(&e, BPF_W, 9, 20, 8);
-	st(&e, BPF_H, 9, 24, (int32_t)len);
-	st(&e, BPF_H, 9, 26, (int32_t)nargs);
-	st(&e, BPF_H, 9, 28, s->strmask);
-	if (kskip) {
-		size_t j;
-
-		ldx(&e, BPF_DW, 1, 10, S_FLAGS);
-		alu_i(&e, BPF_AND, 1, UBPF_RF_KAGG);
-		j = jmp_i(&e, BPF_JEQ, 1, 0);
-		st(&e, BPF_H, 9, 28, (int32_t)(s->strmask & ~kskip));
-		fix(&e, j);
-	}
-	ldx(&e, BPF_DW, 1, 10, S_FLAGS);
-	if (vt)
-		alu_i(&e, BPF_OR, 1, UBPF_RF_VTIME);
-	if (cred)
-		alu_i(&e, BPF_OR, 1, UBPF_RF_CRED);
-	if (fs)
-		alu_i(&e, BPF_OR, 1, UBPF_RF_KFAULT);
-	if (ob)
-		alu_i(&e, BPF_OR, 1, UBPF_RF_KOUT);
-	if (m->act >= 0)
-		alu_i(&e, BPF_OR, 1, UBPF_RF_ACT);
-	stx(&e, BPF_H, 9, 30, 1);
-	for (int i = 0; i < 16; i += 8) {
-		if (s->comm) {
-			ldx(&e, BPF_DW, 1, 10, (int16_t)(S_COMM + i));
-			stx(&e, BPF_DW, 9, (int16_t)(32 + i), 1);
-		} else {
-			st(&e, BPF_DW, 9, (int16_t)(32 + i), 0);
-		}
-	}
-	if (m->kp)
-		kp_kctx(&e, m->kp);
-	for (unsigned i = 0; i < nargs; i++) {
-		ldx(&e, BPF_DW, 1, 10, (int16_t)S_ARG(i));
-		stx(&e, BPF_DW, 9, (int16_t)(hdr + 8 * i), 1);
-	}
-	if (vtp) { /* the prologue's read (S_VT) */
-		ldx(&e, BPF_DW, 1, 10, S_VT);
-		stx(&e, BPF_DW, 9, (int16_t)(hdr + 8 * nargs), 1);
-	} else if (vt) {
-		cgen_vtime(&e, m, 9, (int16_t)(hdr + 8 * nargs), 7);
-	}
-	if (cred)
-		u_cred(&e, (int16_t)(hdr + 8 * nargs + (vt ? 8 : 0)));
-	if (fs && !strs) { /* the fault bits, last */
-		ldx(&e, BPF_DW, 1, 10, S_FLAGS);
-		alu_i(&e, BPF_RSH, 1, 32);
-		stx(&e, BPF_DW, 9, (int16_t)(len - 8), 1);
-	}
-	/*
-	 * The strings, as usdt.bpf.c copies them: each a 2-byte length
-	 * (the NUL counted; 0 for a fault) and its bytes, at an offset
-	 * masked to the buffer's first half, which the verifier sees
-	 * bounded; r8 (the event's index is written) is the offset.
-	 */
-	if (strs) {
-		alu_i(&e, BPF_MOV, 8, (int32_t)len);
-		if (ppid) /* ... and progenyof()'s chain */
-			anc_walk(&e, m->ppid1, false, m->anc);
-		if (kanc) { /* a kernel probe's chain: its A[0] in the kctx */
-			const uint32_t ko[2] = { m->kp->parent1, m->kp->tgid1 };
-
-			anc_walk(&e, ko, true, true);
-		}
-		if (ecred)
-			u_ecred(&e, m->ecred1);
-		if (sess)
-			u_sess(&e, m->sess1);
-		if (psargs)
-			cgen_psargs(&e, m->psargs1);
-		for (unsigned i = 0; i < nargs; i++) {
-			size_t j, jk = SIZE_MAX;
-
-			if (!(s->strmask & (1u << i)))
-				continue;
-			if (kskip & (1u << i)) { /* not after the plan ran */
-				ldx(&e, BPF_DW, 1, 10, S_FLAGS);
-				alu_i(&e, BPF_AND, 1, UBPF_RF_KAGG);
-				jk = jmp_i(&e, BPF_JNE, 1, 0);
-			}
-			alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
-			alu_r(&e, BPF_MOV, 1, 9);
-			alu_r(&e, BPF_ADD, 1, 8);
-			alu_i(&e, BPF_ADD, 1, 2);
-			alu_i(&e, BPF_MOV, 2, UBPF_STRMAX);
-			ldx(&e, BPF_DW, 3, 10, (int16_t)S_ARG(i));
-			call(&e, BPF_FUNC_probe_read_user_str);
-			j = jmp_i(&e, BPF_JSGE, 0, 0);
-			alu_i(&e, BPF_MOV, 0, 0);
-			fix(&e, j);
-			j = jmp_i(&e, BPF_JLE, 0, UBPF_STRMAX);
-			alu_i(&e, BPF_MOV, 0, UBPF_STRMAX);
-			fix(&e, j);
-			alu_r(&e, BPF_MOV, 1, 9);
-			alu_r(&e, BPF_ADD, 1, 8);
-			stx(&e, BPF_H, 1, 0, 0);
-			alu_i(&e, BPF_ADD, 8, 2);
-			alu_r(&e, BPF_ADD, 8, 0);
-			if (jk != SIZE_MAX)
-				fix(&e, jk);
-		}
-		/*
-		 * copyin(argN, size) of the one argument ev_mem() picked:
-		 * a 2-byte length (0 for a fault: mem.c reads it later)
-		 * and bpf_probe_read_user()'s bytes, as usdt.bpf.c
-		 */
-		for (unsigned i = 0; i < nargs; i++) {
-			unsigned sz = s->memlen[i];
-			size_t j;
-
-			if (!(s->memmask & (1u << i)) || !sz)
-				continue;
-			if (sz > UBPF_MEMMAX) {
-				e.bad = true;
-				break;
-			}
-			alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
-			alu_r(&e, BPF_MOV, 1, 9);
-			alu_r(&e, BPF_ADD, 1, 8);
-			alu_i(&e, BPF_ADD, 1, 2);
-			alu_i(&e, BPF_MOV, 2, (int32_t)sz);
-			ldx(&e, BPF_DW, 3, 10, (int16_t)S_ARG(i));
-			call(&e, BPF_FUNC_probe_read_user);
-			alu_i(&e, BPF_MOV, 1, (int32_t)sz);
-			j = jmp_i(&e, BPF_JSGE, 0, 0);
-			alu_i(&e, BPF_MOV, 1, 0);
-			fix(&e, j);
-			alu_r(&e, BPF_MOV, 2, 9);
-			alu_r(&e, BPF_ADD, 2, 8);
-			stx(&e, BPF_H, 2, 0, 1);
-			alu_i(&e, BPF_ADD, 8, 2);
-			alu_r(&e, BPF_ADD, 8, 1);
-		}
-		alu_i(&e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
-		if (fs) { /* the fault bits, last (no stack: above) */
-			ldx(&e, BPF_DW, 1, 10, S_FLAGS);
-			alu_i(&e, BPF_RSH, 1, 32);
-			alu_r(&e, BPF_MOV, 2, 9);
-			alu_r(&e, BPF_ADD, 2, 8);
-			stx(&e, BPF_DW, 2, 0, 1);
-			alu_i(&e, BPF_ADD, 8, 8);
-		}
-		stx(&e, BPF_H, 9, 24, 8);
-		if (s->ustk && m->uwalk1 && !m->kp) /* the walk, else on to
-						      * the copy */
-			ustack_walk(&e, m->uwalk1 - 1, s->ustk);
-		if (s->ustk && m->kp) { /* the thread's user registers */
-			size_t nj = 0, j[8];
-
-			kp_uregs(&e, m->kp, &nj, j);
-			ustack_copy(&e, s->ustk, true);
-			for (size_t i = 0; i < nj; i++) /* none: no stack */
-				fix(&e, j[i]);
-		} else if (s->ustk) { /* r6 (the context) is the stack's
-				       * after it */
-			ustack_copy(&e, s->ustk, false);
-		}
-	}
-	/* wake the reader once per position of it at half full */
-	rb_wake_ask(&e, m, strs);
-	if (strs) {
-		alu_r(&e, BPF_MOV, 4, 2);
-		ldmap(&e, 1, m->rb);
-		alu_r(&e, BPF_MOV, 2, 9);
-		alu_r(&e, BPF_MOV, 3, 8);
-		call(&e, BPF_FUNC_ringbuf_output);
-		jnull = jmp_i(&e, BPF_JSLT, 0, 0);
-	} else {
-		alu_r(&e, BPF_MOV, 1, 9);
-		call(&e, BPF_FUNC_ringbuf_submit);
-	}
-	rb_wake_done(&e, m); /* the record is in */
-	jdrop = jmp_i(&e, BPF_JA, 0, 0);
-	/* no room: drops, per CPU */
-	fix(&e, jnull);
-	lookup0(&e, m->drops);
-	jnull = jmp_i(&e, BPF_JEQ, 0, 0);
-	alu_i(&e, BPF_MOV, 1, 1); /* atomic: a program nested in this one
-				   * may count too */
-	put(&e, BPF_STX | BPF_DW | BPF_ATOMIC, 0, 1, 0, BPF_ADD);
-	/* 4. epilogue */
-	fix(&e, jnull);
-	fix(&e, jdrop);
-done:
-	if (strs && jbuf)
-		fix(&e, jbuf);
-	if (jdone)
-		fix(&e, jdone);
-	for (unsigned i = nxj0; i < nxj; i++)
-		fix(&e, xj[i]);
-	for (unsigned i = 0; i < nxpj; i++)
-		fix(&e, xpj[i]);
-	own_give(&e); /* every path that may hold cgbuf comes here */
-	if (jself)
-		fix(&e, jself);
-	for (unsigned i = 0; i < nxj0; i++)
-		fix(&e, xj[i]);
-	if (jpre != SIZE_MAX)
-		fix(&e, jpre);
-	alu_i(&e, BPF_MOV, 0, 0);
-	put(&e, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	if (e.nbj)
-		own_busy(&e, m);
+	emit_epilogue(&e, &p);
 	free(e.bj);
 	if (e.bad) {
 		free(e.v);

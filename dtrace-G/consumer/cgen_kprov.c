@@ -352,7 +352,8 @@ int kp_cg_arm(struct consumer *c, struct kprov *kp)
 }
 
 /* ------------------------------------------------------------------ */
-/* The stages' code for kernel probes (cgen.c's emit() calls it) */
+/* The stages' code for kernel probes (cgen.c's emit_prologue(),
+ * emit_record() and emit_strs() call it) */
 
 int16_t cgen_arg_slot(unsigned i)
 {

@@ -23,7 +23,7 @@
  *     instruction with it as the immediate; r9 keeps an
  *     aggregated value across helper calls.  PRED is a forward jump to
  *     the end of its clause (an if's: to its else, JMP a BPF_JA past
- *     the else from its body's end, kplan_emit.c's emit_list(); each
+ *     the else from its body's end, kplan_stmt.c's emit_list(); each
  *     lands with the stack empty, and where a jump lands every cache
  *     resets): a comparison's PRED is that jump alone (the
  *     comparison's opposite, against an immediate where one fits), and
@@ -1064,7 +1064,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			}
 			pj[np] = jmp_i(e, BPF_JA, 0, 0);
 			pd[np] = o->jump;
-			pdep[np++] = sp; /* 0: kplan_emit.c's emit_list() */
+			pdep[np++] = sp; /* 0: kplan_stmt.c's emit_list() */
 			continue;
 		case UBPF_K_KEY:
 			e->kw |= 1u << (o->n & (UBPF_KMAXKEYS - 1));

@@ -5,14 +5,14 @@
  * program's aggregations (kplan.h).  Its parts: which variables the
  * kernel keeps are kplan_vars.c's (the string variables kplan_svar.c's,
  * the clauses user space runs that read the kernel's self-> integers
- * kplan_vin.c's), the instructions it runs for one
- * probe kplan_emit.c's, the printf() and trace() values it computes
- * kplan_out.c's, why a clause is not the kernel's (-v) kplan_why.c's,
- * the strings a plan compares, measures, stores and keys by
- * kplan_str.c's, what exit() and tick-N's printa(), clear() and trunc()
- * cut (the horizon, the lease, the flood, exit() at a traced probe)
- * kplan_exit.c's, speculating clauses kplan_spec.c's, and the merge
- * of the kernel's entries into the program's aggregations
+ * kplan_vin.c's), the instructions it runs for one probe kplan_emit.c's
+ * (with kplan_stmt.c's and kplan_expr.c's), the printf() and trace()
+ * values it computes kplan_out.c's, why a clause is not the kernel's
+ * (-v) kplan_why.c's, the strings a plan compares, measures, stores and
+ * keys by kplan_str.c's, what exit() and tick-N's printa(), clear() and
+ * trunc() cut (the horizon, the lease, the flood, exit() at a traced
+ * probe) kplan_exit.c's, speculating clauses kplan_spec.c's, and the
+ * merge of the kernel's entries into the program's aggregations
  * kplan_merge.c's, which clauses run at a probe that types args[N]
  * otherwise kplan_here.c's, the members read through copyin()'s
  * pointers kplan_mem.c's (kplan_impl.h is what they share).  This file
@@ -101,7 +101,7 @@
  * sets at a system call's return alone, from arg0, the value the
  * kernel returned: -arg0 where it is -4095..-1, else 0; the plan
  * computes the same from ARG 0, which reads what the record carries,
- * where the probe says so, d_probe's errret, kplan_emit.c's kp_errno(),
+ * where the probe says so, d_probe's errret, kplan_expr.c's kp_errno(),
  * and is the constant 0 at every other probe),
  * walltimestamp (the hit's timestamp plus the offset records.c's
  * hit_prep() adds, an immediate: d_kplan_wall()), and self-> and this->
@@ -566,7 +566,7 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 /*
  * Keys of one execname and one copyinstr(argN) (or a this-> string
  * that is it, KV_SARG, or stringof(args[N]), the clause user space's
- * at a probe where args[N] is no string: kplan_emit.c; with bare,
+ * at a probe where args[N] is no string: kplan_stmt.c; with bare,
  * args[N] itself, the statement's layout at a probe where it is a
  * string: bare_alts()), or of two
  * copyinstr() (argN and argM, N and M maybe the same), the others
@@ -602,7 +602,7 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 	if (!k->vars || !kp_strsize_fixed(k))
 		return false;
 	for (unsigned i = 0; i < st->nkeys; i++) {
-		/* stringof(args[N]) too (kplan_emit.c leaves the clause
+		/* stringof(args[N]) too (kplan_stmt.c leaves the clause
 		 * to user space at a probe where args[N] is no string, as
 		 * for a lone one); args[N] bare only with bare, an integer
 		 * key at a probe declaring an integer (kargs) in the
@@ -650,7 +650,7 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
  * args[N] bare beside another string key (D_KPLAN_VARS).  A string key
  * that is args[N] at a probe declaring argument N a string, an integer
  * at one declaring an integer: a lone one is kaggs_s's key at the
- * first and kaggs' at the second (kplan_emit.c's skey_int()), but a
+ * first and kaggs' at the second (kplan_expr.c's skey_int()), but a
  * statement's layout beside another string key (str_pair_keys(): SKEY2
  * or CWKEY, in one kaggs_s key) is fixed before the probes are known,
  * and its bare args[N] can be no integer there.  So str_pair_keys()
@@ -659,7 +659,7 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
  * other string key alone: CKEY, SKEY), as a statement of its own
  * appended to k->st (kstmt's alt) with its own number: at a probe
  * where each bare args[N] of the pair is a string the plan runs the
- * first, elsewhere the second (kp_stmt_at(); kplan_emit.c), and the
+ * first, elsewhere the second (kp_stmt_at(); kplan_stmt.c), and the
  * merge reads each entry by its statement's layout into the one
  * aggregation.  A probe where neither fits (args[N] undeclared) runs
  * the clause in user space, as for a lone one.
@@ -801,7 +801,7 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 			ks->skey = (int)i;
 			ks->sarg = (uint8_t)sa;
 			/* args[N] bare: an integer at a probe declaring one
-			 * (kplan_emit.c's skey_int(), kaggs' key) */
+			 * (kplan_expr.c's skey_int(), kaggs' key) */
 			if (st->keys[i]->op == N_ARGS)
 				ks->kargs |= (uint8_t)(1u << i);
 			continue;

@@ -3,7 +3,8 @@
  * kplan_impl.h - what kplan.c (which clauses the kernel runs) and its
  * parts share (kplan.c's opening comment lists them: kplan_vars.c
  * their variables, with kplan_svar.c and kplan_vin.c, kplan_emit.c
- * their instructions, kplan_str.c their strings, kplan_exit.c and
+ * their instructions (with kplan_stmt.c and kplan_expr.c, sharing
+ * kplan_emit.h), kplan_str.c their strings, kplan_exit.c and
  * kplan_spec.c, kplan_out.c, kplan_why.c, kplan_merge.c): the plan's
  * state, and the tree walks they all make.
  * Not for anything else: kplan.h is the interface.
@@ -35,7 +36,7 @@ struct kstmt {
 	uint8_t sarg;		/* ... its N */
 	int svar;		/* or a KV_STR variable (VKEY), or -1 */
 	/* the keys that read args[N] (a bit each), and those whose type a
-	 * probe's plan fixed (kplan_emit.c's kp_args_keys(): the merge
+	 * probe's plan fixed (kplan_emit.c's args_keys(): the merge
 	 * gives the key that type, so every probe whose plan runs the
 	 * statement has it) */
 	uint8_t kargs, kfixed;
@@ -397,7 +398,7 @@ bool kp_place_store(const struct d_kplan *k, const struct stmt *st);
 bool kp_clause_room(const struct d_kplan *k, unsigned ci);
 /* ... does clause ci read a copy (an MLD)? */
 bool kp_clause_mem(const struct d_kplan *k, unsigned ci);
-/* ... does n read one (kplan_emit.c's SC: it may fault in mfault)? */
+/* ... does n read one (kplan_expr.c's SC: it may fault in mfault)? */
 bool kp_node_mem(const struct d_kplan *k, const struct node *n);
 /* Does n read vtimestamp? (kplan_vars.c) */
 bool kp_node_vt(const struct node *n);

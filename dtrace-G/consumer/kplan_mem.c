@@ -25,7 +25,7 @@
  * its bits as mem.c's bits_value()), whose bytes lie within the copy's
  * C at compile time: kp_ty_at() types it as the node's integer type, so
  * it may be a predicate, a key, an aggregated value, a printf()
- * argument, a store's value, and kplan_emit.c emits it as one MLD.
+ * argument, a store's value, and kplan_expr.c emits it as one MLD.
  * Anything else that needs a place's number (printing it, comparing
  * it, storing it elsewhere, an offset not constant, a read past the
  * copy) is no integer kp_ty_at() computes, so its clause stays user
@@ -56,7 +56,7 @@
  * place (records.c's hit_run_kagg(), d_kplan_fault(): at the argument,
  * the copy's start, as run.c's d_copyin()).  The read's bytes and its
  * success are the hit's either way; the fault is at the statement.
- * An MLD on the right of && or || is kplan_emit.c's SC (read only
+ * An MLD on the right of && or || is kplan_expr.c's SC (read only
  * where the left does not decide); one in a branch of ?: (both are
  * computed), in a clause with an out area (whose faults are
  * d_kplan_out_run()'s, which knows no copy's) or past the 16 sites
@@ -368,7 +368,7 @@ static bool msite_add(struct d_kplan *k, const struct node *n, unsigned ci,
  * kp_mem_sites()'s walk of n, evaluated at action: each load a site;
  * false where a load lies in a branch of ?: (the kernel computes both,
  * run.c one) or the sites run out.  The right side of && and || is
- * kplan_emit.c's SC, as for a string comparison.
+ * kplan_expr.c's SC, as for a string comparison.
  */
 static bool msite_walk(struct d_kplan *k, const struct node *n, unsigned ci,
 		       int action)

@@ -136,7 +136,7 @@
  * (sout_ok()), so no jump: user space runs it and stops there.
  *
  * In a branch.  A kernel clause with ifs (kplan_vars.c's kp_if_why(),
- * kplan_emit.c's emit_list()) may print, or store a string variable
+ * kplan_stmt.c's emit_list()) may print, or store a string variable
  * (below), in any branch: the area's
  * layout stays static, every branch's values with their slots in plan
  * order (emit_list()'s: an if's condition, its body, its else), and
@@ -306,7 +306,7 @@ const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str)
  * Argument j is args[N] whole (N a constant, maybe in stringof()): N,
  * else -1.  At a probe declaring argument N a string it is the string
  * run.c reads with d_arg_str(x, N, strsize), copyinstr(argN)'s, so an
- * OSTR of argument N there (kplan_emit.c's emit_stmt()), its fault
+ * OSTR of argument N there (kplan_stmt.c's emit_stmt()), its fault
  * copyinstr(argN)'s; at any other probe (an integer there, printed as
  * its digits, or no such argument) the clause is user space's
  * (kplan_here.c's d_kplan_here(), kp_out_sarg_ok()).

@@ -534,7 +534,7 @@ const char *kp_ident_str(const struct d_probe *pr, const struct node *n)
  * literal or with another of the four (== != < <= > >=, either way
  * round): run.c's binop() compares the probe's d_probe strings and the
  * literal whole with strcmp(), cutting neither, so at one probe the
- * truth is a constant, which kplan_emit.c's emit() folds into that
+ * truth is a constant, which kplan_expr.c's emit() folds into that
  * probe's plan (a CONST, kp_ident_fold()).  It reads nothing at the
  * hit and cannot fault.  A program several kernel probes share
  * (cgen.c's kp_ident()) is one only where the instructions are the
@@ -595,7 +595,7 @@ int kp_ident_fold(const struct d_probe *pr, const struct node *n)
  * d_truth()); c cannot fault (kp_ty() takes no comparison that can).
  * A branch may also be probeprov, probemod, probefunc or probename,
  * which run.c gives as the probe's string, untainted as a literal:
- * each probe has a plan of its own (kplan_emit.c's lit_key() writes
+ * each probe has a plan of its own (kplan_expr.c's lit_key() writes
  * that probe's string as the literal; a program several kernel probes
  * share is one only where their instructions, these bytes among them,
  * are the same: cgen_kprov.c), and one longer than UBPF_KSTRMAX bytes

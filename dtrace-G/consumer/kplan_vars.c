@@ -371,7 +371,7 @@ static bool svar_store(const struct d_kplan *k, const struct stmt *st)
 }
 
 /*
- * if/else in the generated programs (doc/DESIGN.md §8; kplan_emit.c's
+ * if/else in the generated programs (doc/DESIGN.md §8; kplan_stmt.c's
  * emit_list()).  What is built is a subset: a clause with an if is the
  * kernel's only with k->vars (D_KPLAN_VARS: the generic program, kfix
  * and the in-process recorder never see UBPF_K_JMP), at most KP_IFS
@@ -794,7 +794,7 @@ static bool vsite_add(struct d_kplan *k, const struct node *n, unsigned ci,
 
 /* vt_sites()'s walk of n, evaluated at action: each read a site; false
  * where one lies in a branch of ?: (the kernel computes both, run.c
- * one) or the sites run out; && and ||'s right side is kplan_emit.c's
+ * one) or the sites run out; && and ||'s right side is kplan_expr.c's
  * SC, read only where the left does not decide */
 static bool vsite_walk(struct d_kplan *k, const struct node *n, unsigned ci,
 		       int action)

@@ -3,7 +3,7 @@
  * kprov.c - the providers whose probes are not sites in a user program:
  * syscall (kprov_syscall.c), profile-N and tick-N (kprov_profile.c) and
  * proc (kprov_proc.c).  This file is what they have in common; each
- * provider's file fills its table (struct provider, consumer_impl.h):
+ * provider's file fills its table (struct provider, provider_impl.h):
  * how its probes are named (each(), why()) and armed (arm()), which
  * programs fire them (progs) and what the backend must have (needs).
  *

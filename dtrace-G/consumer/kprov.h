@@ -2,9 +2,9 @@
 /*
  * kprov.h - what the kernel providers' files share (kprov.c, the common
  * part; kprov_syscall.c, kprov_profile.c, kprov_proc.c, one provider
- * each, its table a struct provider of consumer_impl.h).  kprov.c's
+ * each, its table a struct provider of provider_impl.h).  kprov.c's
  * design comment says how they fit the consumer; the rest of the
- * consumer sees only the kprov_* functions of consumer_impl.h.
+ * consumer sees only the kprov_* functions of consumer_run.h (and bpf_be.h).
  */
 #ifndef USDT_DTRACE_KPROV_H
 #define USDT_DTRACE_KPROV_H
@@ -160,7 +160,7 @@ struct cgk {
 	int idmap1;
 	uint32_t idmax;
 	struct cgk_id *id;
-	/* where ustack()'s user registers are (consumer_impl.h's enum
+	/* where ustack()'s user registers are (bpf_be.h's enum
 	 * cgk_ureg; 0, CGK_UREG_TASK: the saved ones) */
 	uint8_t ureg;
 };

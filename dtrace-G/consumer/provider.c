@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * provider.c - the providers of a run, each one table (struct provider,
- * consumer_impl.h) in its own file: usdtprov.c, pidprov.c,
+ * provider_impl.h) in its own file: usdtprov.c, pidprov.c,
  * kprov_syscall.c, kprov_profile.c, kprov_proc.c.  This file lists them
  * and answers, for the rest of the consumer, the questions a site asks
  * of its provider (which one owns a site kind, what an event there

@@ -2,13 +2,13 @@
 /*
  * ustack.h - what ustack.c (capture, processes, unwinding) and usym.c
  * (names of addresses) share, and nothing else includes.  The rest of
- * the consumer sees only the ustack_* functions of consumer_impl.h.
+ * the consumer sees only the ustack_* functions of rec_impl.h.
  *
  * A struct us_proc is one text of a process's maps as the stacks see
  * it (each text whose files differ is one: ustack.c's design comment):
  * the modules it maps (a libdwfl session reported from its
- * /proc/PID/maps text), the thread state libdwfl unwinds through our callbacks, and the
- * names of the addresses already looked up.  It outlives the process
+ * /proc/PID/maps text), the thread state libdwfl unwinds through our callbacks,
+ * and the names of the addresses already looked up.  It outlives the process
  * until its records are read (ustack_proc_gone()), so a hit of a process
  * that exited before dtrace read it still gets its names.
  */

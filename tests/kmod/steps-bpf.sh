@@ -81,7 +81,7 @@
 #    cacmp()), a ?: of execname and a literal as a key (mkey()) and of
 #    copyinstr(arg0) and a literal or another copyinstr() (smkey()), errno
 #    at a system call's return as a key
-#    (kplan_emit.c's kp_errno()) and an exit() decided by errno there:
+#    (kplan_expr.c's kp_errno()) and an exit() decided by errno there:
 #    the programs load, the clauses run in the kernel, the status is
 #    the exit()'s;
 #  - a self-> and a this-> string compared with copyinstr(arg0)

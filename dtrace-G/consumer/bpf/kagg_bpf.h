@@ -203,7 +203,7 @@ enum {
 		       * 8) / 8 SDATA (step its length, the first 16
 		       * bytes of it at most), strcmp()'s order; OP by
 		       * agg as VVCMP's (the literal on the left: the
-		       * order turned round, kplan_emit.c) */
+		       * order turned round, kplan_expr.c) */
 	UBPF_K_CVCMP, /* push execname OP the string variable (levels
 		       * UBPF_KV_SELF or _THIS, slot as VLD's), imm bytes
 		       * at most (strsize - 1); OP as CCMP's; absent or
@@ -258,7 +258,7 @@ enum {
 		       * record's is read (cgen_rec.c's anc_walk(),
 		       * cgen_kprov.c's kp_kctx()) */
 	UBPF_K_JMP,   /* go to jump (a forward one, the stack empty): the
-		       * end of an if's body, past its else (kplan_emit.c's
+		       * end of an if's body, past its else (kplan_stmt.c's
 		       * emit_list(); generated programs only, as TIME) */
 	UBPF_K_ECRED, /* push curpsinfo->pr_euid or pr_egid, the hit's
 		       * thread's cred's euid or egid, through task_struct
@@ -402,7 +402,7 @@ struct ubpf_kop {
 			   * program several probes share reads at the
 			   * hit (cgen_kprov.c) instead */
 /* OUT: the value stored, not popped (an if's condition, which its PRED
- * then pops: kplan_emit.c's emit_list(); generated programs only, as JMP) */
+ * then pops: kplan_stmt.c's emit_list(); generated programs only, as JMP) */
 #define UBPF_KF_KEEP 0x200
 /* MLD: no load, nothing pushed: only its copy read (a this-> place's
  * store, whose copy run.c makes, and may fault on, though nothing reads

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kplan_stmt.c - a statement's instructions, for kplan_emit.c's
+ * clause_emit() (its opening comment says the whole): each statement's
+ * keys and its AGG, or its value and VST (an if: its condition, its
+ * value kept in the out area where printing lies under it (an OUT
+ * flagged UBPF_KF_KEEP), a PRED to its else, its body, a JMP past the
+ * else, the else: emit_list(), the statements numbered by the clause's
+ * flat list, ../d/compile.c's flatten()).  Each expression is
+ * kplan_expr.c's emit(); struct em and put() are kplan_emit.h's.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../d/d_impl.h"
+#include "kplan.h"
+#include "kplan_emit.h"
+#include "kplan_impl.h"
+#include "xalloc.h"
+
+/* Statement i of clause's flat list (not an if), as kp_clause_emit()
+ * makes it; pl the plan, m->pl */
+static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
+		      unsigned i, bool sout)
+{
+	const struct d_kplan *k = m->k;
+	const struct d_probe *probe = m->probe;
+	struct ubpf_kplan *pl = m->pl;
+	unsigned at; /* the statement's number: its layout's here */
+	const struct kstmt *ks = kp_stmt_at(k, clause, i, probe, &at);
+	const struct stmt *st = ks->st;
+	const struct agg *a;
+	struct ubpf_kop *o;
+	unsigned j;
+	bool sk = false; /* a string key, in kaggs_s */
+
+	if (sout && !ks->out) /* speculate(): user space's */
+		return;
+	if (ks->out) { /* printf(), trace(): kplan_out.c */
+		for (j = 0; j < kp_out_nargs(st) && !m->full; j++) {
+			int sa;
+			bool s;
+			const struct node *v = kp_out_arg(st, j, &s);
+			struct kp_leaf lv[KP_LEAVES];
+			int nl = kp_out_ftime(k, st, j, lv);
+
+			/* computed by dtrace from its leaves (kplan_str.c's
+			 * kp_out_leaves()): each as a whole one's, in
+			 * d_eval()'s order; a copy run.c may not reach has
+			 * no jump (kplan_out.c's kp_out_ftime_ok()) */
+			for (int l = 0; l < nl && !m->full; l++) {
+				const struct node *x = lv[l].n;
+
+				if (lv[l].kind == UBPF_K_OVSTR) {
+					o = put(m, UBPF_K_OVSTR, 0, 0);
+					var_op(m, o, (unsigned)x->sub);
+				} else {
+					emit(m, lv[l].kind == UBPF_K_OSTR
+							? x->args[0]
+							: x);
+					o = put(m, (int)lv[l].kind, 1, 0);
+					if (lv[l].kind == UBPF_K_OSTR &&
+					    !lv[l].cond && kp_out_ends(c, i))
+						o->jump = 1;
+				}
+				m->full |= !m->full &&
+					   !kp_out_op(k, pl, m->n - 1, x);
+			}
+			if (nl >= 0)
+				continue;
+			if (!s && kp_out_here(v)) /* dtrace has it */
+				continue;
+			if (!s && kp_out_stk(v)) { /* the record's stack */
+				put(m, UBPF_K_OSTK, 0, 0);
+				m->full |= !m->full &&
+					   !kp_out_op(k, pl, m->n - 1, v);
+				continue;
+			}
+			if (!s && kp_out_svar(k, v)) { /* its bytes */
+				o = put(m, UBPF_K_OVSTR, 0, 0);
+				var_op(m, o, (unsigned)v->sub);
+				m->full |= !m->full &&
+					   !kp_out_op(k, pl, m->n - 1, v);
+				continue;
+			}
+			if (s && (sa = kp_out_sarg(st, j)) >= 0) {
+				/* args[N]: argument N's string where the
+				 * probe declares one, else user space's
+				 * here (kplan_out.c's kp_out_sarg()) */
+				if (!d_args_str(probe, (unsigned)sa))
+					unfit(m, "args[%d] is no string there",
+					      sa);
+				o = put(m, UBPF_K_ARG, 0, 1);
+				o->n = (uint8_t)sa;
+			} else {
+				emit(m, v);
+			}
+			o = put(m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
+			/* a fault ends the clause before the statements
+			 * after it: its jump, to the end (below) */
+			if (s && !m->full && kp_out_ends(c, i))
+				o->jump = 1;
+			m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, v);
+		}
+		return;
+	}
+	if (ks->smov) { /* a literal, execname, another string variable */
+		const struct node *b = st->e->b;
+
+		if (kp_is_comm(b)) { /* the hit's comm (kp_comm_store()) */
+			o = put(m, UBPF_K_SCOMM, 0, 0);
+			var_op(m, o, (unsigned)st->e->a->sub);
+			m->full |=
+				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+			return;
+		}
+		if (b->op == N_STR) {
+			size_t len = strlen(b->sval);
+
+			o = put(m, UBPF_K_SLIT, 0, 0);
+			var_op(m, o, (unsigned)st->e->a->sub);
+			o->step = (uint16_t)len;
+			m->full |=
+				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+			sdata(m, b->sval, len);
+			return;
+		}
+		{
+			struct ubpf_kop from;
+
+			memset(&from, 0, sizeof(from));
+			var_op(m, &from, (unsigned)b->sub);
+			o = put(m, UBPF_K_SMOV, 0, 0);
+			var_op(m, o, (unsigned)st->e->a->sub);
+			o->levels = from.n;
+			o->step = from.slot;
+			m->full |=
+				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+		}
+		return;
+	}
+	if (ks->sstr || ks->sclr) { /* a string variable's */
+		if (ks->sstr)
+			emit(m, st->e->b->args[0]);
+		o = put(m, ks->sstr ? UBPF_K_SSTR : UBPF_K_SCLR,
+			ks->sstr ? 1 : 0, 0);
+		var_op(m, o, (unsigned)st->e->a->sub);
+		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+		return;
+	}
+	if (ks->assign && !ks->cond && kp_place_store(k, st)) {
+		/* a place: its reads read the copy; the copy itself is
+		 * read, as run.c makes it (kplan_mem.c) */
+		struct kp_place pp;
+
+		if (!kp_mem_place(k, st->e->b, &pp)) {
+			m->full = true;
+			return;
+		}
+		o = put(m, UBPF_K_MLD, 0, 0);
+		o->flags = UBPF_KF_MCOPY;
+		o->n = pp.arg;
+		o->imm = pp.size;
+		o->sz = 1;
+		mem_site(m, o, st->e);
+		return;
+	}
+	if (ks->assign && k->vst[st->e->a->sub] == KV_SARG) {
+		/* nothing to keep but the copy, whose fault sends
+		 * the hit to user space: copyinstr(argN) == "" */
+		char nul[1] = "";
+		struct node empty = { .op = N_STR, .sval = nul };
+		struct node eq = { .op = N_BIN, .sub = OP_EQ };
+
+		eq.a = st->e->b;
+		eq.b = &empty;
+		emit(m, &eq);
+		o = put(m, UBPF_K_VST, 1, 0);
+		var_op(m, o, (unsigned)st->e->a->sub);
+		return;
+	}
+	if (ks->assign) { /* the value, as d_var_conv() makes it */
+		const struct var *v = &k->prog->vars[st->e->a->sub];
+		uint8_t bz = 8, bg = 1;
+		struct node bin, one;
+		const struct node *b = kp_stored(st, &bin, &one);
+		struct ubpf_kop kt = { 0 };
+
+		if (st->e->a->op == N_ASSOC) /* the keys, below */
+			assoc_keys(m, st->e->a, &kt);
+		(void)kp_ty(k, b, &bz, &bg);
+		emit(m, b);
+		if (v->declared)
+			norm(m, bz, bg, v->sz, v->sg);
+		o = put(m, UBPF_K_VST, 1 + kt.step, 0);
+		var_op(m, o, (unsigned)st->e->a->sub);
+		o->step = kt.step;
+		o->imm = kt.imm;
+		return;
+	}
+	a = &k->prog->aggs[st->agg];
+	for (j = 0; j < st->nkeys; j++) {
+		if ((int)j == ks->skey && ks->svar >= 0) {
+			/* a string variable's bytes, as kept */
+			o = put(m, UBPF_K_VKEY, 0, 0);
+			var_op(m, o, (unsigned)ks->svar);
+			o->levels = o->n;
+			o->n = (uint8_t)j;
+			o->imm = (int64_t)k->prog->strsize - 1;
+			continue;
+		}
+		if (j + 1 == ks->skey2 && ks->skey >= 0) {
+			/* a second copyinstr(): after the first's
+			 * NUL in the kaggs_s key; args[N]: where a
+			 * string */
+			if (kp_args_index(st->keys[j]) >= 0 &&
+			    !d_args_str(probe, ks->sarg2))
+				unfit(m, "args[%u] is no string there",
+				      (unsigned)ks->sarg2);
+			o = put(m, UBPF_K_SKEY2, 0, 0);
+			o->n = (uint8_t)j;
+			o->slot = ks->sarg2;
+			o->levels = ks->sarg;
+			sk = true;
+			continue;
+		}
+		if (j + 1 == ks->kcomm && ks->skey >= 0) {
+			/* execname beside copyinstr(): in two
+			 * words of the kaggs_s key */
+			o = put(m, UBPF_K_CWKEY, 0, 0);
+			o->n = (uint8_t)j;
+			o->levels = (uint16_t)ks->skey;
+			continue;
+		}
+		if ((int)j == ks->skey && ks->sx == KSX_COMM) {
+			/* execname, cut as agg.c cuts a key */
+			o = put(m, UBPF_K_CKEY, 0, 0);
+			o->n = (uint8_t)j;
+			o->imm = kp_vkey_imm(k);
+			o->step = k->prog->strsize < UBPF_KCOMM
+					  ? (uint16_t)k->prog->strsize
+					  : UBPF_KCOMM;
+			continue;
+		}
+		if ((int)j == ks->skey && ks->sx == KSX_LIT) {
+			lit_key(m, st->keys[j], j);
+			continue;
+		}
+		if ((int)j == ks->skey && ks->sx == KSX_MIX) {
+			mix_key(m, st->keys[j], j);
+			continue;
+		}
+		if ((int)j == ks->skey && ks->sx == KSX_SMIX) {
+			smix_key(m, st->keys[j], j, ks->sarg);
+			sk = true;
+			continue;
+		}
+		if ((int)j == ks->skey && !skey_int(ks, j, probe)) {
+			/* the program copies it; args[N]:
+			 * copyinstr(argN) where a string */
+			if (kp_args_index(st->keys[j]) >= 0 &&
+			    !d_args_str(probe, ks->sarg))
+				unfit(m, "args[%u] is no string there",
+				      (unsigned)ks->sarg);
+			o = put(m, UBPF_K_SKEY, 0, 0);
+			o->n = (uint8_t)j;
+			o->slot = ks->sarg;
+			sk = true;
+			continue;
+		}
+		if (ks->kid[j] >= 0) {
+			o = put(m, UBPF_K_CONST, 0, 1);
+			o->imm = probe->id;
+			o->flags = UBPF_KF_PRB;
+		} else {
+			emit(m, st->keys[j]);
+		}
+		o = put(m, UBPF_K_KEY, 1, 0);
+		o->n = (uint8_t)j;
+	}
+	if (st->nargs)
+		emit(m, st->args[0]);
+	o = put(m, UBPF_K_AGG, st->nargs ? 1 : 0, 0);
+	o->agg = (uint16_t)at;
+	if (ks->slot >= 0) {
+		o->flags = UBPF_KF_FLAT;
+		o->slot = (uint16_t)ks->slot;
+	}
+	if (ks->skey >= 0 &&
+	    (ks->svar >= 0 || (ks->sx != KSX_NONE && ks->sx != KSX_SMIX)))
+		o->flags |= UBPF_KF_VKEY;
+	else if (sk)
+		o->flags |= UBPF_KF_SKEY;
+	switch (a->fn) {
+	case AG_COUNT:
+		o->n = UBPF_F_COUNT;
+		break;
+	case AG_SUM:
+		o->n = UBPF_F_SUM;
+		break;
+	case AG_AVG:
+		o->n = UBPF_F_AVG;
+		break;
+	case AG_MIN:
+		o->n = UBPF_F_MIN;
+		break;
+	case AG_MAX:
+		o->n = UBPF_F_MAX;
+		break;
+	case AG_QUANTIZE:
+		o->n = UBPF_F_QUANTIZE;
+		break;
+	case AG_STDDEV:
+		o->n = UBPF_F_STDDEV;
+		break;
+	case AG_LLQUANTIZE:
+		o->n = UBPF_F_LLQUANTIZE;
+		o->imm = (int64_t)((uint64_t)a->llq_factor |
+				   (uint64_t)a->llq_low << 16 |
+				   (uint64_t)a->llq_high << 32 |
+				   (uint64_t)a->llq_nsteps << 48);
+		break;
+	default:
+		o->n = UBPF_F_LQUANTIZE;
+		o->imm = a->lq_base;
+		o->step = a->lq_step;
+		o->levels = a->lq_levels;
+		break;
+	}
+}
+
+/*
+ * Statements [from, to) of clause's flat list (struct clause's flat:
+ * the clause's top, or an if's body or else), in order.  An if: its
+ * condition, where a statement under it has values in the out area
+ * (kplan_out.c's kp_if_out()) an OUT flagged UBPF_KF_KEEP (the value
+ * into its slot, left on the stack), tested as a predicate is (its
+ * PRED, fused with a final comparison where no KEEP stands between,
+ * jumping to the else's first instruction), the body, then
+ * where there is an else a JMP past it, and the else.  Every statement
+ * starts and ends with an empty stack, so every jump lands at depth 0
+ * (cgen_plan.c's dp[to] check).  The recursion's depth is the
+ * parser's nesting, at most D_MAXDEPTH.
+ */
+void emit_list(struct em *m, const struct clause *c, unsigned clause,
+	       unsigned from, unsigned to, bool sout)
+{
+	for (unsigned i = from; i < to && !m->full; i++) {
+		const struct kstmt *ks = &m->k->st[m->k->first[clause] + i];
+		const struct stmt *st = c->flat[i];
+		unsigned start = m->n, pj, jj = 0;
+		bool sc = false; /* an SC lands past the comparison */
+
+		if (!ks->cond) {
+			emit_stmt(m, c, clause, i, sout);
+			continue;
+		}
+		emit(m, st->e);
+		for (unsigned q = start; !m->full && q < m->n; q++)
+			sc |= m->pl->ops[q].op == UBPF_K_SC &&
+			      m->pl->ops[q].jump == m->n;
+		if (kp_if_out(m->k, clause, i)) {
+			/* its value in the area (KEEP), for dtrace's walk
+			 * of the branch it takes: kplan_out.c */
+			struct ubpf_kop *o = put(m, UBPF_K_OUT, 0, 0);
+
+			o->flags = UBPF_KF_KEEP;
+			m->full |= !m->full &&
+				   !kp_out_op(m->k, m->pl, m->n - 1, st->e);
+			sc = true; /* no fusing: the PRED pops it */
+		}
+		if (!m->full && m->n > start && !sc &&
+		    m->pl->ops[m->n - 1].op >= UBPF_K_EQ &&
+		    m->pl->ops[m->n - 1].op <= UBPF_K_GEU) {
+			struct ubpf_kop *o = &m->pl->ops[m->n - 1];
+
+			o->n = o->op;
+			o->op = UBPF_K_PRED;
+			m->depth--;
+		} else {
+			put(m, UBPF_K_PRED, 1, 0);
+		}
+		pj = m->n - 1;
+		emit_list(m, c, clause, st->fbody, st->fels, sout);
+		if (st->fels < st->fend) {
+			put(m, UBPF_K_JMP, 0, 0);
+			jj = m->n - 1;
+		}
+		if (m->full)
+			return;
+		m->pl->ops[pj].jump = (uint16_t)m->n;
+		emit_list(m, c, clause, st->fels, st->fend, sout);
+		if (m->full)
+			return;
+		if (jj)
+			m->pl->ops[jj].jump = (uint16_t)m->n;
+	}
+}

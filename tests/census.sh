@@ -29,24 +29,33 @@
 #     count(); }' (a kernel probe's program, so the decision is made at
 #     start; it is counted as a clause like any other), -w where P.d
 #     names a destructive action, -C where it has '#' lines.
-#  3. The count, from -v's lines (bpf_agg_cgen.c, bpf_agg_read.c):
-#     kernel = "N clauses aggregated in the kernel" + "N clauses
-#     printing values computed in the kernel"; speculating with values
-#     in the kernel = "N clauses with speculations printing values
-#     computed in the kernel"; user space = each clause named by
-#     "clause N (...) runs in user space" or "clause N speculates in
-#     user space", or, where -v says "every clause runs in user space",
-#     the program's traced probe descriptions matched (not dtrace:::,
-#     not tick-N): one a clause, the census's approximation.  A program
-#     is "decided" when any of these lines is printed.  The reason is
-#     the text after "line N: " (or after the clause's name), with the
-#     variable's tie ("self->s is also read by clause 3") left as -v
-#     says it: OUTDIR/reasons lists them, one line a clause, with its
-#     program's source; grouping them into the census's rows is the
-#     reader's.
+#  3. The count, from the program's text and -v's lines
+#     (bpf_agg_cgen.c, bpf_agg_read.c).  Its traced clauses are counted
+#     from the text: each clause at depth 0 with a description that is
+#     not BEGIN, END, ERROR, dtrace::: or tick-N, plus the census's own
+#     (-v's "N clauses aggregated in the kernel" counts only clauses
+#     whose probes matched, and with -c /bin/true most match nothing).
+#     In user space: each clause -v names, "clause N (...) runs in user
+#     space" or "clause N speculates in user space" (a "clause" that
+#     is a shell word the extraction let in, no ':' in its name and "no
+#     statement", is skipped); every traced clause where -v says
+#     "every clause runs in user space" or that only the generic
+#     program writes a copyout().  Speculating with values in the
+#     kernel: "N clauses with speculations printing values computed in
+#     the kernel".  In the kernel: the rest.  A program is decided when
+#     -v says any of these; the rest did not compile (on purpose,
+#     fragments, bpftrace's) or loaded no program.
+#  4. The reason: the text after "line N: " (or after the clause's
+#     name); a tie to another clause's variable ("self->s is also read
+#     by clause 3") is followed to that clause's reason, to the end (a
+#     tie to a clause -v does not name, or a cycle of ties, in a
+#     program with speculations is a speculation's); the row is the
+#     first of ROWS (below) whose words the reason has: a heuristic,
+#     so OUTDIR/clauses shows each clause's row beside its reason.
 #
 # Output: OUTDIR/summary (totals, by source), OUTDIR/reasons
-# (count, reason head), OUTDIR/clauses (source: reason, one a clause).
+# (clauses and programs a row), OUTDIR/clauses (source: [row] reason,
+# one line a user-space clause).
 
 set -u
 [ $# -eq 3 ] || {
@@ -65,6 +74,9 @@ top=$(pwd)
 rm -rf "$out"
 mkdir -p "$out"
 out=$(readlink -f "$out")
+# no helper: a trigger's pid probes need no registry (run-d.sh's way)
+DTRACE_STATEDIR=$out/nostate
+export DTRACE_STATEDIR
 census='syscall::getppid:entry /0/ { @census__ = count(); }'
 
 # the embedded programs, one folder each: P.d and src (file:line)
@@ -99,7 +111,14 @@ for f in files:
             j = i + 1
             while j < len(lines) and lines[j].strip() != tag:
                 j += 1
-            keep("\n".join(lines[i + 1:j]) + "\n", f, i + 2)
+            # (a nested here-document's tag ends the program: a
+            # script written by the test, not D)
+            body = lines[i + 1:j]
+            for e, b in enumerate(body):
+                if re.match(r"\s*[A-Z][A-Z0-9_]*\s*$", b):
+                    body = body[:e]
+                    break
+            keep("\n".join(body) + "\n", f, i + 2)
             i = j
         i += 1
     # single-quoted strings (outside comments' apostrophes: a string
@@ -132,7 +151,12 @@ for f in "$out"/*/; do
 		args=
 		[ -f "$d.args" ] && args=$(cat "$d.args")
 		cmd=/bin/true
-		[ -f "$d.trigger" ] && cmd="$trig/$(cat "$d.trigger")"
+		if [ -f "$d.trigger" ]; then
+			cmd=$(cat "$d.trigger")
+			case $cmd in
+			triggers/*) cmd="$trig/${cmd#triggers/}" ;;
+			esac
+		fi
 		p=$d
 		;;
 	*)
@@ -159,13 +183,15 @@ out = sys.argv[1]
 tot = collections.Counter()
 by = collections.defaultdict(collections.Counter)
 reasons = collections.Counter()
+rprogs = collections.defaultdict(set)
 cl = open(out + "/clauses", "w")
 progs = 0
 # the census's rows, first match wins (a heuristic over -v's words:
 # OUTDIR/clauses shows each clause's row and reason, to check it by)
 ROWS = [("speculations", r"speculat|commit\(\)|discard\(\)"),
         ("exit() not decided at the hit", r"not decided at the hit"),
-        ("the clauses from an exit() the kernel decides on", r"exit\(\)"),
+        ("the clauses from an exit() the kernel decides on",
+         r"calls exit\(\)"),
         ("progenyof()", r"progenyof"),
         ("vtimestamp", r"vtimestamp"),
         ("copyout()/copyoutstr()", r"copyout"),
@@ -189,6 +215,7 @@ def pf(src, d):
 def traced(text):
     # comments and strings out, then each clause's body at depth 0:
     # its descriptions are the text before it (to a predicate's '/')
+    text = re.sub(r"^\s*#[^\n]*", " ", text, flags=re.M)
     text = re.sub(r"/\*.*?\*/|//[^\n]*|\"(\\.|[^\"\\\n])*\"", " ", text,
                   flags=re.S)
     n = depth = 0
@@ -233,8 +260,11 @@ for f in sorted(glob.glob(out + "/*/err")):
         m = re.match(r"dtrace: (\d+) clauses? with speculations printing values computed in the kernel", l)
         if m:
             S += int(m.group(1))
-        m = re.match(r"dtrace: clause (\d+) \(.*?\) runs in user space, from its record: (?:line \d+: )?(.*)", l)
+        m = re.match(r"dtrace: clause (\d+) \((.*?)\) runs in user space, from its record: (?:line \d+: )?(.*)", l)
+        if m and ":" not in m.group(2) and "no statement" in m.group(3):
+            continue  # not D: a shell word the extraction let in
         if m:
+            m = re.match(r"dtrace: clause (\d+) \(.*?\) runs in user space, from its record: (?:line \d+: )?(.*)", l)
             user.setdefault(m.group(1), m.group(2))
         m = re.match(r"dtrace: clause (\d+) speculates in user space, its predicate and values read from the record: (.*)", l)
         if m:
@@ -242,17 +272,21 @@ for f in sorted(glob.glob(out + "/*/err")):
         m = re.match(r"dtrace: every clause runs in user space: (.*)", l)
         if m:
             every = m.group(1)
+    if "which only the generic program writes" in t:
+        every = "copyout(): the generic program runs every clause"
     if every:
         user = {"all": "every clause: " + every}
     U = len(user)
-    if "description 'syscall::getppid:entry' matched" not in t:
-        continue  # did not compile (on purpose, a fragment, bpftrace's)
+    if K + S + U == 0 and not every:
+        continue  # undecided: did not compile (on purpose, a fragment,
+                  # bpftrace's) or loaded no program
     # the traced clauses, from the text (with the census's own): -v
     # counts in the kernel only the clauses with a probe to attach
     n = traced(open(pf(src, d), errors="replace").read()) + 1
     if n == 1:
         continue  # no clause of a traced probe
     if every:
+        user = {"all%d" % i: user["all"] for i in range(n)}
         U = n
     K = max(n - U - S, 0)
     progs += 1
@@ -267,12 +301,20 @@ for f in sorted(glob.glob(out + "/*/err")):
         seen = {c}
         while True:
             m = re.search(r"is also \w+ by clause (\d+)", r)
+            if m and m.group(1) not in user and (S or "speculations run in user space" in t):
+                r = "speculation: tied to a clause that speculates"
+                break
+            if m and m.group(1) in seen and (
+                    S or "speculations run in user space" in t):
+                r = "speculation: tied to a clause that speculates"
+                break
             if not m or m.group(1) in seen or m.group(1) not in user:
                 break
             seen.add(m.group(1))
             r = user[m.group(1)]
         row = next(n for n, p in ROWS if re.search(p, r))
         reasons[row] += 1
+        rprogs[row].add(d)
         cl.write("%s: [%s] %s\n" % (src, row, r))
 cl.close()
 with open(out + "/summary", "w") as s:
@@ -288,7 +330,7 @@ with open(out + "/summary", "w") as s:
         line(k, by[k])
 with open(out + "/reasons", "w") as r:
     for k, v in reasons.most_common():
-        r.write("%5d %s\n" % (v, k))
+        r.write("%5d clauses %4d programs  %s\n" % (v, len(rprogs[k]), k))
 PY
 cat "$out/summary"
 head -40 "$out/reasons"

@@ -11,7 +11,8 @@
 # you changes the figures); TRIGGERS: a built tests/d/triggers folder
 # (make check builds it); OUTDIR: made empty, then holds one folder per
 # program (P.d, its command, its -v output) and the summary.  Run as
-# root from the tree's top, alone (-j1: about 6 minutes).
+# root from the tree's top, alone (one run at a time: 861 runs, about
+# 4 minutes).
 #
 # The mechanism is the census's *Method*:
 #  1. The programs.  Every tests/d script (tst.*.d, err.*.d) run as

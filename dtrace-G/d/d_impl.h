@@ -23,7 +23,8 @@
  *	run.c	  the evaluator
  *	stmt.c	  the statements, d_run()
  *	agg.c	  the aggregation store: update, sort, print, clear, trunc
- *	spec.c	  speculations: buffers, commit, discard, drop counts
+ *	spec.c	  speculations: buffers, commit, discard, drop counts,
+ *		  the kernel's held generations
  *	stack.c	  ustack(), ufunc() and the like: values, options, printing
  *	mem.c	  copyin(), pointers into its copies, tracemem()
  *
@@ -474,6 +475,24 @@ struct dspec {
 	struct sbuf buf;
 };
 
+/* A buffer whose word the kernel keeps (spec.c's "Held generations"):
+ * the speculate() records in hand, not yet taken by a close; the counts
+ * its open generations opened at; those of the closes in hand, not run */
+struct dkheld {
+	uint64_t seq;
+	char *rec; /* NULL: a sequence with no record */
+	size_t len;
+};
+struct dkspec {
+	struct dkheld *h;
+	size_t nh;
+	uint64_t *g;
+	size_t ng;
+	uint64_t *pend;
+	size_t npend;
+	uint64_t floor; /* the highest n a close took records up to */
+};
+
 struct d_prog {
 	struct arena pool;
 	struct clause *clauses;
@@ -500,6 +519,7 @@ struct d_prog {
 	int flow_last_clause;
 	/* speculations (spec.c) */
 	struct dspec *specs; /* nspec of them, made on first use */
+	struct dkspec *kspecs; /* ... or the kernel's, held (spec.c) */
 	unsigned nspec;
 	size_t specsize;
 	bool specsize_set;
@@ -1150,6 +1170,8 @@ void d_spec_record(struct d_prog *p, struct dspec *s, const char *rec,
 void d_spec_free(struct dspec *s);
 void d_spec_tick(struct d_prog *p, uint64_t now, FILE *err);
 void d_spec_free_all(struct d_prog *p);
+/* stmt.c: text for the output, the heading first if none was written */
+void d_emit(struct d_prog *p, FILE *out, const char *b, size_t len);
 
 /* option.c: set option name to value (NULL: a flag given bare); 0, or
  * -1 with why in msg */

@@ -608,6 +608,35 @@ int d_parse_size(const char *s, size_t *bytes);
  */
 void d_report_drops(struct d_prog *prog, FILE *err);
 
+/*
+ * Speculations whose buffers' words the kernel keeps (spec.c's "Held
+ * generations"; doc/DESIGN.md §8, "Speculations in the kernel"):
+ * the tags of the records, each handed over once, in the order the
+ * records are run or earlier (a look ahead).  d_kspec_open(): a
+ * speculation() tag, the generation of ID id opened at count c0 (id
+ * 0: a failed speculation, counted: hand it over at its own place).
+ * d_kspec_hold(): a speculate() tag that found its buffer active: rec,
+ * len bytes, the record its clause made (NULL: the sequence has no
+ * record), held at {id, seq}.  d_kspec_ahead(): a commit() or
+ * discard() tag that found its buffer active at count n, in hand
+ * before its place (the look ahead).  d_kspec_close(): such a tag at
+ * its own place, handed over only once every tag whose kernel step
+ * came before its own is in hand (after a barrier and one more read of
+ * the ring; the tags of the records lost are the run's drops), the
+ * closes among them told by d_kspec_ahead() (told: this one too): the
+ * generation it closed is decided, its records in sequence order against specsize (drops
+ * counted), a commit's written to out.
+ * d_kspec_end(): tracing stopped; the generations never closed are
+ * decided (drops counted) and freed.
+ */
+void d_kspec_open(struct d_prog *prog, uint32_t id, uint64_t c0);
+void d_kspec_hold(struct d_prog *prog, uint32_t id, uint64_t seq,
+		  const char *rec, size_t len);
+void d_kspec_ahead(struct d_prog *prog, uint32_t id, uint64_t n);
+void d_kspec_close(struct d_prog *prog, uint32_t id, uint64_t n, bool commit,
+		   bool told, FILE *out);
+void d_kspec_end(struct d_prog *prog);
+
 /* A thread exited: forget its self-> variables. */
 void d_thread_exit(struct d_prog *prog, pid_t tid);
 /* How many self-> variables are live, of all threads (dtrace -v). */

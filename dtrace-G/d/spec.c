@@ -38,6 +38,60 @@
  * enabling" (stmt.c counts them) - at most
  * once a second while tracing (as DTrace's status interval), and when
  * tracing stops (d_report_drops()).
+ *
+ * Held generations.  Where the kernel keeps the buffers' words
+ * (doc/DESIGN.md §8, "Speculations in the kernel": one word per
+ * ID, bit 0 active, bits 1-63 a count that only grows; speculation() a
+ * fetch-or of the active bit, speculate() a fetch-add of 2, commit()
+ * and discard() a fetch-and clearing the bit), the records come tagged
+ * and are held here until their buffer closes (d_kspec_*()).  A
+ * generation of ID opens at the count c0 its speculation() found; the
+ * speculate()s that found the word active took the sequences c0 .. n - 1,
+ * every one of them and no other, where n is the count the commit() or
+ * discard() that closed it found.
+ *  - d_kspec_open(): a generation opens at c0 (ID 0: a failed
+ *    speculation, counted at the tag's own place, as d_spec_alloc()
+ *    counts it).
+ *  - d_kspec_hold(): a speculate() tag that found the word active
+ *    holds its record (or a hole: a sequence whose clause recorded
+ *    nothing, or faulted after the tag) at {ID, seq}.  One that found
+ *    it inactive is not handed over: dropped silently, as d_spec_get()'s
+ *    NULL drops it.
+ *  - d_kspec_close(): which generation a close at n closed, its count
+ *    alone does not say.  The generations of an ID follow one another,
+ *    c0 <= n of each <= c0 of the next, but a close may find the same
+ *    count as the one before it (an empty generation, its speculation()
+ *    taken with no speculate() between), the sequences of one
+ *    generation may run on into the next one's with no gap (no stale
+ *    speculate() between), and a generation's close may find a count
+ *    that is also a later one's c0 (no gap either): no test on c0 and
+ *    n alone pairs them.  Their order does: the k-th close of an ID
+ *    closed its k-th generation.  So the caller hands a close over
+ *    only once every tag whose step came before its own is in hand (a
+ *    barrier, one more read, the look ahead), the other closes among
+ *    them told by d_kspec_ahead(), and the close takes the open
+ *    generation whose place among the open ones, by c0, is its own
+ *    among the closes in hand and not yet run, by n: every open
+ *    generation before its own was closed by a step before its own,
+ *    at a lower count or the same.  Two closes at the same count, both
+ *    of whose hits may have run first (the words allow either order),
+ *    take theirs in the order they are run.  The records c0 .. n - 1
+ *    in hand are then decided in sequence order as d_spec_record()
+ *    decides them in time order: one that would take the buffer past
+ *    specsize is a drop, counted by commit() and discard() alike; a
+ *    commit() writes the others out, after its clause's own record
+ *    (the caller's).  Where no generation fits (c0 <= n <= the next
+ *    one's c0), a tag was lost with its record (the run's drops say
+ *    so): the close takes the records from the highest n its ID
+ *    closed at.
+ *  - d_kspec_end(): generations never closed are discarded, their
+ *    drops decided and counted, as the buffers d_spec_free_all() frees
+ *    had counted theirs.
+ * Drops are decided at the close, not at each record's place: which
+ * generation a record is of, nothing says before that (above).  The
+ * counts are the same; only a once-a-second report falling between a
+ * drop's speculate() and its close says it later than the user space
+ * path does.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -191,4 +245,164 @@ void d_spec_free_all(struct d_prog *p)
 		free(p->specs[i].buf.b);
 	free(p->specs);
 	p->specs = NULL;
+	for (unsigned i = 0; p->kspecs && i < p->nspec; i++) {
+		struct dkspec *k = &p->kspecs[i];
+
+		for (size_t j = 0; j < k->nh; j++)
+			free(k->h[j].rec);
+		free(k->h);
+		free(k->g);
+		free(k->pend);
+	}
+	free(p->kspecs);
+	p->kspecs = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Held generations */
+
+/* ID's held state, NULL for 0 or past nspec (the kernel faulted) */
+static struct dkspec *kspec(struct d_prog *p, uint32_t id)
+{
+	if (!id || id > p->nspec)
+		return NULL;
+	if (!p->kspecs)
+		p->kspecs = xcalloc(p->nspec, sizeof(*p->kspecs));
+	return &p->kspecs[id - 1];
+}
+
+void d_kspec_open(struct d_prog *p, uint32_t id, uint64_t c0)
+{
+	struct dkspec *k;
+
+	if (!id) {
+		p->spec_unavail++;
+		return;
+	}
+	k = kspec(p, id);
+	if (k)
+		PUSH(k->g, k->ng, c0);
+}
+
+void d_kspec_hold(struct d_prog *p, uint32_t id, uint64_t seq, const char *rec,
+		  size_t len)
+{
+	struct dkspec *k = kspec(p, id);
+	struct dkheld h = { .seq = seq };
+
+	if (!k)
+		return;
+	if (rec) {
+		h.rec = xmalloc(len + 1);
+		memcpy(h.rec, rec, len);
+		h.len = len;
+	}
+	PUSH(k->h, k->nh, h);
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dkheld *)a)->seq;
+	uint64_t y = ((const struct dkheld *)b)->seq;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Decide k's held records lo <= seq < hi in sequence order, as
+ * d_spec_record() does in time order (drops counted), the kept ones
+ * into out unless it is NULL; then forget them. */
+static void decide(struct d_prog *p, struct dkspec *k, uint64_t lo, uint64_t hi,
+		   struct sbuf *out)
+{
+	size_t max = p->specsize_set ? p->specsize : SPEC_DEFAULT_SIZE;
+	size_t used = 0, n = 0;
+
+	qsort(k->h, k->nh, sizeof(*k->h), by_seq);
+	for (size_t i = 0; i < k->nh; i++) {
+		struct dkheld *h = &k->h[i];
+
+		if (h->seq < lo || h->seq >= hi) {
+			k->h[n++] = *h;
+			continue;
+		}
+		if (h->rec && used + h->len > max) {
+			p->spec_drops++;
+		} else if (h->rec) {
+			used += h->len;
+			if (out)
+				d_sb_add(out, h->rec, h->len);
+		}
+		free(h->rec);
+	}
+	k->nh = n;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void d_kspec_ahead(struct d_prog *p, uint32_t id, uint64_t n)
+{
+	struct dkspec *k = kspec(p, id);
+
+	if (k)
+		PUSH(k->pend, k->npend, n);
+}
+
+/* The open generation a close at n closed (see "Held generations"), or
+ * SIZE_MAX: none fits (its open tag, or another close's, was lost) */
+static size_t closing(struct dkspec *k, uint64_t n)
+{
+	size_t r = 0;
+
+	for (size_t i = 0; i < k->npend; i++)
+		r += k->pend[i] < n;
+	qsort(k->g, k->ng, sizeof(*k->g), by_u64);
+	if (r < k->ng && k->g[r] <= n && (r + 1 == k->ng || k->g[r + 1] >= n))
+		return r;
+	return SIZE_MAX;
+}
+
+void d_kspec_close(struct d_prog *p, uint32_t id, uint64_t n, bool commit,
+		   bool told, FILE *out)
+{
+	struct dkspec *k = kspec(p, id);
+	struct sbuf sb = { 0 };
+	uint64_t c0;
+	size_t g;
+
+	if (!k)
+		return;
+	g = closing(k, n);
+	c0 = g == SIZE_MAX ? k->floor : k->g[g];
+	if (g != SIZE_MAX)
+		k->g[g] = k->g[--k->ng];
+	for (size_t i = 0; told && i < k->npend; i++)
+		if (k->pend[i] == n) {
+			k->pend[i] = k->pend[--k->npend];
+			break;
+		}
+	decide(p, k, c0, n, commit ? &sb : NULL);
+	if (n > k->floor)
+		k->floor = n;
+	if (sb.len)
+		d_emit(p, out, sb.b, sb.len);
+	free(sb.b);
+}
+
+void d_kspec_end(struct d_prog *p)
+{
+	for (unsigned i = 0; p->kspecs && i < p->nspec; i++) {
+		struct dkspec *k = &p->kspecs[i];
+
+		qsort(k->g, k->ng, sizeof(*k->g), by_u64);
+		for (size_t j = 0; j < k->ng; j++)
+			decide(p, k, k->g[j],
+			       j + 1 < k->ng ? k->g[j + 1] : UINT64_MAX, NULL);
+		decide(p, k, 0, UINT64_MAX, NULL); /* opens lost */
+		k->ng = 0;
+	}
 }

@@ -445,7 +445,7 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
  * first one (also when it arrives by commit()).  A committed buffer may
  * hold no record (every speculated clause dropped): no header then.
  */
-static void emit(struct d_prog *p, FILE *out, const char *b, size_t len)
+void d_emit(struct d_prog *p, FILE *out, const char *b, size_t len)
 {
 	if (!len)
 		return; /* quiet and silent, or nothing committed */
@@ -473,14 +473,14 @@ static void emit_cmds(struct ectx *x, FILE *out, const char *b, size_t len,
 	for (unsigned i = 0; i < x->ncmds; i++) {
 		size_t at = lead + x->cmdat[i];
 
-		emit(x->p, out, b + done, at - done);
+		d_emit(x->p, out, b + done, at - done);
 		done = at;
 		fflush(out);
 		if (system(x->cmds[i]) == -1 && x->err)
 			fprintf(x->err, "dtrace: failed to run \"%s\": %s\n",
 				x->cmds[i], strerror(errno));
 	}
-	emit(x->p, out, b + done, len - done);
+	d_emit(x->p, out, b + done, len - done);
 }
 
 /*
@@ -676,7 +676,7 @@ static void run_clause(struct ectx *x, FILE *out)
 	}
 	/* what commit() committed follows the committing record */
 	for (i = 0; i < x->ncommits; i++) {
-		emit(p, out, x->commits[i]->buf.b, x->commits[i]->buf.len);
+		d_emit(p, out, x->commits[i]->buf.b, x->commits[i]->buf.len);
 		d_spec_free(x->commits[i]);
 	}
 	if (x->exited) {

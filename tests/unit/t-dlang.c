@@ -848,6 +848,372 @@ static void test_run_fault(void)
 	d_free(p);
 }
 
+/* Speculations whose words the kernel keeps: d/spec.c's held
+ * generations, the tags handed over as a record walk would */
+static char *kspec_drops(struct d_prog *p)
+{
+	char *err = NULL;
+	size_t el = 0;
+	FILE *ef = open_memstream(&err, &el);
+
+	d_report_drops(p, ef);
+	fclose(ef);
+	return err;
+}
+
+static void test_kspec(void)
+{
+	struct d_prog *p;
+	char *out = NULL, *err;
+	size_t ol = 0;
+	FILE *of;
+
+	p = compile("#pragma D option quiet\n#pragma D option nspec=2\n"
+		    "#pragma D option specsize=7\nBEGIN { }");
+	if (!p)
+		return;
+	of = open_memstream(&out, &ol);
+	/* sequence order, not the order read; a hole; ID 2 apart */
+	d_kspec_open(p, 1, 0);
+	d_kspec_open(p, 2, 0);
+	d_kspec_hold(p, 1, 2, "c\n", 2);
+	d_kspec_hold(p, 2, 0, "x\n", 2);
+	d_kspec_hold(p, 1, 0, "a\n", 2);
+	d_kspec_hold(p, 1, 1, NULL, 0);
+	d_kspec_close(p, 1, 3, true, false, of);
+	fflush(of);
+	is_str(out, "a\nc\n", "kspec: a commit prints in sequence order");
+	/* the next generation's record in hand before its open and the
+	 * close: not the closing one's */
+	d_kspec_open(p, 1, 3);
+	d_kspec_hold(p, 1, 3, "d\n", 2);
+	d_kspec_hold(p, 1, 4, "e\n", 2);
+	d_kspec_close(p, 1, 4, true, false, of);
+	d_kspec_open(p, 1, 4);
+	d_kspec_close(p, 1, 5, true, false, of);
+	fflush(of);
+	is_str(out, "a\nc\nd\ne\n",
+	       "kspec: a record past the close waits for its generation");
+	/* specsize 7: the third 3-byte record is a drop, by commit() and
+	 * discard() alike; a stale sequence (6) is never handed over */
+	d_kspec_open(p, 1, 5);
+	d_kspec_hold(p, 1, 5, "ff\n", 3);
+	d_kspec_hold(p, 1, 7, "hh\n", 3);
+	d_kspec_close(p, 1, 6, true, false, of);
+	d_kspec_open(p, 1, 7);
+	d_kspec_hold(p, 1, 8, "ii\n", 3);
+	d_kspec_hold(p, 1, 9, "jj\n", 3);
+	d_kspec_close(p, 1, 10, false, false, of);
+	d_kspec_open(p, 1, 10);
+	d_kspec_hold(p, 1, 10, "kk\n", 3);
+	d_kspec_hold(p, 1, 11, "ll\n", 3);
+	d_kspec_hold(p, 1, 12, "mm\n", 3);
+	d_kspec_close(p, 1, 13, true, false, of);
+	fflush(of);
+	is_str(out, "a\nc\nd\ne\nff\nkk\nll\n",
+	       "kspec: specsize decided in sequence order");
+	err = kspec_drops(p);
+	is_str(err, "dtrace: 2 speculative drops\n",
+	       "kspec: drops counted by commit() and discard()");
+	free(err);
+	/* two closes at the same count: the generation opened at 13 and
+	 * the empty one opened at 15; the first close run takes the first */
+	d_kspec_open(p, 1, 13);
+	d_kspec_open(p, 1, 15);
+	d_kspec_hold(p, 1, 13, "n\n", 2);
+	d_kspec_hold(p, 1, 14, "o\n", 2);
+	d_kspec_ahead(p, 1, 15);
+	d_kspec_close(p, 1, 15, false, false, of);
+	d_kspec_close(p, 1, 15, true, true, of);
+	fflush(of);
+	is_str(out, "a\nc\nd\ne\nff\nkk\nll\n",
+	       "kspec: equal counts, the discard run first takes the records");
+	d_kspec_open(p, 1, 15);
+	d_kspec_open(p, 1, 17);
+	d_kspec_hold(p, 1, 15, "p\n", 2);
+	d_kspec_hold(p, 1, 16, "q\n", 2);
+	d_kspec_ahead(p, 1, 17);
+	d_kspec_close(p, 1, 17, true, false, of);
+	d_kspec_close(p, 1, 17, false, true, of);
+	fflush(of);
+	is_str(out, "a\nc\nd\ne\nff\nkk\nll\np\nq\n",
+	       "kspec: equal counts, the commit run first prints them");
+	/* sequences running on into the next generation: the later close
+	 * run first takes its own only (the one opened at 19 between) */
+	d_kspec_open(p, 1, 17);
+	d_kspec_hold(p, 1, 17, "r\n", 2);
+	d_kspec_hold(p, 1, 18, "s\n", 2);
+	d_kspec_hold(p, 1, 19, "t\n", 2);
+	d_kspec_open(p, 1, 19);
+	d_kspec_ahead(p, 1, 19);
+	d_kspec_close(p, 1, 20, true, false, of);
+	d_kspec_close(p, 1, 19, false, true, of);
+	fflush(of);
+	is_str(out, "a\nc\nd\ne\nff\nkk\nll\np\nq\nt\n",
+	       "kspec: a close takes no generation opened inside its range");
+	/* a close at a count the next generation opened at (a stale
+	 * speculate() at 21 between): the empty one's close, run first */
+	d_kspec_open(p, 1, 20);
+	d_kspec_hold(p, 1, 20, "u\n", 2);
+	d_kspec_open(p, 1, 22);
+	d_kspec_ahead(p, 1, 21);
+	d_kspec_close(p, 1, 22, true, false, of);
+	d_kspec_close(p, 1, 21, true, true, of);
+	fflush(of);
+	is_str(out, "a\nc\nd\ne\nff\nkk\nll\np\nq\nt\nu\n",
+	       "kspec: a close at a later generation's count, run first");
+	/* a failed speculation; ID 2 never closed: discarded at the end,
+	 * its drops counted; an ID past nspec or 0 is ignored */
+	d_kspec_open(p, 0, 0);
+	d_kspec_hold(p, 2, 1, "yyyyyy\n", 7);
+	d_kspec_hold(p, 3, 0, "z\n", 2);
+	d_kspec_hold(p, 0, 0, "z\n", 2);
+	d_kspec_close(p, 0, 0, true, false, of);
+	d_kspec_end(p);
+	fflush(of);
+	is_str(out, "a\nc\nd\ne\nff\nkk\nll\np\nq\nt\nu\n",
+	       "kspec: nothing more printed");
+	err = kspec_drops(p);
+	is_str(err,
+	       "dtrace: 1 failed speculation (no speculative buffer "
+	       "available)\ndtrace: 1 speculative drop\n",
+	       "kspec: a failed speculation; the end's drops");
+	free(err);
+	fclose(of);
+	free(out);
+	d_free(p);
+}
+
+/*
+ * The held generations on random runs: the kernel's words stepped as
+ * the plan's atomics step them, in one order of their steps (one
+ * thread's, or many threads' interleaved: the same to the words), the
+ * oracle the buffers as d/spec.c keeps them stepped in that order (its
+ * rules written again here).  The tags are handed over as a walk would:
+ * a close once every tag whose step came before its own is in hand,
+ * after a random look ahead of tags that follow, in random order.
+ */
+#define KS_N 3
+#define KS_OPS 200
+struct ks_tag {
+	unsigned kind; /* 0 open, 1 hold, 2 close; 3 handed, 4 told ahead,
+			* 5 run */
+	unsigned id;
+	uint64_t a;
+	bool commit;
+	char rec[16];
+	size_t len;
+	char want[4096]; /* a close: what the oracle's prints */
+};
+
+/* A run's tags in step order; the oracle's failed speculations and
+ * drops; how many tags */
+static size_t ks_gen(struct ks_tag *t, uint64_t *fails, uint64_t *drops)
+{
+	uint64_t w[KS_N] = { 0 };
+	char obuf[KS_N][4096];
+	size_t olen[KS_N] = { 0 }, nt = 0;
+
+	*fails = *drops = 0;
+	for (unsigned op = 0; op < KS_OPS; op++) {
+		unsigned r = (unsigned)rand() % 10;
+		unsigned id = (unsigned)rand() % (KS_N + 1);
+		uint64_t old;
+
+		memset(&t[nt], 0, sizeof(t[nt]));
+		if (r < 2) { /* speculation() */
+			unsigned i;
+
+			for (i = 0; i < KS_N; i++) {
+				old = w[i];
+				w[i] |= 1;
+				if (!(old & 1))
+					break;
+			}
+			t[nt].kind = 0;
+			t[nt].id = i < KS_N ? i + 1 : 0;
+			t[nt].a = i < KS_N ? old >> 1 : 0;
+			nt++;
+			if (i < KS_N)
+				olen[i] = 0;
+			else
+				++*fails;
+		} else if (r < 8) { /* speculate(id), a record */
+			struct ks_tag *k = &t[nt];
+
+			if (!id)
+				continue;
+			old = w[id - 1];
+			w[id - 1] += 2;
+			if (!(old & 1))
+				continue; /* dropped silently */
+			k->kind = 1;
+			k->id = id;
+			k->a = old >> 1;
+			k->len = (size_t)snprintf(k->rec, sizeof(k->rec),
+						  "%u.%u%s\n", op, id,
+						  r & 1 ? "xx" : "");
+			nt++;
+			if (olen[id - 1] + k->len > 12) {
+				++*drops;
+				continue;
+			}
+			memcpy(obuf[id - 1] + olen[id - 1], k->rec, k->len);
+			olen[id - 1] += k->len;
+		} else { /* commit(id) or discard(id) */
+			if (!id)
+				continue;
+			old = w[id - 1];
+			w[id - 1] &= ~(uint64_t)1;
+			if (!(old & 1))
+				continue;
+			t[nt].kind = 2;
+			t[nt].id = id;
+			t[nt].a = old >> 1;
+			t[nt].commit = r == 8;
+			if (r == 8)
+				memcpy(t[nt].want, obuf[id - 1], olen[id - 1]);
+			nt++;
+		}
+	}
+	return nt;
+}
+
+/* Hand over a tag in hand before its place */
+static void ks_hand(struct d_prog *p, struct ks_tag *t)
+{
+	if (t->kind == 1)
+		d_kspec_hold(p, t->id, t->a, t->rec, t->len);
+	else if (t->kind == 0)
+		d_kspec_open(p, t->id, t->a);
+	else
+		d_kspec_ahead(p, t->id, t->a);
+	t->kind = t->kind < 2 ? 3 : 4;
+}
+
+/* Tags lo .. hi - 1 not handed, in random order; ahead more of those
+ * from hi on (no failed speculation: it is counted at its place) */
+static void ks_before(struct d_prog *p, struct ks_tag *t, size_t nt,
+		      size_t lo, size_t hi, size_t ahead)
+{
+	size_t idx[KS_OPS], m = 0;
+
+	for (size_t j = lo; j < hi; j++)
+		if (t[j].kind < 3)
+			idx[m++] = j;
+	for (size_t j = hi + 1; j < nt && ahead; j++)
+		if (t[j].kind == 1 || t[j].kind == 2 ||
+		    (t[j].kind == 0 && t[j].id)) {
+			idx[m++] = j;
+			ahead--;
+		}
+	while (m) {
+		size_t k = (size_t)rand() % m;
+
+		ks_hand(p, &t[idx[k]]);
+		idx[k] = idx[--m];
+	}
+}
+
+static char *ks_report(uint64_t fails, uint64_t drops)
+{
+	static char w[256];
+	int n = 0;
+
+	w[0] = 0;
+	if (fails)
+		n = snprintf(w, sizeof(w),
+			     "dtrace: %llu failed speculation%s (no "
+			     "speculative buffer available)\n",
+			     (unsigned long long)fails, fails == 1 ? "" : "s");
+	if (drops)
+		snprintf(w + n, sizeof(w) - (size_t)n,
+			 "dtrace: %llu speculative drop%s\n",
+			 (unsigned long long)drops, drops == 1 ? "" : "s");
+	return w;
+}
+
+static void test_kspec_random(void)
+{
+	static struct ks_tag t[KS_OPS];
+	unsigned bad = 0, badx = 0, runs = 0;
+
+	srand(26);
+	for (unsigned run = 0; run < 600; run++) {
+		/* the first half in step order (one thread); the second the
+		 * closes in a random order (threads' hits stamped otherwise
+		 * than their steps came) */
+		bool cross = run >= 300;
+		struct d_prog *p = compile(
+			"#pragma D option quiet\n#pragma D option nspec=3\n"
+			"#pragma D option specsize=12\nBEGIN { }");
+		uint64_t fails, drops;
+		size_t nt = ks_gen(t, &fails, &drops), cl[KS_OPS], nc = 0;
+		bool moved = true;
+		char *err;
+
+		if (!p)
+			return;
+		for (size_t i = 0; i < nt; i++)
+			if (t[i].kind == 2)
+				cl[nc++] = i;
+		runs += cross;
+		for (size_t i = nc; cross && i > 1; i--) {
+			size_t j = (size_t)rand() % i, x = cl[i - 1];
+
+			cl[i - 1] = cl[j];
+			cl[j] = x;
+		}
+		/* two closes of one ID at one count: either may have been
+		 * first, the words do not say (they are paired in the order
+		 * run); the oracle knows one order, so run them in it */
+		while (cross && moved) {
+			moved = false;
+			for (size_t i = 0; i < nc; i++)
+				for (size_t j = i + 1; j < nc; j++) {
+					size_t x = cl[i];
+
+					if (t[x].id != t[cl[j]].id ||
+					    t[x].a != t[cl[j]].a || x < cl[j])
+						continue;
+					cl[i] = cl[j];
+					cl[j] = x;
+					moved = true;
+				}
+		}
+		for (size_t i = 0; i < nc; i++) {
+			struct ks_tag *c = &t[cl[i]];
+			char *got = NULL;
+			size_t gl = 0;
+			FILE *f = open_memstream(&got, &gl);
+
+			ks_before(p, t, nt, 0, cl[i], (size_t)rand() % 6);
+			d_kspec_close(p, c->id, c->a, c->commit, c->kind == 4,
+				      f);
+			c->kind = 5;
+			fclose(f);
+			if (strcmp(got, c->want) && !(cross ? badx++ : bad++))
+				diag("run %u: close of %u at %llu: got '%s', "
+				     "want '%s'", run, c->id,
+				     (unsigned long long)c->a, got, c->want);
+			free(got);
+		}
+		ks_before(p, t, nt, 0, nt, 0);
+		d_kspec_end(p);
+		err = kspec_drops(p);
+		if (strcmp(err, ks_report(fails, drops)) &&
+		    !(cross ? badx++ : bad++))
+			diag("run %u: got '%s', want '%s'", run, err,
+			     ks_report(fails, drops));
+		free(err);
+		d_free(p);
+	}
+	is_int(bad, 0, "kspec: 300 random runs of one thread: each close's "
+		       "output and the drops as the user space path's");
+	is_int(badx, 0, "kspec: %u random runs, the closes run in another "
+			"order than their steps: each close's own", runs);
+}
+
 static void test_exit(void)
 {
 	struct d_prog *p;
@@ -1922,6 +2288,8 @@ int main(void)
 	test_runtime_errors();
 	test_error_probe();
 	test_run_fault();
+	test_kspec();
+	test_kspec_random();
 	test_exit();
 	test_aggregations();
 	test_printa_clear_trunc();

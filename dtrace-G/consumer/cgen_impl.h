@@ -31,9 +31,9 @@
 #define S_KKEY (-16 - 8 * UBPF_MAXARGS - 8 * UBPF_KSTACK - 40) /* kaggs */
 /* the firing's vtimestamp, where the plan reads it (cgen.c's prologue,
  * UBPF_K_VTIME), in the room of 16 zero bytes a new aggregation entry's
- * value took before cgzero (cgen_agg.c's agg_find()); 8 spare */
+ * value took before cgzero (cgen_agg.c's agg_find()) */
 #define S_VT (S_KKEY - 8)
-/* ... and in the 8 spare: the hold map's value while a copyout() hit
+/* ... and in the other 8: the hold map's value while a copyout() hit
  * holds its thread, else 0 (cgen_rec.c's u_hold(), in the record) */
 #define S_HOLD (S_VT - 8)
 #define S_COMM (S_KKEY - 16 - 16) /* the thread's name */

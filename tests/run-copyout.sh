@@ -25,7 +25,7 @@
 #    clause before the copyout() clause reads and prints in the kernel,
 #    at the hit, one after it reads in dtrace, after the write, count()
 #    in the kernel; exit() decided at the hit before or after the
-#    copyout() clause;
+#    copyout() clause; beside ustack(), the generic program;
 #  - a thread that blocks SIGURG cannot be held: the copyout() faults
 #    at that hit (illegal operation), said once, nothing written;
 #  - refused before tracing: without -w; without a -c/-p process for
@@ -162,6 +162,17 @@ expect_grep "held, generated: the copyout() clause dtrace's" \
 	"^dtrace: clause 2 (cpout[0-9]*:::fill) runs in user space, from its record: line 3: its expression is not one the kernel runs: copyout() and copyoutstr() are dtrace's to write, when it runs the record (the thread held at a USDT probe)$" err.txt
 expect_grep "held, generated: the read after it dtrace's" \
 	"^dtrace: clause 3 (cpout[0-9]*:::fill) runs in user space, from its record: it reads the process after a copyout() that dtrace writes with the thread held at the probe$" err.txt
+
+# ... but beside ustack() (whose walked record the unwinder outputs,
+# holding nothing): the generic program, as before, saying why
+run_dtrace -v -w -q -c ./cpout -n 'cpout$target:::fill /arg1 > 0/ {
+	copyoutstr("new", arg0, 32); }
+	cpout$target:::fill /arg1 > 0/ { @[ustack(1)] = count(); }
+	cpout$target:::done { exit(0); }'
+expect_eq "held beside ustack(): written" "after the probe: [new]" \
+	"$(lines '^after' | head -1)"
+expect_grep "held beside ustack(): the generic program, -v says why" \
+	"^dtrace: BPF: clause 1 (cpout[0-9]*:::fill) calls copyout() or copyoutstr(), with the thread held beside a user stack, which only the generic program holds; the generic program instead$" err.txt
 
 # exit() decided at the hit (kplan_exit.c's "exit() at a traced probe")
 # beside a held copyout(): the winner runs no clause after its exit

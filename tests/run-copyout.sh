@@ -21,6 +21,11 @@
 #    a -c command and in a -p process;
 #  - a write to an address nothing maps is a fault: ERROR's arguments
 #    (DTRACEFLT_BADADDR, the address) and DTrace's message;
+#  - held, the run's generated programs (cgen_rec.c's u_hold()): a
+#    clause before the copyout() clause reads and prints in the kernel,
+#    at the hit, one after it reads in dtrace, after the write, count()
+#    in the kernel; exit() decided at the hit before or after the
+#    copyout() clause; beside ustack(), the generic program;
 #  - a thread that blocks SIGURG cannot be held: the copyout() faults
 #    at that hit (illegal operation), said once, nothing written;
 #  - refused before tracing: without -w; without a -c/-p process for
@@ -122,6 +127,67 @@ wait "$cpid"
 expect_eq "-p: status" 0 "$status"
 expect_eq "-p: written before the probe returned" \
 	"after the probe: [held-p-]" "$(cat p-out.txt)"
+
+# Held, in the generated programs (cgen_rec.c's u_hold(); before, the
+# generic program took such runs whole): a clause before the copyout()
+# clause prints in the kernel the bytes it read at the hit, one after
+# it reads the process after the write, from its record (-v says why);
+# count() in the kernel, the hit that writes nothing (arg1 0) held by
+# none (the copyout() clause's gate fails in the kernel: one record
+# less)
+held_rw='cpout$target:::fill /arg1 > 0/ {
+	printf("before: %s\n", copyinstr(arg0)); }
+	cpout$target:::fill /arg1 > 0/ { copyoutstr("new", arg0, 32); }
+	cpout$target:::fill /arg1 > 0/ { printf("after: %s\n", copyinstr(arg0)); }
+	cpout$target:::fill { @n = count(); }
+	cpout$target:::done { exit(0); }'
+held_out="after the probe: [new]
+before: original-bytes
+after: new
+                2"
+DTRACE_CGEN=0 run_dtrace -w -q -c ./cpout -n "$held_rw"
+expect_eq "held, the generic program: read before and after the write" \
+	"$held_out" "$(lines '^after the')"
+run_dtrace -v -w -q -c ./cpout -n "$held_rw"
+expect_eq "held, generated: status" 0 "$status"
+expect_eq "held, generated: read before and after the write, as the generic program" \
+	"$held_out" "$(lines '^after the')"
+expect_grep "held, generated: the generated programs" \
+	"^dtrace: BPF: 4 generated programs, .* 2 records read$" err.txt
+expect_grep "held, generated: count() in the kernel" \
+	"^dtrace: 1 clause aggregated in the kernel$" err.txt
+expect_grep "held, generated: printf() before it in the kernel" \
+	"^dtrace: 1 clause printing values computed in the kernel$" err.txt
+expect_grep "held, generated: the copyout() clause dtrace's" \
+	"^dtrace: clause 2 (cpout[0-9]*:::fill) runs in user space, from its record: line 3: its expression is not one the kernel runs: copyout() and copyoutstr() are dtrace's to write, when it runs the record (the thread held at a USDT probe)$" err.txt
+expect_grep "held, generated: the read after it dtrace's" \
+	"^dtrace: clause 3 (cpout[0-9]*:::fill) runs in user space, from its record: it reads the process after a copyout() that dtrace writes with the thread held at the probe$" err.txt
+
+# ... but beside ustack() (whose walked record the unwinder outputs,
+# holding nothing): the generic program, as before, saying why
+run_dtrace -v -w -q -c ./cpout -n 'cpout$target:::fill /arg1 > 0/ {
+	copyoutstr("new", arg0, 32); }
+	cpout$target:::fill /arg1 > 0/ { @[ustack(1)] = count(); }
+	cpout$target:::done { exit(0); }'
+expect_eq "held beside ustack(): written" "after the probe: [new]" \
+	"$(lines '^after' | head -1)"
+expect_grep "held beside ustack(): the generic program, -v says why" \
+	"^dtrace: BPF: clause 1 (cpout[0-9]*:::fill) calls copyout() or copyoutstr(), with the thread held beside a user stack, which only the generic program holds; the generic program instead$" err.txt
+
+# exit() decided at the hit (kplan_exit.c's "exit() at a traced probe")
+# beside a held copyout(): the winner runs no clause after its exit
+# clause, its thread let go unwritten; before it, written
+for c in '/arg1 == 32/ { exit(0); }|fill /arg1 > 0/ { copyoutstr("new", arg0, 32); }|original-bytes|1' \
+	'/arg1 > 0/ { copyoutstr("new", arg0, 32); }|fill /arg1 == 32/ { exit(0); }|new|2'; do
+	c1=${c%%|*} r=${c#*|} c2=${r%%|*} r=${r#*|}
+	run_dtrace -v -w -q -c ./cpout -n "cpout\$target:::fill $c1
+		cpout\$target:::$c2"
+	expect_eq "held, exit() clause ${r#*|}: status" 0 "$status"
+	expect_eq "held, exit() clause ${r#*|}: written or not" \
+		"after the probe: [${r%|*}]" "$(lines '^after')"
+	expect_grep "held, exit() clause ${r#*|}: decided at the hit" \
+		"^dtrace: clause ${r#*|} (cpout[0-9]*:::fill) runs in user space, from its record: it calls exit(), which dtrace runs from the record of the one hit that wins it$" err.txt
+done
 
 # a thread that blocks SIGURG cannot be held: its copyout() faults at
 # the hit (DTRACEFLT_ILLOP), said once, and nothing is written

@@ -43,7 +43,8 @@
 #    of 4-byte values read where an unset element's signed 8-byte 0
 #    computes differently (tests/run-cgen-tlarr.sh has those of
 #    timestamps in the kernel), a read by an address
-#    that comes when dtrace runs the record, copyoutstr(), curpsinfo's
+#    that comes when dtrace runs the record, copyoutstr() (dtrace's to
+#    write, the held path's generated programs: bpf_cg.c), curpsinfo's
 #    effective ids at a kernel probe.
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -336,7 +337,7 @@ vwhy "quantize() with an increment" \
 	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its @q = quantize() is not one the kernel runs: quantize() with an increment, which the kernel does not take" \
 	-n 'syscall::close:entry /pid == $target/ { @q = quantize(arg0, 2); }'
 vwhy "copyoutstr()" \
-	"BPF: clause 1 (syscall::close:entry) calls copyout() or copyoutstr(), which only the generic program writes; the generic program instead" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 2: its expression is not one the kernel runs: copyout() and copyoutstr() are dtrace's to write, when it runs the record (the thread held at a USDT probe)" \
 	-w -n 'syscall::close:entry /pid == $target && arg0 == 99999/ {
 		copyoutstr("x", 0, 2); }'
 vwhy "a string comparison of probefunc" \

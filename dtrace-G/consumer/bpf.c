@@ -76,6 +76,8 @@
  * writes at the hit (ev_copyout()), and never generated programs; or,
  * where the kernel refuses that helper or the form is not one it can
  * write, for -c/-p targets (c->cohold: consumer.c's copyout_check()),
+ * generated programs that hold as below (cgen_rec.c's u_hold(), where
+ * bpf_cg.c's cg_fits() takes the run), else
  * usdt_hit with dlhold.c's map as its `hold` map: the program stops
  * the thread at a copyout() probe's hit (usdt.bpf.c's hold_thread()),
  * only at a probe whose instruction is a NOP (site_nop()), its record

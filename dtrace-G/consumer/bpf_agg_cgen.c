@@ -37,6 +37,12 @@
  * written only when one held; so do a kernel probe's generated
  * program's (bpf_agg.c's bpf_kagg_kplan()), not the generic
  * kprov.bpf.h's.
+ * Clauses the kernel must not run at all are marked for d_kplan_new()
+ * (user[]: they and the variables they touch are user space's): those
+ * of dtrace:::ERROR, which also fire in dtrace, and in a run whose
+ * copyout() is written with the thread held at the probe (c->cohold),
+ * those after a copyout() clause that read the process, which must
+ * read after dtrace's write, not at the hit before it.
  */
 #include "config.h"
 
@@ -117,7 +123,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	bool any = false, keyed = false, flat = false, tls = false;
 	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
-	     *traced;
+	     *traced, *held;
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
 	unsigned nspred = 0, nvin = 0;
 	uint32_t po[2], eo[3], sx[4];
@@ -141,6 +147,21 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	for (unsigned i = 0; i < c->nerror; i++)
 		if (c->error_clauses[i] < c->nclauses)
 			user[c->error_clauses[i]] = true;
+	/* copyout() with the thread held (cgen_rec.c's u_hold()): dtrace
+	 * writes when it runs the clause, so a clause after it that reads
+	 * the process reads there too, after the write, as DTrace's
+	 * does, not at the hit, before it */
+	held = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*held));
+	for (unsigned i = 0, co = 0; c->cohold && i < c->nclauses; i++) {
+		uint32_t size[D_MAXARGS];
+
+		held[i] = co && (d_clause_strargs(c->prog, i) ||
+				 d_clause_memargs(c->prog, i, size) ||
+				 d_kplan_late(c->prog, i));
+		user[i] |= held[i];
+		if (!co && (d_clause_needs(c->prog, i) & D_NEED_COPYOUT))
+			co = i + 1;
+	}
 	/* tick-N's clauses: their exit() is cut at the horizon */
 	ticks = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*ticks));
 	for (unsigned i = 0; i < c->nclauses; i++) {
@@ -268,9 +289,14 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * a speculating one's said above) */
 	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
 		if (traced[i] && !d_kplan_spec_why(k->kp, i) &&
-		    (user[i] ? snprintf(why, sizeof(why),
-					"it fires at dtrace:::ERROR too, in "
-					"dtrace") > 0
+		    (held[i] ? snprintf(why, sizeof(why),
+					"it reads the process after a "
+					"copyout() that dtrace writes with "
+					"the thread held at the probe") > 0
+		     : user[i]
+			     ? snprintf(why, sizeof(why),
+					"it fires at dtrace:::ERROR too, "
+					"in dtrace") > 0
 			     : d_kplan_why(k->kp, i, why, sizeof(why)) != NULL))
 			say(c,
 			    "clause %u (%s) runs in user space, from its "
@@ -291,6 +317,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			    "address the process may have rewritten since",
 			    i + 1, clause_desc(c, i));
 	free(user);
+	free(held);
 	free(ticks);
 	free(traced);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {

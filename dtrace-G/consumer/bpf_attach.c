@@ -174,6 +174,8 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 
 	if (ev_spec_make(c, e, idx, &spec) < 0)
 		return -E2BIG;
+	if (c->cohold) /* copyout(): its hit held (cgen_rec.c's u_hold()) */
+		ev_copyout(c, e, &spec);
 	/* the run's first CG_OWN links only: past them the program is
 	 * shared again (each of its own is a load, ~0.2 ms of system time) */
 	if (multi && b->nlinks < CG_OWN) {

@@ -91,6 +91,12 @@ struct cgen_maps {
 	/* cgzero: 16 zero bytes, a new aggregation entry's value
 	 * (cgen_agg.c's agg_find()), or -1 */
 	int zero;
+	/* copyout() with the thread held at its probe (dlhold.c's map,
+	 * dlhold_map(): not the generated programs' to close), or -1; the
+	 * offsets + 1 of task_struct's sighand and blocked and of
+	 * SIGURG's handler in sighand_struct (cgen_rec.c's u_hold()) */
+	int hold;
+	uint32_t hold1[3];
 	/* out, where not NULL: whether the program reads the clock only
 	 * when the horizon is not dtrace's lease (cgen.c's hzfree) */
 	bool *hzfree;

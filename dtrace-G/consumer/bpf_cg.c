@@ -4,7 +4,8 @@
  * the generic program (bpf/usdt.bpf.c, bpf.c) or, per event, a program
  * cgen.c generates, and loading those.
  *
- * A run whose program calls no copyout(), and whose kernel probes each
+ * A run whose program calls no copyout() but with the thread held at
+ * its probe (c->cohold), and whose kernel probes each
  * have their provider's prologue and copy no user stack, curpsinfo's
  * effective ids or session (cg_fits(), cg_try(), kprov_cg_fits()),
  * loads no generic program: at its first
@@ -41,9 +42,24 @@
 #include "bpf_impl.h"
 #include "consumer_impl.h"
 
+/* Whether a clause reads the user stack (cgbuf then has room for it). */
+static bool cg_ustack(struct consumer *c)
+{
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		if (d_clause_needs(c->prog, ci) & D_NEED_USTACK)
+			return true;
+	return false;
+}
+
 /*
  * Whether the run's clauses are all the generator takes: no copyout()
- * or copyoutstr() (written by the generic usdt_hit_w).  uid, gid, ppid,
+ * or copyoutstr() but where the thread is held at the probe
+ * (c->cohold: consumer.c's copyout_check(); cgen_rec.c's u_hold(), as
+ * usdt.bpf.c's hold_thread()) and no clause reads the user stack (a
+ * walked stack's record is output by the unwinder, which holds no
+ * thread); one written at the hit stays the generic usdt_hit_w's
+ * (doc/DESIGN.md §8 "vtimestamp, copyout() and unset variables in the
+ * generated programs": the at-hit write is not built).  uid, gid, ppid,
  * vtimestamp, curpsinfo's pr_psargs and, at uprobes, pr_euid, pr_egid,
  * pr_pgid and pr_sid it takes as the generic program does
  * (UBPF_RF_CRED, UBPF_RF_PPID, UBPF_RF_VTIME, UBPF_RF_PSARGS:
@@ -60,18 +76,10 @@ bool cg_fits(struct consumer *c)
 	if (env && !strcmp(env, "0"))
 		return false;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) & D_NEED_COPYOUT)
+		if ((d_clause_needs(c->prog, ci) & D_NEED_COPYOUT) &&
+		    (!c->cohold || cg_ustack(c)))
 			return false;
 	return true;
-}
-
-/* Whether a clause reads the user stack (cgbuf then has room for it). */
-static bool cg_ustack(struct consumer *c)
-{
-	for (unsigned ci = 0; ci < c->nclauses; ci++)
-		if (d_clause_needs(c->prog, ci) & D_NEED_USTACK)
-			return true;
-	return false;
 }
 
 /*
@@ -137,7 +145,8 @@ void cg_off(struct consumer *c)
 
 /*
  * -v: why cg_fits() said no (DTRACE_CGEN=0, asked for, goes unsaid):
- * the first clause that copies out
+ * the first clause that copies out, written at the hit or held beside
+ * a user stack
  */
 static void cg_unfit_say(struct consumer *c)
 {
@@ -149,9 +158,13 @@ static void cg_unfit_say(struct consumer *c)
 		if (d_clause_needs(c->prog, ci) & D_NEED_COPYOUT) {
 			say(c,
 			    "BPF: clause %u (%s) calls copyout() or "
-			    "copyoutstr(), which only the generic program "
-			    "writes; the generic program instead",
-			    ci + 1, c->ndescs[ci] ? c->descs[ci][0].text : "");
+			    "copyoutstr(), %s; the generic program instead",
+			    ci + 1, c->ndescs[ci] ? c->descs[ci][0].text : "",
+			    c->cohold ? "with the thread held beside a user "
+					"stack, which only the generic program "
+					"holds"
+				      : "which only the generic program writes "
+					"at the hit");
 			return;
 		}
 }
@@ -182,6 +195,19 @@ void cg_try(struct consumer *c)
 		return;
 	}
 	memset(m, 0, sizeof(*m));
+	m->hold = -1;
+	/* copyout() held at the probe: dlhold.c's map and offsets (none:
+	 * the generic program, which refuses the run saying why) */
+	if (c->cohold) {
+		long ho[3] = { -1, -1, -1 };
+		char why[256] = "";
+
+		m->hold = dlhold_map(c, ho, why, sizeof(why));
+		if (m->hold < 0)
+			return;
+		for (int i = 0; i < 3; i++)
+			m->hold1[i] = ho[i] >= 0 ? (uint32_t)ho[i] + 1 : 0;
+	}
 	m->self = (uint32_t)getpid();
 	m->rb = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0,
 			       (uint32_t)rbsz, NULL);

@@ -176,7 +176,15 @@
  *     uid, gid and ppid in its kctx (cgen_kprov.c's kp_kctx()),
  *     vtimestamp and pr_psargs as a uprobe's (kprov.bpf.h's order),
  *     and neither the effective ids nor the session (kprov_cg_fits()
- *     refuses them there).
+ *     refuses them there).  copyout() with the thread held (the
+ *     spec's hold: bpf.c's ev_copyout()): the record complete, the
+ *     thread is stopped right before the output (cgen_rec.c's
+ *     u_hold(), usdt.bpf.c's hold_thread() in instructions), its
+ *     record flagged UBPF_RF_HELD and output with a wake-up, its hold
+ *     entry UBPF_HOLD_DROP where the output fails; a hit that ends
+ *     before this stage (no record needed, its gates failed, the run
+ *     ended or its exit() swap lost) holds nothing, and nothing runs
+ *     its clauses, the copyout() among them.
  *  4. Epilogue: r0 = 0, exit.
  *
  * emit() makes them in that order, one function each: emit_shape()
@@ -196,7 +204,8 @@
  *
  * What is refused (bpf.c falls back to the generic program for the
  * whole run): pr_euid, pr_egid, pr_pgid and pr_sid at a kernel probe
- * (kprov_cg_fits()), copyout() and copyoutstr() (bpf_cg.c's cg_fits()), a
+ * (kprov_cg_fits()), copyout() and copyoutstr() written at the hit, or
+ * held beside a user stack (bpf_cg.c's cg_fits()), a
  * kernel
  * probe its provider has no prologue for.  printf() and trace() of
  * values the plan computes
@@ -830,6 +839,7 @@ struct cgprog {
 	bool hz, tsp, hzfree, ts, fs, hzarm;
 	unsigned len, ob, obase;
 	bool lazy;
+	bool hold; /* copyout(): the thread held at the hit (u_hold()) */
 	/* jumps to the end, no record: the run no longer active; the
 	 * plan's failing PREDs whose record gate would fail (e.xpj) */
 	size_t xj[5], xpj[sizeof(((struct em *)NULL)->xpj) / sizeof(size_t)];
@@ -933,6 +943,10 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 	 * self-> variable */
 	p->lazy = m->ev1 && m->lpid && !m->kp && !(pl && plan_tid(pl)) &&
 		  !(m->xpl && plan_tid(m->xpl));
+	/* copyout() with the thread held (bpf.c's ev_copyout(): a uprobe
+	 * event's, at a NOP), where the hold map and its offsets are */
+	p->hold = s->hold && !m->kp && m->hold >= 0 && m->hold1[0] &&
+		  m->hold1[1] && m->hold1[2];
 	p->jpre = SIZE_MAX;
 	p->apre = UBPF_MAXARGS;
 	/* the argument slots past nargs: seq_stack()'s (a kernel probe's
@@ -1387,8 +1401,20 @@ static void emit_record(struct em *e, struct cgprog *p)
 	}
 	if (p->strs)
 		emit_strs(e, p);
-	/* wake the reader once per position of it at half full */
+	/* copyout(): the thread held here, the record complete */
+	if (p->hold)
+		u_hold(e, m);
+	/* wake the reader once per position of it at half full; a held
+	 * thread's record at once */
 	rb_wake_ask(e, m, p->strs);
+	if (p->hold) {
+		size_t j;
+
+		ldx(e, BPF_DW, 1, 10, S_HOLD);
+		j = jmp_i(e, BPF_JEQ, 1, 0);
+		alu_i(e, BPF_MOV, 2, BPF_RB_FORCE_WAKEUP);
+		fix(e, j);
+	}
 	if (p->strs) {
 		alu_r(e, BPF_MOV, 4, 2);
 		ldmap(e, 1, m->rb);
@@ -1404,6 +1430,14 @@ static void emit_record(struct em *e, struct cgprog *p)
 	jdrop = jmp_i(e, BPF_JA, 0, 0);
 	/* no room: drops, per CPU */
 	fix(e, jnull);
+	if (p->hold && p->strs) { /* held, its record lost: let go */
+		size_t j;
+
+		ldx(e, BPF_DW, 1, 10, S_HOLD);
+		j = jmp_i(e, BPF_JEQ, 1, 0);
+		st(e, BPF_W, 1, 0, UBPF_HOLD_DROP);
+		fix(e, j);
+	}
 	lookup0(e, m->drops);
 	jnull = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_i(e, BPF_MOV, 1, 1); /* atomic: a program nested in this one

@@ -31,8 +31,11 @@
 #define S_KKEY (-16 - 8 * UBPF_MAXARGS - 8 * UBPF_KSTACK - 40) /* kaggs */
 /* the firing's vtimestamp, where the plan reads it (cgen.c's prologue,
  * UBPF_K_VTIME), in the room of 16 zero bytes a new aggregation entry's
- * value took before cgzero (cgen_agg.c's agg_find()); 8 spare */
+ * value took before cgzero (cgen_agg.c's agg_find()) */
 #define S_VT (S_KKEY - 8)
+/* ... and in the other 8: the hold map's value while a copyout() hit
+ * holds its thread, else 0 (cgen_rec.c's u_hold(), in the record) */
+#define S_HOLD (S_VT - 8)
 #define S_COMM (S_KKEY - 16 - 16) /* the thread's name */
 #define S_FLAGS (S_COMM - 8) /* the record's flags */
 /* S_FLAGS: the record's u16 flags; bit 16 a REC ran (the hit needs its
@@ -411,6 +414,8 @@ void kp_tlsu(struct em *e, const struct cgen_maps *m);
 void kp_kctx(struct em *e, const struct cgen_kpro *k);
 /* cgen_rec.c: a uprobe's record's real uid and gid at off (r9) */
 void u_cred(struct em *e, int16_t off);
+/* copyout() with the thread held at the hit (S_HOLD; the record r9) */
+void u_hold(struct em *e, const struct cgen_maps *m);
 /* ... the parent's tgid and, with anc, progenyof()'s chain after it */
 void anc_walk(struct em *e, const uint32_t o[2], bool kp, bool anc);
 /* ... the effective uid and gid at r8, through task_struct's cred at o */

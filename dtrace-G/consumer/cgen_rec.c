@@ -68,6 +68,80 @@ void u_cred(struct em *e, int16_t off)
 	stx(e, BPF_W, 9, (int16_t)(off + 4), 0);
 }
 
+/*
+ * copyout() with the thread held at the hit, as usdt.bpf.c's
+ * hold_thread(), in instructions, where the event's spec has hold (bpf.c's
+ * ev_copyout()), right before the output: the tid's entry in the hold
+ * map (dlhold.c's) must be UBPF_HOLD_SEIZED, SIGURG's action (through
+ * task_struct's sighand at m->hold1[0], its handler at m->hold1[2])
+ * the default or SIG_IGN and SIGURG not in blocked (m->hold1[1]); then
+ * the entry is UBPF_HOLD_CO and bpf_send_signal_thread(SIGURG) stops
+ * the thread before it runs another instruction, its entry back to
+ * UBPF_HOLD_SEIZED where the send failed.  Held: the entry's address
+ * in S_HOLD and the record (r9) flagged UBPF_RF_HELD, which cgen.c's
+ * record stage outputs with BPF_RB_FORCE_WAKEUP, marking the entry
+ * UBPF_HOLD_DROP where the output fails; not held: S_HOLD 0, the
+ * clause's copyout() faults (records.c).  The reads go through
+ * S_KEY8; r1-r5 and r0 are clobbered, r6-r9 kept.
+ */
+void u_hold(struct em *e, const struct cgen_maps *m)
+{
+	size_t jf[9], jok;
+	unsigned nf = 0;
+
+	st(e, BPF_DW, 10, S_HOLD, 0);
+	call(e, BPF_FUNC_get_current_pid_tgid);
+	stx(e, BPF_W, 10, S_KEY8, 0);
+	lookup_at(e, m->hold, S_KEY8);
+	jf[nf++] = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 1, 0, 0);
+	jf[nf++] = jmp_i(e, BPF_JNE, 1, UBPF_HOLD_SEIZED);
+	stx(e, BPF_DW, 10, S_HOLD, 0);
+	/* the task's sighand, SIGURG's handler in it, the task's
+	 * blocked: each read through S_KEY8 */
+	for (int i = 0; i < 3; i++) {
+		if (i == 1) { /* the handler: from sighand */
+			ldx(e, BPF_DW, 3, 10, S_KEY8);
+			alu_i(e, BPF_ADD, 3, (int32_t)(m->hold1[2] - 1));
+		} else {
+			call(e, BPF_FUNC_get_current_task);
+			alu_r(e, BPF_MOV, 3, 0);
+			alu_i(e, BPF_ADD, 3,
+			      (int32_t)(m->hold1[i ? 1 : 0] - 1));
+		}
+		alu_r(e, BPF_MOV, 1, 10);
+		alu_i(e, BPF_ADD, 1, S_KEY8);
+		alu_i(e, BPF_MOV, 2, 8);
+		call(e, BPF_FUNC_probe_read_kernel);
+		jf[nf++] = jmp_i(e, BPF_JNE, 0, 0);
+		ldx(e, BPF_DW, 1, 10, S_KEY8);
+		if (i == 0) /* no sighand */
+			jf[nf++] = jmp_i(e, BPF_JEQ, 1, 0);
+		else if (i == 1) /* a handler of its own */
+			jf[nf++] = jmp_i(e, BPF_JGT, 1, 1);
+		else { /* SIGURG blocked */
+			alu_i(e, BPF_AND, 1, 1 << (UBPF_SIGURG - 1));
+			jf[nf++] = jmp_i(e, BPF_JNE, 1, 0);
+		}
+	}
+	ldx(e, BPF_DW, 1, 10, S_HOLD);
+	st(e, BPF_W, 1, 0, UBPF_HOLD_CO);
+	alu_i(e, BPF_MOV, 1, UBPF_SIGURG);
+	call(e, BPF_FUNC_send_signal_thread);
+	jok = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_DW, 1, 10, S_HOLD);
+	st(e, BPF_W, 1, 0, UBPF_HOLD_SEIZED);
+	for (unsigned i = 0; i < nf; i++)
+		fix(e, jf[i]);
+	st(e, BPF_DW, 10, S_HOLD, 0);
+	jf[0] = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jok);
+	ldx(e, BPF_H, 1, 9, 30);
+	alu_i(e, BPF_OR, 1, UBPF_RF_HELD);
+	stx(e, BPF_H, 9, 30, 1);
+	fix(e, jf[0]);
+}
+
 /* struct ubpf_anc's 4 bytes as the host reads them */
 static int32_t anc_word(unsigned n, unsigned state)
 {

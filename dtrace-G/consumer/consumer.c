@@ -906,7 +906,8 @@ static void loop(struct consumer *c, int sfd, int ifd)
  * d_prog_copyout() says are exact, where the kernel lets a BPF program
  * write user memory (the cheaper: nothing stops); else, for -c and -p
  * targets, by the clause itself, in dtrace, while the firing thread is
- * held at its probe (c->cohold: usdt.bpf.c's hold_thread(), dlhold.c).
+ * held at its probe (c->cohold: usdt.bpf.c's hold_thread(), or the
+ * generated programs' cgen_rec.c's u_hold(); dlhold.c).
  * Another backend, or a run without a process to hold, is refused
  * before tracing.
  */

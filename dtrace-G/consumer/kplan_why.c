@@ -557,6 +557,16 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 	int v;
 
 	buf[0] = '\0';
+	if (st->kind == S_EXPR && st->e && st->e->op == N_FUNC &&
+	    (d_funcs[st->e->sub].id == F_COPYOUT ||
+	     d_funcs[st->e->sub].id == F_COPYOUTSTR)) {
+		/* generated programs hold the thread (bpf_cg.c) */
+		snprintf(buf, len,
+			 "copyout() and copyoutstr() are dtrace's to "
+			 "write, when it runs the record (the thread held "
+			 "at a USDT probe)");
+		return;
+	}
 	if (st->kind == S_IF) { /* its condition (kplan_vars.c's
 				 * kp_flat_ok()) */
 		expr_why(k, ci, st->e, buf, len);

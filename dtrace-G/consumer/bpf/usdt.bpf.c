@@ -144,8 +144,6 @@ struct {
 
 const volatile __u32 hold_sighand = 0, hold_blocked = 0, hold_handler = 0;
 
-#define HOLD_SIGURG 23 /* x86-64's and arm64's SIGURG */
-
 /*
  * The thread stopped at this hit, as ../dlhold.c stops one in dlopen():
  * SIGURG sent to it (a signal-delivery-stop its tracer sees before the
@@ -170,10 +168,10 @@ static __always_inline __u32 *hold_thread(void)
 	    bpf_probe_read_kernel(&h, 8, (void *)(sh + hold_handler - 1)) ||
 	    h > 1 ||
 	    bpf_probe_read_kernel(&bl, 8, (void *)(t + hold_blocked - 1)) ||
-	    (bl & (1ULL << (HOLD_SIGURG - 1))))
+	    (bl & (1ULL << (UBPF_SIGURG - 1))))
 		return 0;
 	*v = UBPF_HOLD_CO;
-	if (bpf_send_signal_thread(HOLD_SIGURG)) {
+	if (bpf_send_signal_thread(UBPF_SIGURG)) {
 		*v = UBPF_HOLD_SEIZED;
 		return 0;
 	}

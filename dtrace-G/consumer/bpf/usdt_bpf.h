@@ -122,6 +122,7 @@ struct ubpf_anc {
 #define UBPF_HOLD_SEIZED 1 /* dtrace traces it */
 #define UBPF_HOLD_CO 4	   /* SIGURG sent at a copyout() probe */
 #define UBPF_HOLD_DROP 5   /* ... whose record was dropped */
+#define UBPF_SIGURG 23	   /* the signal that holds: x86-64's and arm64's */
 #define UBPF_WMAX 64	     /* bytes one copyout() writes (D_COPYOUT_MAX) */
 #define UBPF_PSARGS 80	    /* DTrace's PRARGSZ */
 #define UBPF_VTIME_MAX 16384 /* live threads vtime.bpf.h keeps a clock for */

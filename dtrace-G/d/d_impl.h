@@ -165,6 +165,13 @@ enum {
 	OP_SHREQ,
 };
 
+/* Is binary operator op a comparison: ==, !=, <, >, <=, >=? */
+static inline bool d_op_cmp(int op)
+{
+	return op == OP_EQ || op == OP_NE || op == '<' || op == '>' ||
+	       op == OP_LE || op == OP_GE;
+}
+
 enum {
 	B_PID,
 	B_PPID,

@@ -46,7 +46,9 @@
 # handler, an exec()'d image), dlswap's, and dlswap's with libraries
 # whose CFI differs where the other has its code (uwswap[ab].c: the
 # walk's mapping check must run again after the swap even where the
-# thread's checks are reused); -v's counts show that stacks were walked.
+# thread's checks are reused), and a library's text mapped again at its
+# addresses from another offset of its file (uwpgoff[m].c: the check
+# must compare the offset too); -v's counts show that stacks were walked.
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
@@ -834,6 +836,41 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		uwswap0.txt uwswap1.txt
 	[ "${walked%% *}" -gt 0 ] ||
 		fail "uwswap: none walked: ${walked:-none said}: $(cat uwswap1.err)"
+	# The same file mapped again at the same addresses from another
+	# offset (uwpgoffm.c: the library's text mapped one page further on,
+	# pg_b's code where pg_a's was): the tables were made for the first
+	# mapping, whose device, inode and range the new one shares; the
+	# walk's check of the file offset too (vm_pgoff) must find it changed
+	# and hand the first hit after it back to the copy.  The copy's
+	# stacks and the walk's, byte for byte, save the library's frame:
+	# whether dtrace names it (libdwfl's module of the file, whose bias
+	# the new mapping does not move: pg_a, in both runs) or gives it as
+	# an address (a hit read before dtrace read the new maps) depends on
+	# when dtrace reads the maps, in either run.  -v's counts: the first
+	# hit and the first after the new mapping copied, at least (a walk
+	# without the offset check copies only the first: 7 walked, 1 copied
+	# on an idle machine).
+	$gcc -O2 -fomit-frame-pointer -fPIC -shared -fno-toplevel-reorder \
+		-o uw/libuwpgoff.so "$data/uwpgoff.c" &&
+		$gcc -O2 -fomit-frame-pointer -o uwpgoff "$data/uwpgoffm.c" \
+			-Luw -luwpgoff -Wl,-rpath,"$PWD/uw" ||
+		fail "building uwpgoff"
+	uw_a=$(uw_at uw/libuwpgoff.so pg_a) uw_b=$(uw_at uw/libuwpgoff.so pg_b)
+	[ -n "$uw_a" ] && [ $((0x$uw_b - 0x$uw_a)) -eq 4096 ] ||
+		fail "uwpgoff: pg_b ($uw_b) not a page after pg_a ($uw_a)"
+	uwp_d='pid$target::uwp_fire:entry { printf("%d", arg0); ustack(); }'
+	for w in 0 1; do
+		uwrun $w uwpgoff$w -c './uwpgoff 4' -n "$uwp_d"
+		sed 's/^ *\(libuwpgoff\.so`pg_a+0x[0-9a-f]*\|0x[0-9a-f]*\)$/LIB/' \
+			uwpgoff$w.txt >uwpgoff$w.n
+	done
+	expect_file_eq "uwpgoff: stacks walked in the kernel as unwound copies" \
+		uwpgoff0.n uwpgoff1.n
+	[ "$(grep -c '^ *LIB$' uwpgoff1.n)" -eq 8 ] ||
+		fail "uwpgoff: not 8 frames of the library: $(cat uwpgoff1.txt)"
+	[ "${walked%% *}" -gt 0 ] && [ "${walked#* }" -ge 2 ] &&
+		[ "$((${walked%% *} + ${walked#* }))" -eq 8 ] ||
+		fail "uwpgoff: walked and copied: ${walked:-none said} (the first hit and the first after the new mapping must be copied): $(cat uwpgoff1.err)"
 fi
 
 # errors: the frame count is a constant

@@ -405,20 +405,16 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		    !kp_ty_at(k, pr, n->a, &az, &ag) ||
 		    !kp_ty_at(k, pr, n->b, &bz, &bg))
 			return false; /* pointer arithmetic scales: mem.c */
+		if (d_op_cmp(n->sub)) {
+			*sz = 4;
+			*sg = 1;
+			return true;
+		}
 		switch (n->sub) {
 		case OP_SHL:
 		case OP_SHR:
 			*sz = az < 4 ? 4 : az;
 			*sg = az < 4 ? 1 : ag;
-			return true;
-		case OP_EQ:
-		case OP_NE:
-		case '<':
-		case '>':
-		case OP_LE:
-		case OP_GE:
-			*sz = 4;
-			*sg = 1;
 			return true;
 		case '+':
 		case '-':

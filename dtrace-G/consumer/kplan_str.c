@@ -545,19 +545,8 @@ bool kp_ident_cmp(const struct d_kplan *k, const struct node *n)
 {
 	if (k && !k->vars)
 		return false;
-	if (n->op != N_BIN)
+	if (n->op != N_BIN || !d_op_cmp(n->sub))
 		return false;
-	switch (n->sub) {
-	case OP_EQ:
-	case OP_NE:
-	case '<':
-	case '>':
-	case OP_LE:
-	case OP_GE:
-		break;
-	default:
-		return false;
-	}
 	if (ident(n->a) < 0 && ident(n->b) < 0)
 		return false;
 	return (ident(n->a) >= 0 || (n->a->op == N_STR && n->a->sval)) &&

@@ -28,7 +28,8 @@
  *
  * Tables (uw_build(), from ustack.c when it has unwound a copy with a
  * session).  Each r-x mapping of a file in the session's maps text
- * whose libdwfl module has .eh_frame_hdr becomes a struct uw_mod; its
+ * whose libdwfl module has .eh_frame_hdr becomes a struct uw_mod (with
+ * its file offset: the walk checks the mapping is still that one); its
  * file's rows come from the very Dwarf_CFI libdwfl unwinds with
  * (dwfl_module_eh_cfi()): from each FDE's start (the .eh_frame_hdr
  * table, found through PT_GNU_EH_FRAME) row by row with
@@ -609,7 +610,8 @@ void uw_build(struct consumer *c, struct us_proc *up, pid_t pid)
 
 		if (sscanf(l, "%llx-%llx %7s %llx %x:%x %llu %511s", &a, &b,
 			   perm, &off, &maj, &min, &ino, path) == 8 &&
-		    perm[2] == 'x' && path[0] == '/' &&
+		    perm[2] == 'x' && path[0] == '/' && !(off & 4095) &&
+		    off >> 12 <= UINT32_MAX &&
 		    (mod = dwfl_addrmodule(up->dwfl, a)) &&
 		    dwfl_module_getelf(mod, &bias) &&
 		    (f = file_rows(uw, mod, maj << 20 | min, ino, path))) {
@@ -624,6 +626,7 @@ void uw_build(struct consumer *c, struct us_proc *up, pid_t pid)
 			m->hi = f->hi;
 			m->pg = f->pg;
 			m->npg = f->npg;
+			m->pgoff = (uint32_t)(off >> 12);
 		}
 		if (!nl)
 			break;

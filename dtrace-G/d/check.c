@@ -515,27 +515,19 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 				d_sou_size(ps, n->b->psou, D_DECL_INCOMPLETE,
 					   &at);
 		}
-		switch (n->sub) {
-		case OP_EQ:
-		case OP_NE:
-		case '<':
-		case '>':
-		case OP_LE:
-		case OP_GE:
-			if (strict && ka != T_ANY && kb != T_ANY && ka != kb &&
-			    !(ka == T_STR && is_null_const(n->b)) &&
-			    !(kb == T_STR && is_null_const(n->a)))
-				d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
-				       "operator %s requires operands of the "
-				       "same type: %s and %s",
-				       op_name(n->sub), d_kind_name(ka),
-				       d_kind_name(kb));
-			return n->kind = T_INT;
-		default:
+		if (!d_op_cmp(n->sub)) {
 			d_need_int(ps, n, ka, op_name(n->sub), strict);
 			d_need_int(ps, n, kb, op_name(n->sub), strict);
-			return n->kind = T_INT;
+		} else if (strict && ka != T_ANY && kb != T_ANY && ka != kb &&
+			   !(ka == T_STR && is_null_const(n->b)) &&
+			   !(kb == T_STR && is_null_const(n->a))) {
+			d_perrt(ps, D_OP_INCOMPAT, n->line, n->col,
+				"operator %s requires operands of the same "
+				"type: %s and %s",
+				op_name(n->sub), d_kind_name(ka),
+				d_kind_name(kb));
 		}
+		return n->kind = T_INT;
 	case N_LAND:
 	case N_LOR:
 	case N_LXOR:

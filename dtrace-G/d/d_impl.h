@@ -166,6 +166,13 @@ enum {
 	OP_SHREQ,
 };
 
+/* Is binary operator op a comparison: ==, !=, <, >, <=, >=? */
+static inline bool d_op_cmp(int op)
+{
+	return op == OP_EQ || op == OP_NE || op == '<' || op == '>' ||
+	       op == OP_LE || op == OP_GE;
+}
+
 enum {
 	B_PID,
 	B_PPID,
@@ -990,6 +997,15 @@ void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width, int prec,
 
 void __attribute__((noreturn))
 d_fault(struct ectx *x, int flt, uint64_t addr);
+/*
+ * A run's context for program p at firing f, of clause c (NULL: none,
+ * d_read_str_late()), the rest zero; the caller sets its own fields and
+ * its setjmp(x->jb).  d_ectx_free() frees it with what the run left in
+ * it (its output buffers, its scratch arena).
+ */
+struct ectx *d_ectx_new(struct d_prog *p, const struct clause *c,
+			const struct d_fire *f);
+void d_ectx_free(struct ectx *x);
 struct dv d_eval(struct ectx *x, const struct node *n);
 /*
  * A value of node n computed elsewhere (../consumer/kplan_out.c: a leaf

@@ -152,20 +152,36 @@ const char *d_read_user_str(struct ectx *x, uint64_t addr, size_t max)
 	return buf;
 }
 
+struct ectx *d_ectx_new(struct d_prog *p, const struct clause *c,
+			const struct d_fire *f)
+{
+	struct ectx *x = xcalloc(1, sizeof(*x));
+
+	x->p = p;
+	x->c = c;
+	x->f = f;
+	return x;
+}
+
+void d_ectx_free(struct ectx *x)
+{
+	free(x->out.b);
+	free(x->after.b);
+	d_ar_free(&x->scratch);
+	free(x);
+}
+
 char *d_read_str_late(struct d_prog *p, const struct d_fire *f, uint64_t addr,
 		      size_t max, uint64_t *faddr)
 {
-	struct ectx *x = xcalloc(1, sizeof(*x));
+	struct ectx *x = d_ectx_new(p, NULL, f);
 	char *s = NULL;
 
-	x->p = p;
-	x->f = f;
 	if (setjmp(x->jb) == 0)
 		s = xstrdup(d_read_user_str(x, addr, max));
 	else
 		*faddr = x->faddr;
-	d_ar_free(&x->scratch);
-	free(x);
+	d_ectx_free(x);
 	return s;
 }
 

@@ -868,10 +868,7 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 		p->last_cpu = f->cpu;
 	}
 	p->last_clause = (int)clause;
-	x = xcalloc(1, sizeof(*x));
-	x->p = p;
-	x->c = &p->clauses[clause];
-	x->f = f;
+	x = d_ectx_new(p, &p->clauses[clause], f);
 	x->err = err;
 	x->pre = pre;
 	x->prespec = spec;
@@ -885,10 +882,7 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	}
 	d_spec_tick(p, f->timestamp, err);
 	rv = x->rv;
-	free(x->out.b);
-	free(x->after.b);
-	d_ar_free(&x->scratch);
-	free(x);
+	d_ectx_free(x);
 	return rv;
 }
 
@@ -900,10 +894,7 @@ int d_eval_pinned(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	int rv;
 
 	*str = NULL;
-	x = xcalloc(1, sizeof(*x));
-	x->p = p;
-	x->c = &p->clauses[clause];
-	x->f = f;
+	x = d_ectx_new(p, &p->clauses[clause], f);
 	x->pins = pins;
 	x->npins = npins;
 	if (setjmp(x->jb) == 0) {
@@ -919,8 +910,7 @@ int d_eval_pinned(struct d_prog *p, unsigned clause, const struct d_fire *f,
 		x->rv = 1;
 	}
 	rv = x->rv;
-	d_ar_free(&x->scratch);
-	free(x);
+	d_ectx_free(x);
 	return rv;
 }
 

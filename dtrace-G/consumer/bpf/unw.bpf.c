@@ -10,8 +10,8 @@
  * time under bpf_loop() (a 6.1 verifier sees one step, not 128): the
  * module holding the pc (its process's slot of umods, found through upx
  * by tgid), checked once per walk with bpf_find_vma() to be the same
- * file (device, inode) over the same addresses as when the tables were
- * built (and not again by the thread's later hits while mm_lock_seq,
+ * file (device, inode) from the same file offset over the same addresses
+ * as when the tables were built (and not again by the thread's later hits while mm_lock_seq,
  * the count every change of the mappings moves, reads as it did before
  * the check: uvc, where the kernel keeps that count), then its row (a
  * binary search in urows) gives the CFA, the return address and the
@@ -37,7 +37,8 @@
  * a pc in no module of the slot (the vDSO, a library mapped since, a
  * module without .eh_frame_hdr), a module's mapping not the one the
  * tables were built for (a library dlclose()d and another dlopen()ed
- * at its address), an unknown row, an rbp libdwfl would not know, a
+ * at its address; the same file mapped again there from another
+ * offset), an unknown row, an rbp libdwfl would not know, a
  * read outside the bytes the copy would have taken (what lies above,
  * libdwfl reads later from the live process) or one that faults, no
  * task storage for the thread (uvc), and more than UW_MAXFR frames.
@@ -72,6 +73,7 @@ struct file {
 } __attribute__((preserve_access_index));
 struct vm_area_struct {
 	unsigned long vm_start, vm_end;
+	unsigned long vm_pgoff; /* the file's page at vm_start */
 	struct file *vm_file;
 } __attribute__((preserve_access_index));
 /* a seqcount_t where the kernel has per-VMA locks and the count made
@@ -234,7 +236,7 @@ struct walk {
 };
 
 struct vma {
-	__u64 start, end, ino;
+	__u64 start, end, ino, pgoff;
 	__u32 dev, file;
 };
 
@@ -249,6 +251,7 @@ static long vma_cb(struct task_struct *t, struct vm_area_struct *v, void *d)
 	if (f) {
 		g->ino = f->f_inode->i_ino;
 		g->dev = f->f_inode->i_sb->s_dev;
+		g->pgoff = v->vm_pgoff;
 		g->file = 1;
 	}
 	return 0;
@@ -458,7 +461,8 @@ found:
 		if (bpf_find_vma(bpf_get_current_task_btf(), mq.adj, vma_cb, &g,
 				 0) ||
 		    !g.file || g.start > mq.m.start || g.end < mq.m.end ||
-		    g.ino != mq.m.ino || g.dev != mq.m.dev)
+		    g.ino != mq.m.ino || g.dev != mq.m.dev ||
+		    g.pgoff + ((mq.m.start - g.start) >> 12) != mq.m.pgoff)
 			return 1;
 		w->vmask |= 1u << mq.mi;
 		vc_add(w, mq.mi);

@@ -22,8 +22,9 @@
  *
  * A process's modules are one slot of umods: each r-x mapping of a
  * file the maps text of its image lists, its addresses, its file's
- * device and inode as /proc/PID/maps gives them (the kernel's, from
- * the same vm_file), the load bias and the file's rows [lo, hi).  upx
+ * device and inode and the file offset mapped at its start (in pages)
+ * as /proc/PID/maps gives them (the kernel's, from the same vm_file and
+ * vm_pgoff), the load bias and the file's rows [lo, hi).  upx
  * maps a tgid to its slot and the task_struct.self_exec_id the slot's
  * tables are for; useen holds, per tgid, the self_exec_id of its last
  * hit the walker found no tables for, which the builder keys the next
@@ -66,7 +67,7 @@ struct uw_mod {
 	__u32 dev;     /* the kernel's dev_t: major << 20 | minor */
 	__u32 lo, hi;  /* the file's rows in urows */
 	__u32 pg, npg; /* its page index in upages, or npg 0: none */
-	__u32 pad;
+	__u32 pgoff;   /* the file's page (offset >> 12) mapped at start */
 };
 
 struct uw_slot {

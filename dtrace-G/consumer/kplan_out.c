@@ -171,6 +171,28 @@
  * where the plan has fault sites (k->fmode): their bits end the record,
  * where the stack goes, and cgen.c refuses a program with both.
  *
+ * User stacks as aggregation keys, first slice (doc/DESIGN.md §8 "User
+ * stacks as aggregation keys in the generated programs").  A statement
+ * @a[ustack(...)] = count() or @a[jstack(...)] = count() (one key, the
+ * stack whole, no value: ../d/stmt.c's d_stmt_ukey()) is taken as an
+ * OSTK is: the clause is the kernel's (its predicate, variables and
+ * other statements run at the hit), the statement an out statement
+ * with no argument and no byte of the area (ks->out, not an
+ * aggregation: kaggs and the merge skip it), whose OSTK has the
+ * record carry the hit's stack, and d_run_pre() makes its update from
+ * the record, through the interpreter's own ustack() and d_agg_update(),
+ * at its place among the clause's statements: the key is the text
+ * dtrace names from the record's stack, walked pcs or copy, as for a
+ * clause user space runs, so the output cannot differ; every hit the
+ * clause passes is a record, as before.  Not taken (user space's, as
+ * before): another function or a value, another key beside the stack
+ * (its integers would have to come from the area), a clause with an
+ * if (d_stmts_prints() knows no such statement, so a branch's would
+ * not be run), the generic program (k->vars).  The kernel's own
+ * aggregation by {pid, the unwinder's generation, pcs} is the design's
+ * next step, not built.  -v counts such clauses apart
+ * (d_kplan_ukey(): "keying by the user stack in the kernel").
+ *
  * String variables (KV_STR: kplan_svar.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
@@ -572,7 +594,8 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->slot = -1;
 	ks->skey = -1;
 	ks->svar = -1;
-	if (st->kind != S_PRINTF && st->kind != S_TRACE)
+	if (st->kind != S_PRINTF && st->kind != S_TRACE &&
+	    !(k->vars && d_stmt_ukey(k->prog, st)))
 		return false;
 	/* vtimestamp where a lost clock would have to end the clause
 	 * (kplan_vars.c's novtout): the area's faults are not sites */
@@ -693,6 +716,26 @@ bool d_kplan_out(const struct d_kplan *k, unsigned clause)
 {
 	return k && k->vars && clause < k->prog->nclauses &&
 	       d_kplan_clause(k, clause) && out_clause(k, clause, true);
+}
+
+bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints)
+{
+	const struct clause *c;
+	bool uk = false;
+
+	*prints = false;
+	if (!d_kplan_out(k, clause))
+		return false;
+	c = &k->prog->clauses[clause];
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+
+		if (ks->out && c->flat[i]->kind == S_AGG)
+			uk = true;
+		else if (ks->out)
+			*prints = true;
+	}
+	return uk;
 }
 
 bool d_kplan_out_area(const struct d_kplan *k, unsigned clause)

@@ -309,6 +309,21 @@ ustk_be() {
 		DTRACE_KAGG=0 trun "$@"
 		expect_run "$be: @[ustack(2)] under self->, DTRACE_KAGG=0" \
 			expected.txt
+		# ... before a copy that faults at every hit: counted all
+		# the same, the faults said, as the generic program does (a
+		# statement after the count that may end the clause from the
+		# out area keeps the clause user space's)
+		set -- -q -c './ustk-omit 3 2' -n 'ustk$target:::fire {
+			@[ustack()] = count(); printf("%s", copyinstr(arg0)); }'
+		trun "$@"
+		sed 's/ustk[0-9]*/ustk/g' err.txt >fault.err
+		mv out.txt fault.out
+		DTRACE_CGEN=0 trun "$@"
+		sed -i 's/ustk[0-9]*/ustk/g' err.txt
+		expect_file_eq "$be: @[ustack()] before a fault: the output" \
+			out.txt fault.out
+		expect_file_eq "$be: @[ustack()] before a fault: the faults" \
+			err.txt fault.err
 	fi
 }
 for be in $backends; do

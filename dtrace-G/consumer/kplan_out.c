@@ -186,7 +186,10 @@
  * clause user space runs, so the output cannot differ; every hit the
  * clause passes is a record, as before.  Not taken (user space's, as
  * before): another function or a value, another key beside the stack
- * (its integers would have to come from the area), a clause with an
+ * (its integers would have to come from the area), a statement after
+ * it that may end the clause from the area (a copy's fault, which
+ * d_kplan_out_run() reports without running d_run_pre(), so the count
+ * would be lost: ukey_after_ok()), a clause with an
  * if (d_stmts_prints() knows no such statement, so a branch's would
  * not be run), the generic program (k->vars).  The kernel's own
  * aggregation by {pid, the unwinder's generation, pcs} is the design's
@@ -582,6 +585,44 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	       !kp_has_str_cmp(k, b->args[0]);
 }
 
+/* May statement st, after a stack key's count() in its clause, end
+ * the clause from the area (a copy's fault, which d_kplan_out_run()
+ * reports before d_run_pre() runs the clause: the count before it
+ * would not be made)?  Conservatively yes for a printed string but
+ * what takes no copy (a literal, execname, a probe's name, a string
+ * variable's bytes, a stack), a string key or value, and a store but
+ * of an integer variable the kernel keeps. */
+static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
+{
+	int v;
+
+	if (d_stmt_ukey(k->prog, st))
+		return true;
+	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
+		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+			struct kp_leaf lv[KP_LEAVES];
+			bool s;
+
+			(void)kp_out_arg(st, j, &s);
+			if (s || kp_out_ftime(k, st, j, lv) >= 0)
+				return false;
+		}
+		return true;
+	}
+	if (st->kind == S_AGG) {
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (st->keys[j]->kind == T_STR)
+				return false;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (st->args[j]->kind == T_STR)
+				return false;
+		return true;
+	}
+	v = kp_assigned_var(st);
+	return v >= 0 && k->vst[v] != KV_STR && k->vst[v] != KV_SARG &&
+	       k->vst[v] != KV_PLACE;
+}
+
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks)
 {
@@ -597,6 +638,12 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	if (st->kind != S_PRINTF && st->kind != S_TRACE &&
 	    !(k->vars && d_stmt_ukey(k->prog, st)))
 		return false;
+	/* a stack key's count(): nothing after it may end the clause from
+	 * the area (ukey_after_ok()) */
+	for (unsigned l = i + 1;
+	     st->kind == S_AGG && l < k->prog->clauses[ci].nflat; l++)
+		if (!ukey_after_ok(k, k->prog->clauses[ci].flat[l]))
+			return false;
 	/* vtimestamp where a lost clock would have to end the clause
 	 * (kplan_vars.c's novtout): the area's faults are not sites */
 	for (unsigned j = 0; k->novtout && j < st->nargs; j++)

@@ -16,6 +16,9 @@
 #    on the raw ones (syscall:::entry), on main -> do_write -> write(2)
 #    N times: one stack, do_write, main, _start, counted N; ucaller's
 #    function is do_write; never aggregated in the kernel (-v says);
+#    where the generated programs run, the @[ustack()] clauses are the
+#    kernel's all the same, each count made by dtrace from the record's
+#    stack (-v: "keying by the user stack in the kernel");
 #  - proc:::exit of main -> leave -> exit(3): the stack starts in libc's
 #    _exit; where the kernel's tracepoint fires before the process's
 #    memory goes (newer than 6.1) it goes on through leave and main.
@@ -70,6 +73,10 @@ for probe in 'syscall::write:entry /pid == $target/' \
 	'syscall:::entry /pid == $target && probefunc == "write"/' \
 	'syscall:::return /pid == $target && probefunc == "write"/'; do
 	kt "$probe @[ustack()]" "write 7" -n "$probe { @[ustack()] = count(); }"
+	[ "${DTRACE_CGEN:-1}" = 0 ] ||
+		expect_grep "$probe: the clause the kernel's" \
+			'^dtrace: 1 clause keying by the user stack in the kernel' \
+			err.txt
 	progframes >got.txt
 	expect_file_eq "$probe: the program's frames" expected.txt got.txt
 done

@@ -53,7 +53,12 @@
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
 # with its generated programs (dtrace-G/consumer/cgen_ustk.c's
-# ustack_copy(); -v says so) and its generic one (DTRACE_CGEN=0).  Needs root,
+# ustack_copy(); -v says so) and its generic one (DTRACE_CGEN=0).
+# @[ustack()] = count() and @[ustack(2)] = count() under a self->
+# predicate are the generated programs' clauses (-v), each count made
+# by dtrace from the record (kplan_out.c's "User stacks as aggregation
+# keys"), the same with DTRACE_KAGG=0; on main at 42beaea 6 checks
+# fail (-v: user space's).  Needs root,
 # tracefs uprobe events, nm, readelf, objdump, objcopy and strip.
 
 . "$top_srcdir/tests/lib.sh"
@@ -248,7 +253,10 @@ ustk_be() {
 	expect_run "$be: printed stacks" expected.txt
 
 	# @[ustack()] = count(): exact counts per distinct stack, beside a
-	# clause that aggregates in the kernel (it must stay in user space)
+	# clause that aggregates in the kernel; with generated programs
+	# (bpf) the clause is the kernel's, its count made by dtrace from
+	# the record's stack (-v: kplan_out.c's "User stacks as
+	# aggregation keys"), and the same with DTRACE_KAGG=0 (user space's)
 	{
 		printf '\n\n'
 		stack_dc ustk-omit
@@ -256,9 +264,69 @@ ustk_be() {
 		stack_abc ustk-omit
 		printf '%17s\n%17s\n' 3 5
 	} >expected.txt
-	trun -q -c './ustk-omit 3 2' -n 'ustk$target:::fire { @[ustack()] = count(); }' \
+	set -- -q -c './ustk-omit 3 2' \
+		-n 'ustk$target:::fire { @[ustack()] = count(); }' \
 		-n 'ustk$target:::fire { @n = count(); }'
+	trun ${pk_v:+"$pk_v"} "$@"
+	uk_v='^dtrace: 1 clause keying by the user stack in the kernel, each count made from its record$'
+	if [ "$be" = bpf ]; then
+		expect_grep "$be: @[ustack()] = count(): the clause in the kernel" \
+			"$uk_v" err.txt
+		expect_eq "$be: @[ustack()] = count(): no clause in user space" \
+			0 "$(grep -c 'runs in user space' err.txt)"
+		{ grep -v '^dtrace: \(1 clause \(keying\|aggregated\)\|BPF: \|1 traced thread\)' \
+			err.txt || :; } >err.v
+		mv err.v err.txt
+	fi
 	expect_run "$be: @[ustack()] = count()" expected.txt
+	if [ "$be" = bpf ]; then
+		DTRACE_KAGG=0 trun "$@"
+		expect_run "$be: @[ustack()] = count(), DTRACE_KAGG=0" expected.txt
+	fi
+
+	# ... under a predicate reading a self-> variable the kernel keeps
+	# (both clauses the kernel's on bpf), ustack(2): the hits it passes
+	{
+		printf '\n\n'
+		stack_abc ustk-omit | head -n 2
+		printf '%17s\n\n' 1
+		stack_dc ustk-omit | head -n 2
+		printf '%17s\n' 2
+	} >expected.txt
+	set -- -q -c './ustk-omit 3 2' -n 'ustk$target:::fire { self->n++; }
+		ustk$target:::fire /self->n > 1 && arg0 != 3/ {
+		@[ustack(2)] = count(); }'
+	trun ${pk_v:+"$pk_v"} "$@"
+	if [ "$be" = bpf ]; then
+		expect_grep "$be: @[ustack(2)] under self->: the clause in the kernel" \
+			"$uk_v" err.txt
+		expect_eq "$be: @[ustack(2)] under self->: no clause in user space" \
+			0 "$(grep -c 'user space' err.txt)"
+		{ grep -v '^dtrace: \(1 clause \(keying\|aggregated\)\|0 self-> variables\|BPF: \|1 traced thread\)' \
+			err.txt || :; } >err.v
+		mv err.v err.txt
+	fi
+	expect_run "$be: @[ustack(2)] under self->" expected.txt
+	if [ "$be" = bpf ]; then
+		DTRACE_KAGG=0 trun "$@"
+		expect_run "$be: @[ustack(2)] under self->, DTRACE_KAGG=0" \
+			expected.txt
+		# ... before a copy that faults at every hit: counted all
+		# the same, the faults said, as the generic program does (a
+		# statement after the count that may end the clause from the
+		# out area keeps the clause user space's)
+		set -- -q -c './ustk-omit 3 2' -n 'ustk$target:::fire {
+			@[ustack()] = count(); printf("%s", copyinstr(arg0)); }'
+		trun "$@"
+		sed 's/ustk[0-9]*/ustk/g' err.txt >fault.err
+		mv out.txt fault.out
+		DTRACE_CGEN=0 trun "$@"
+		sed -i 's/ustk[0-9]*/ustk/g' err.txt
+		expect_file_eq "$be: @[ustack()] before a fault: the output" \
+			out.txt fault.out
+		expect_file_eq "$be: @[ustack()] before a fault: the faults" \
+			err.txt fault.err
+	fi
 }
 for be in $backends; do
 	bg_checks "be-$be" ustk_be "$be"

@@ -309,7 +309,7 @@ void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k)
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 {
 	uint64_t *drops, mixed = 0;
-	unsigned nran = 0, ndirect = 0, nout = 0;
+	unsigned nran = 0, ndirect = 0, nout = 0, nukey = 0;
 	uint32_t zero = 0;
 
 	if (!k)
@@ -337,10 +337,12 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	free(drops);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		/* printing from values computed there (kplan_out.c) */
+		bool pr, uk = k->ran[ci] && d_kplan_ukey(k->kp, ci, &pr);
 		bool out = k->ran[ci] && d_kplan_out(k->kp, ci);
 
 		nran += k->ran[ci] && !out;
-		nout += out;
+		nout += out && (!uk || pr);
+		nukey += uk;
 		ndirect += k->direct[ci];
 	}
 	if (c->o->verbose && nran)
@@ -349,6 +351,11 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (c->o->verbose && nout)
 		say(c, "%u clause%s printing values computed in the kernel",
 		    nout, nout == 1 ? "" : "s");
+	if (c->o->verbose && nukey)
+		say(c,
+		    "%u clause%s keying by the user stack in the kernel, "
+		    "each count made from its record",
+		    nukey, nukey == 1 ? "" : "s");
 	if (c->o->verbose && ndirect)
 		say(c, "%u of them without the plan's instruction loop",
 		    ndirect);

@@ -137,7 +137,9 @@ void ustack_walk(struct em *e, uint32_t arr, uint8_t kib)
 
 /*
  * OSTK (kplan_out.c's kp_out_stk()): a printf() or trace() of a clause
- * the program runs prints the user stack of the hit's record, which
+ * the program runs (or its @[ustack()] = count(), whose update dtrace
+ * makes from the record: kplan_out.c's "User stacks as aggregation
+ * keys") prints the user stack of the hit's record, which
  * dtrace unwinds and names as it formats the clause (d/stack.c's
  * d_stack_rec()), as it does for a clause it runs from the record.  No
  * instruction: the record stage copies the stack (ustack_copy()), or

@@ -46,7 +46,9 @@
  * UBPF_KMAXKEYS keys) keeps the clause in user space: so does ustack()
  * or ucaller, whose stack only dtrace can unwind (ustack.c), but a
  * stack printed whole (kplan_out.c's OSTK: dtrace unwinds the record's
- * as it formats).  Such a
+ * as it formats) or counted as an aggregation's only key (the same
+ * OSTK, the update dtrace's from the record: kplan_out.c's "User
+ * stacks as aggregation keys").  Such a
  * clause reads nothing another clause writes and writes nothing another
  * clause reads but its
  * aggregations, so it gives the same result wherever it runs, before or

@@ -358,6 +358,11 @@ unsigned d_kplan_vkey_room(const struct d_kplan *k);
  * space runs may read it from the area: d_kplan_vin()).
  */
 bool d_kplan_out(const struct d_kplan *k, unsigned clause);
+/* ... and of those, one with a user stack key (../d/stmt.c's
+ * d_stmt_ukey(): its count() made by dtrace from the record, which
+ * carries the stack: kplan_out.c's "User stacks as aggregation keys");
+ * *prints: it has printf() or trace() too (for -v) */
+bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints);
 /* ... or stores a string variable the kernel keeps (its fault is in the
  * area): the clauses that take d_kplan_out_bytes() */
 bool d_kplan_out_area(const struct d_kplan *k, unsigned clause);

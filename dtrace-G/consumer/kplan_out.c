@@ -171,6 +171,31 @@
  * where the plan has fault sites (k->fmode): their bits end the record,
  * where the stack goes, and cgen.c refuses a program with both.
  *
+ * User stacks as aggregation keys, first slice (doc/DESIGN.md §8 "User
+ * stacks as aggregation keys in the generated programs").  A statement
+ * @a[ustack(...)] = count() or @a[jstack(...)] = count() (one key, the
+ * stack whole, no value: ../d/stmt.c's d_stmt_ukey()) is taken as an
+ * OSTK is: the clause is the kernel's (its predicate, variables and
+ * other statements run at the hit), the statement an out statement
+ * with no argument and no byte of the area (ks->out, not an
+ * aggregation: kaggs and the merge skip it), whose OSTK has the
+ * record carry the hit's stack, and d_run_pre() makes its update from
+ * the record, through the interpreter's own ustack() and d_agg_update(),
+ * at its place among the clause's statements: the key is the text
+ * dtrace names from the record's stack, walked pcs or copy, as for a
+ * clause user space runs, so the output cannot differ; every hit the
+ * clause passes is a record, as before.  Not taken (user space's, as
+ * before): another function or a value, another key beside the stack
+ * (its integers would have to come from the area), a statement after
+ * it that may end the clause from the area (a copy's fault, which
+ * d_kplan_out_run() reports without running d_run_pre(), so the count
+ * would be lost: ukey_after_ok()), a clause with an
+ * if (d_stmts_prints() knows no such statement, so a branch's would
+ * not be run), the generic program (k->vars).  The kernel's own
+ * aggregation by {pid, the unwinder's generation, pcs} is the design's
+ * next step, not built.  -v counts such clauses apart
+ * (d_kplan_ukey(): "keying by the user stack in the kernel").
+ *
  * String variables (KV_STR: kplan_svar.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
@@ -560,6 +585,44 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	       !kp_has_str_cmp(k, b->args[0]);
 }
 
+/* May statement st, after a stack key's count() in its clause, end
+ * the clause from the area (a copy's fault, which d_kplan_out_run()
+ * reports before d_run_pre() runs the clause: the count before it
+ * would not be made)?  Conservatively yes for a printed string but
+ * what takes no copy (a literal, execname, a probe's name, a string
+ * variable's bytes, a stack), a string key or value, and a store but
+ * of an integer variable the kernel keeps. */
+static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
+{
+	int v;
+
+	if (d_stmt_ukey(k->prog, st))
+		return true;
+	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
+		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+			struct kp_leaf lv[KP_LEAVES];
+			bool s;
+
+			(void)kp_out_arg(st, j, &s);
+			if (s || kp_out_ftime(k, st, j, lv) >= 0)
+				return false;
+		}
+		return true;
+	}
+	if (st->kind == S_AGG) {
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (st->keys[j]->kind == T_STR)
+				return false;
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (st->args[j]->kind == T_STR)
+				return false;
+		return true;
+	}
+	v = kp_assigned_var(st);
+	return v >= 0 && k->vst[v] != KV_STR && k->vst[v] != KV_SARG &&
+	       k->vst[v] != KV_PLACE;
+}
+
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks)
 {
@@ -572,8 +635,15 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->slot = -1;
 	ks->skey = -1;
 	ks->svar = -1;
-	if (st->kind != S_PRINTF && st->kind != S_TRACE)
+	if (st->kind != S_PRINTF && st->kind != S_TRACE &&
+	    !(k->vars && d_stmt_ukey(k->prog, st)))
 		return false;
+	/* a stack key's count(): nothing after it may end the clause from
+	 * the area (ukey_after_ok()) */
+	for (unsigned l = i + 1;
+	     st->kind == S_AGG && l < k->prog->clauses[ci].nflat; l++)
+		if (!ukey_after_ok(k, k->prog->clauses[ci].flat[l]))
+			return false;
 	/* vtimestamp where a lost clock would have to end the clause
 	 * (kplan_vars.c's novtout): the area's faults are not sites */
 	for (unsigned j = 0; k->novtout && j < st->nargs; j++)
@@ -693,6 +763,26 @@ bool d_kplan_out(const struct d_kplan *k, unsigned clause)
 {
 	return k && k->vars && clause < k->prog->nclauses &&
 	       d_kplan_clause(k, clause) && out_clause(k, clause, true);
+}
+
+bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints)
+{
+	const struct clause *c;
+	bool uk = false;
+
+	*prints = false;
+	if (!d_kplan_out(k, clause))
+		return false;
+	c = &k->prog->clauses[clause];
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+
+		if (ks->out && c->flat[i]->kind == S_AGG)
+			uk = true;
+		else if (ks->out)
+			*prints = true;
+	}
+	return uk;
 }
 
 bool d_kplan_out_area(const struct d_kplan *k, unsigned clause)

@@ -45,6 +45,13 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 
 	if (sout && !ks->out) /* speculate(): user space's */
 		return;
+	if (ks->out && st->kind == S_AGG) { /* a stack key's count(): the
+					     * record's stack, the update
+					     * dtrace's (kplan_out.c) */
+		put(m, UBPF_K_OSTK, 0, 0);
+		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, st->keys[0]);
+		return;
+	}
 	if (ks->out) { /* printf(), trace(): kplan_out.c */
 		for (j = 0; j < kp_out_nargs(st) && !m->full; j++) {
 			int sa;

@@ -1042,6 +1042,12 @@ bool d_truth(const struct dv *v);
  * depth, call printf() or trace()?  (d_run_pre() takes such an if's
  * condition's value from the ones given.) */
 bool d_stmts_prints(const struct stmt *v, unsigned n);
+/* Is st @a[ustack(...)] = count() or @a[jstack(...)] = count(): one
+ * key, the record's stack whole, no value?  A clause the kernel runs
+ * makes its update here, from the record (d_run_pre() runs it as the
+ * interpreter does; ../consumer/kplan_out.c's "User stacks as
+ * aggregation keys, first slice") */
+bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st);
 struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
 		      bool create);
 /* Self-> integer var of thread tid set to v as a store sets it (0

@@ -42,7 +42,9 @@
  * through d_run_pre(): the same output path, the values given (an if
  * whose branches print takes its condition's value from them too, the
  * one the program computed, and runs the branch the program took:
- * d_stmts_prints(); the kernel ran every other statement; an argument
+ * d_stmts_prints(); the kernel ran every other statement but a count()
+ * keyed by the user stack alone, d_stmt_ukey(), whose update is made
+ * here as the interpreter makes it, from the record's stack; an argument
  * that is a string function of the values it computed, basename() of
  * a copy, is evaluated before by d_eval_pinned(), those values given
  * as pins).  A
@@ -290,6 +292,18 @@ bool d_stmts_prints(const struct stmt *v, unsigned n)
 	return false;
 }
 
+bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st)
+{
+	const struct node *n;
+
+	if (st->kind != S_AGG || st->nkeys != 1 || st->nargs ||
+	    p->aggs[st->agg].fn != AG_COUNT)
+		return false;
+	n = st->keys[0];
+	return n->op == N_FUNC && (d_funcs[n->sub].id == F_USTACK ||
+				   d_funcs[n->sub].id == F_JSTACK);
+}
+
 static void exec_stmt(struct ectx *x, const struct stmt *st);
 
 /* The branch of if st that its condition's truth t takes. */
@@ -318,8 +332,9 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		return;
 	}
 	if (x->pre && !x->prespec && st->kind != S_PRINTF &&
-	    st->kind != S_TRACE)
-		return; /* d_run_pre(): the kernel ran it */
+	    st->kind != S_TRACE && !d_stmt_ukey(p, st))
+		return; /* d_run_pre(): the kernel ran it (a stack key's
+			 * count() is made here, from the record) */
 	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF &&
 	    st->kind != S_STOP && st->kind != S_RAISE)
 		x->recorded = true;

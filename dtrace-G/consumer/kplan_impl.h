@@ -302,6 +302,12 @@ int kp_copyinstr_arg(const struct node *n);
 int kp_args_index(const struct node *n);
 /* ... copyinstr(E) of one argument; 0 or "" */
 bool kp_copyinstr_of(const struct node *n);
+/* ... the bytes an OSTR of copyinstr(E) or copyinstr(E, N) reads (run.c's
+ * copyinstr(): N where N + 1 < strsize, else strsize - 1), -1 where N
+ * is computed at the hit or 0, or n is no copyinstr(); copyinstr(argN)
+ * or copyinstr(argN, N) printed: N, else -1 */
+int kp_ostr_count(const struct d_prog *p, const struct node *n);
+int kp_ostr_arg(const struct node *n);
 bool kp_str_clear(const struct node *n);
 /* ... a literal a string variable may be set to in the kernel; a
  * self-> or this-> string variable read whole (its index, or -1) */

@@ -109,7 +109,13 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			 * after it: its jump, to the end (below) */
 			if (s && !m->full && kp_out_ends(c, i))
 				o->jump = 1;
-			m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, v);
+			/* (a copy's: the copyinstr(), for its count) */
+			m->full |= !m->full &&
+				   !kp_out_op(k, pl, m->n - 1,
+					      s ? (st->kind == S_TRACE
+							   ? st->e
+							   : st->args[j])
+						: v);
 		}
 		return;
 	}

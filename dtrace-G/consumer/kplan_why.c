@@ -644,6 +644,18 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 					 j + 1);
 				return;
 			}
+			if (str && kp_ostr_count(p, w) < 1 &&
+			    w->nargs == 2) { /* kplan_out.c's arg_ok() */
+				int64_t cn;
+
+				snprintf(buf, len, "argument %u: %s", j + 1,
+					 kp_const_of(w->args[1], &cn)
+						 ? "copyinstr() of 0 bytes, "
+						   "which reads nothing"
+						 : "copyinstr() of a length "
+						   "the hit computes");
+				return;
+			}
 			if ((str && w->nargs != 1) ||
 			    (!str && w->kind == T_STR)) {
 				node_name(k, w, sub, sizeof(sub));

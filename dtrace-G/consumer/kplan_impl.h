@@ -57,6 +57,12 @@ struct kstmt {
 	 * (kplan.c's "args[N] bare beside another string key") */
 	uint8_t sbare;
 	unsigned alt;
+	/* or the second kaggs_v string key + 1 beside skey's (a pair:
+	 * kplan.c's vkey_pair(), its room after the first's in the
+	 * key's s), its kind (KSX_COMM, KSX_LIT, KSX_MIX; KSX_NONE: the
+	 * KV_STR variable svar2); 0: none */
+	uint8_t vkey2, sx2;
+	int svar2;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
@@ -540,6 +546,14 @@ bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
 /* kplan_merge.c: the bytes kaggs_v's keys need: its room's UBPF_KVROOM()
  * of it */
 int64_t kp_vkey_imm(const struct d_kplan *k);
+/* ... the bytes kaggs_v key n of kind sx (KSX_NONE: a KV_STR
+ * variable) holds at most: its room is UBPF_KVROOM() of it */
+size_t kp_vkey_bound(const struct d_kplan *k, const struct node *n,
+		     unsigned sx);
+/* ... a pair's (ks->vkey2) rooms' bytes, the two side by side, the
+ * first's as its own key's */
+unsigned kp_vkey_pair(const struct d_kplan *k, const struct kstmt *ks,
+		      unsigned *room1);
 /* kplan_out.c: OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
  * false when the out area is full */
 bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,

@@ -53,7 +53,8 @@
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
  * bytes copied whole), which cannot fault either, and key an
- * aggregation, whole, one per statement (kp_stmt_ok()'s ks->svar:
+ * aggregation, whole, one per statement or two beside each other or
+ * beside execname or a literal (a pair, below) (kp_stmt_ok()'s ks->svar:
  * UBPF_K_VKEY, the entries in kaggs_v, whose keys hold all the
  * strsize - 1 bytes its store kept, so none is cut; merged as kaggs_s's).
  *
@@ -107,8 +108,14 @@
  * (kplan.c's str_pair_keys(): UBPF_K_CWKEY, merged by kplan_merge.c's
  * d_kplan_merge()), and so are two copyinstr() keys, both strings in its s, the
  * second after the first's NUL (UBPF_K_SKEY2), and so are execname and two
- * copyinstr() (both).  What stays user space's: execname beside
- * another string key in one statement, other three string keys, a
+ * copyinstr() (both).  Two keys of kaggs_v's kinds (execname, a
+ * literal or ?: of them, a KV_STR variable) are one kaggs_v key, their
+ * rooms side by side in its s (kplan.c's vkey_pair(): where both fit
+ * UBPF_STRMAX bytes; the second's instruction offset by its sz,
+ * cgen_svar.c's vkey_at(); split by kplan_merge.c's kp_vkey_pair()).
+ * What stays user space's: execname beside another string key in one
+ * statement but those, other three string keys, a pair of a kaggs_v
+ * kind and a kaggs_s one, a
  * ?: key whose branches are not
  * execname and literals nor copyinstr(argN) and a literal or another
  * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as

@@ -323,6 +323,9 @@ pair_case() {
 	expect_file_eq "$w: DTRACE_KAGG=0's output" pairu.txt pair1.txt
 	expect_grep "$w: -v" "^dtrace: $n clauses aggregated in the kernel\$" \
 		pair1.txt.err
+	[ "$n" = 3 ] || expect_grep "$w: -v, why" \
+		"key 2: a second string key, whose pair passes kaggs_v's room\$" \
+		pair1.txt.err
 	expect_eq "$w: apart" 2 \
 		"$(grep -c -e '^  ab  *c  *10$' -e '^  a  *bc  *10$' pair1.txt)"
 	expect_eq "$w: each string's taint" 3 \

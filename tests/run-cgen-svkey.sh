@@ -35,8 +35,9 @@
 #    literal's not), beside a lone execname key (kaggs_w at strsize
 #    64, where the pairs are kaggs_v's alone), three ways (the
 #    generated program, DTRACE_KAGG=0, DTRACE_CGEN=0) byte for byte at
-#    strsize 64 and 256, -v counting the clauses (this tree before
-#    left every pair to user space);
+#    strsize 64 and 256, and at 9 (execname's NUL past its room of 8),
+#    -v counting the clauses (this tree before left every pair to user
+#    space);
 #  - string variables compared with one another (VVCMP): this-> with
 #    this->, self-> with this->, self-> with self-> ordered, == != <
 #    > <= >= in strcmp()'s order (bytes above 0x7f, prefixes, "",
@@ -336,6 +337,27 @@ pair_case() {
 for xo in '-x strsize=64' '-x strsize=256'; do
 	cgout_bg "pair-${xo#-x strsize=}" pair_case "$xo"
 done
+# ... at strsize 9, where execname's 9 bytes (8 and the helper's NUL)
+# pass its room of 8: lone and in pairs, first and second, a literal
+# filling its room before execname's, three ways alike
+cat >pair9.d <<'EOF2'
+pid$target::hit:entry { @a[execname] = count(); @m[arg1 & 1 ? execname : "x"] = count(); }
+pid$target::hit:entry { @p[execname, arg1 & 1 ? execname : "yy"] = count(); @q["abcdefgh", execname] = count(); }
+EOF2
+pair9_case() {
+	w="pairs of string keys (strsize 9)"
+	DTRACE_KAGG=0 run_bg 1 pair9u.txt rename -s ../pair9.d -x strsize=9
+	run_bg 1 pair91.txt rename -s ../pair9.d -x strsize=9
+	run_bg 0 pair90.txt rename -s ../pair9.d -x strsize=9
+	run_join
+	expect_file_eq "$w: DTRACE_CGEN=0's output" pair90.txt pair91.txt
+	expect_file_eq "$w: DTRACE_KAGG=0's output" pair9u.txt pair91.txt
+	expect_grep "$w: -v" '^dtrace: 2 clauses aggregated in the kernel$' \
+		pair91.txt.err
+	expect_grep "$w: the literal's room full" '^  abcdefgh  *Z  *1$' \
+		pair91.txt
+}
+cgout_bg pair-9 pair9_case
 
 # A self-> string compared with copyinstr(arg0) (kplan_str.c's
 # kp_svar_acmp(), cgen_svar.c's vacmp()), each hit's string with the

@@ -716,11 +716,13 @@ void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j)
 void ckey(struct em *e, const struct ubpf_kop *o)
 {
 	unsigned room = UBPF_KVROOM(o->imm);
-	int32_t at = vkey_at(e, o, room);
 	int32_t sz = o->step;
+	/* (the helper's NUL may fall past the room, strsize 9: no part
+	 * of the key, a pair's second room rewritten after it) */
+	int32_t at = vkey_at(e, o, room > (unsigned)sz ? room : (unsigned)sz);
 
 	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || sz < 2 ||
-	    sz > UBPF_KCOMM || (unsigned)sz > room || e->bad) {
+	    sz > UBPF_KCOMM || e->bad) {
 		e->bad = true;
 		return;
 	}
@@ -814,7 +816,7 @@ void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 {
 	const struct ubpf_kop *o = &pl->ops[*pc];
 	unsigned room = UBPF_KVROOM(o->imm), kn = o->n & (UBPF_KMAXKEYS - 1);
-	int32_t at = vkey_at(e, o, room);
+	int32_t at = vkey_at(e, o, room > o->slot ? room : o->slot);
 	bool ca = (o->agg & 1) != 0, cb = (o->agg & 2) != 0;
 	unsigned n1 = ca ? 0 : o->step / 8u + 1;
 	unsigned n2 = cb ? 0 : o->levels / 8u + 1;
@@ -823,7 +825,7 @@ void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 
 	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || o->agg < 1 ||
 	    o->agg > 3 || o->slot < 2 || o->slot > UBPF_KCOMM || e->bad ||
-	    o->slot > room || (!ca && o->step > UBPF_KSTRMAX) ||
+	    (!ca && o->step > UBPF_KSTRMAX) ||
 	    (!cb && o->levels > UBPF_KSTRMAX) ||
 	    *pc + n1 + n2 >= pl->nops + 1u) {
 		e->bad = true;

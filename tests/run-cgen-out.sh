@@ -74,6 +74,12 @@
 #    (one in a ?: branch not taken is none, one before a statement the
 #    kernel runs ends the clause), a copy run.c may not reach before
 #    such a statement left to user space (-v says why);
+#  - copyinstr(E, N) printed, whole and in string functions: N bytes at
+#    most read at the hit, strsize - 1 where N + 1 is not below it
+#    (counts 1 to 300 and -1 at strsize 256 and 16), a string running
+#    into an unmapped page faulting only where the count reaches it,
+#    three ways alike; N computed or 0 left to user space (-v says
+#    why);
 #  - execname stored into self-> and this-> strings the kernel keeps
 #    (below strsize 18 user space's), on a process renaming itself,
 #    three ways alike;
@@ -1085,6 +1091,100 @@ late=
 expect_grep "string functions, a copy not always reached: -v" \
 	'argument 1: a copy run.c may not reach (a branch of ?:, right of && or ||) before a statement the kernel runs$' \
 	fstru1.txt.err
+
+# copyinstr(E, N) printed (kplan_str.c's kp_ostr_count()): the OSTR
+# reads N bytes at most (strsize - 1 where N + 1 is not below it), as
+# run.c's copyinstr() does, whole or a leaf of a string function: the
+# bytes at the hit (cgout rewrite; this tree before kept the clause in
+# user space, which read "after-i" later)
+cat >cpn.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; }
+pid$target::hit:return
+{
+	printf("%s %s\n", copyinstr(self->p, 3), toupper(copyinstr(self->p, 6)));
+	self->p = 0;
+}
+EOF2
+run 1 cpn1.txt 'rewrite 5' -s cpn.d
+printf 'bef BEFORE\n%.0s' 1 2 3 4 5 >cpn.exp
+echo >>cpn.exp
+expect_file_eq "copyinstr(E, N): the bytes at the hit" cpn.exp cpn1.txt
+vcount "copyinstr(E, N)" cpn1.txt.err 1 printing
+# ... on cgout cut's strings ("" to 300 bytes, and 'x's with no NUL 6
+# to 254 bytes before an unmapped page): counts 1, 7, 8, 9, 15, 300,
+# -1, whole and in strjoin(), toupper(), strlen() (seven copies, what
+# the out area holds); a copy that
+# stops before the page reads no fault, one that reaches it faults at
+# the page (its argument's action, ERROR's arguments), three ways
+# (the generated programs, DTRACE_KAGG=0, DTRACE_CGEN=0) byte for byte,
+# at strsize 256 and 16; -v counts both clauses.  (late: R1 reads a
+# copy that faulted at the probe again when dtrace runs the record.)
+cat >cpnk.d <<'EOF2'
+pid$target::hit:entry
+{
+	printf("%d [%s] [%s] [%s] [%s]\n", arg1, copyinstr(arg0, 1),
+	    copyinstr(arg0, 7), strjoin("<", copyinstr(arg0, 8)),
+	    toupper(copyinstr(arg0, 9)));
+}
+pid$target::hit:entry
+{
+	printf("%d %d %d\n", arg1, strlen(copyinstr(arg0, 15)),
+	    strlen(copyinstr(arg0, 300)));
+	trace(copyinstr(arg0, -1));
+	printf("\n");
+}
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+late=1
+for xo in '' '-x strsize=16'; do
+	x=${xo:+16}
+	rm -f cpnk-a1$x cpnk-au$x cpnk-a0$x
+	DTRACE_KAGG=0 run_bg 1 cpnku$x.txt "cut $PWD/cpnk-au$x" -s cpnk.d $xo
+	run_bg 1 cpnk1$x.txt "cut $PWD/cpnk-a1$x" -s cpnk.d $xo
+	run_bg 0 cpnk0$x.txt "cut $PWD/cpnk-a0$x" -s cpnk.d $xo
+done
+run_join
+late=
+for x in '' 16; do
+	for o in 1 u 0; do
+		pg=$(cat cpnk-a$o$x)
+		sed "s/$pg/PAGE/" cpnk$o$x.txt >cpnk$o$x.cmp
+		grep 'error on enabled probe' cpnk$o$x.txt.err |
+			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >cpnk$o$x.msg
+	done
+	w="copyinstr(E, N)${x:+ (strsize $x)}"
+	for o in u 0; do
+		expect_file_eq "$w: $o's output" cpnk$o$x.cmp cpnk1$x.cmp
+		expect_file_eq "$w: $o's messages" cpnk$o$x.msg cpnk1$x.msg
+	done
+	vcount "$w" cpnk1$x.txt.err 2 printing
+done
+expect_grep "copyinstr(E, N): a count below the string" \
+	'^17 \[a\] \[aaaaaaa\] \[<aaaaaaaa\] \[AAAAAAAAA\]$' cpnk1.txt
+expect_grep "copyinstr(E, N): the page past the count" \
+	'^25 \[x\] \[xxxxxxx\] \[<xxxxxxxx\] \[XXXXXXXXX\]$' cpnk1.txt
+# (the page's faults: clause 1 at 6, 7 and 8 bytes before it, clause 2
+# at each but 15 and 16 bytes before it at strsize 16)
+expect_eq "copyinstr(E, N): the page within the count" 10 \
+	"$(grep -c '^ERROR [0-9]* -1 1 PAGE$' cpnk1.cmp)"
+expect_eq "copyinstr(E, N) (strsize 16): the page within the count" 7 \
+	"$(grep -c '^ERROR [0-9]* -1 1 PAGE$' cpnk116.cmp)"
+expect_grep "copyinstr(E, N) (strsize 16): cut to 15" \
+	'^17 15 15$' cpnk116.txt
+expect_grep "copyinstr(E, N): cut to 255" '^17 15 255$' cpnk1.txt
+# ... a count the hit computes, and 0 (run.c reads nothing, faulting
+# only at address 0): user space's, -v saying why
+cat >cpnu.d <<'EOF2'
+pid$target::hit:entry { printf("%s\n", copyinstr(arg0, arg1)); }
+pid$target::hit:entry { printf("%s\n", copyinstr(arg0, 0)); }
+EOF2
+late=1
+same cpnu keep "copyinstr(E, N), N computed or 0"
+late=
+expect_grep "copyinstr(E, N), N computed: -v" \
+	'argument 1: copyinstr() of a length the hit computes$' cpnu1.txt.err
+expect_grep "copyinstr(E, N), N 0: -v" \
+	'argument 1: copyinstr() of 0 bytes, which reads nothing$' cpnu1.txt.err
 
 # execname into string variables (kplan_str.c's kp_comm_store(),
 # cgen_out.c's scomm()): self->m and this->n = execname are the

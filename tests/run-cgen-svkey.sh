@@ -25,7 +25,19 @@
 #  - keys whose string ends within kaggs_w's 32 bytes and longer ones
 #    (kaggs_v), 30 to 33 bytes, each a prefix of the next, a short one
 #    over a long one: each counted on its own, as DTRACE_CGEN=0;
-#  - two string keys in one statement: user space's, exact;
+#  - two string keys in one statement (kplan.c's vkey_pair()): two
+#    string variables at strsize 16 the kernel's, their rooms side by
+#    side, at 256 user space's (-v: the pair passes kaggs_v's room),
+#    exact; execname, literals, a ?: of literals or with execname and
+#    a this-> string in pairs, on a process renaming itself (cgout
+#    rename: "", 15 bytes, a tab, UTF-8), "ab" "c" apart from "a" "bc",
+#    each string tainted by its kind (execname's tab escaped, a
+#    literal's not), beside a lone execname key (kaggs_w at strsize
+#    64, where the pairs are kaggs_v's alone), three ways (the
+#    generated program, DTRACE_KAGG=0, DTRACE_CGEN=0) byte for byte at
+#    strsize 64 and 256, and at 9 (execname's NUL past its room of 8),
+#    -v counting the clauses (this tree before left every pair to user
+#    space);
 #  - string variables compared with one another (VVCMP): this-> with
 #    this->, self-> with this->, self-> with self-> ordered, == != <
 #    > <= >= in strcmp()'s order (bytes above 0x7f, prefixes, "",
@@ -246,8 +258,10 @@ short_case() {
 cgout_bg short short_case ''
 cgout_bg short-40 short_case '-x strsize=40'
 
-# Two string keys in one statement: the kernel has room for one; the
-# clause is user space's, as before, and exact.
+# Two string keys in one statement: at strsize 16 the kernel keeps
+# both, their rooms side by side in the key (kplan.c's vkey_pair()); at
+# 256 their rooms pass the key's 256 bytes, and the clause is user
+# space's, as before, and exact.
 cat >two.d <<'EOF2'
 pid$target::hit:entry { self->s = copyinstr(arg0); self->t = self->s; }
 pid$target::hit:return { @[self->s, self->t] = count(); }
@@ -262,11 +276,88 @@ two_case() {
 	run_join
 	expect_file_eq "two string keys${xo:+ ($xo)}: DTRACE_CGEN=0's output" \
 		two0.txt two1.txt
-	expect_grep "two string keys${xo:+ ($xo)}: -v" \
+	if [ -n "$xo" ]; then
+		expect_grep "two string keys ($xo): -v" \
+			'^dtrace: 3 clauses aggregated in the kernel$' \
+			two1.txt.err
+		return
+	fi
+	expect_grep "two string keys: -v" \
 		'^dtrace: 1 clause aggregated in the kernel$' two1.txt.err
+	expect_grep "two string keys: -v, why" \
+		"key 2: a second string key, whose pair passes kaggs_v's room\$" \
+		two1.txt.err
 }
 cgout_bg two two_case ''
 cgout_bg two-16 two_case '-x strsize=16'
+
+# Pairs of execname, literals, ?: keys and a this-> string
+cat >pair.d <<'EOF2'
+pid$target::hit:entry { this->s = execname; @v[this->s, "lit\t1"] = count(); }
+pid$target::hit:entry
+{
+	@c[execname, probefunc] = count();
+	@l[probename == "entry" ? "in" : "out", execname] = count();
+	@e["ab", "c"] = count();
+	@e["a", "bc"] = count();
+	@m[arg1 & 1 ? execname : "even\tno", arg1 > 3 ? "big" : execname] =
+	    sum(arg1);
+	@one[execname] = count();
+}
+pid$target::hit:return
+{
+	@l[probename == "entry" ? "in" : "out", execname] = count();
+	@x[execname, arg1, execname] = max(arg1);
+}
+EOF2
+pair_case() {
+	xo=$1
+	w="pairs of string keys ($xo)"
+	late= n=3
+	[ "$xo" = '-x strsize=64' ] || late=1 n=2
+	DTRACE_KAGG=0 run_bg 1 pairu.txt rename -s ../pair.d $xo
+	run_bg 1 pair1.txt rename -s ../pair.d $xo
+	run_bg 0 pair0.txt rename -s ../pair.d $xo
+	late=
+	run_join
+	expect_file_eq "$w: DTRACE_CGEN=0's output" pair0.txt pair1.txt
+	expect_file_eq "$w: DTRACE_KAGG=0's output" pairu.txt pair1.txt
+	expect_grep "$w: -v" "^dtrace: $n clauses aggregated in the kernel\$" \
+		pair1.txt.err
+	[ "$n" = 3 ] || expect_grep "$w: -v, why" \
+		"key 2: a second string key, whose pair passes kaggs_v's room\$" \
+		pair1.txt.err
+	expect_eq "$w: apart" 2 \
+		"$(grep -c -e '^  ab  *c  *10$' -e '^  a  *bc  *10$' pair1.txt)"
+	expect_eq "$w: each string's taint" 3 \
+		"$(grep -c -e '^  tab\\there  *lit	1  *1$' \
+			-e '^  even	no  *big  *18$' \
+			-e '^  out  *tab\\there  *1$' pair1.txt)"
+}
+for xo in '-x strsize=64' '-x strsize=256'; do
+	cgout_bg "pair-${xo#-x strsize=}" pair_case "$xo"
+done
+# ... at strsize 9, where execname's 9 bytes (8 and the helper's NUL)
+# pass its room of 8: lone and in pairs, first and second, a literal
+# filling its room before execname's, three ways alike
+cat >pair9.d <<'EOF2'
+pid$target::hit:entry { @a[execname] = count(); @m[arg1 & 1 ? execname : "x"] = count(); }
+pid$target::hit:entry { @p[execname, arg1 & 1 ? execname : "yy"] = count(); @q["abcdefgh", execname] = count(); }
+EOF2
+pair9_case() {
+	w="pairs of string keys (strsize 9)"
+	DTRACE_KAGG=0 run_bg 1 pair9u.txt rename -s ../pair9.d -x strsize=9
+	run_bg 1 pair91.txt rename -s ../pair9.d -x strsize=9
+	run_bg 0 pair90.txt rename -s ../pair9.d -x strsize=9
+	run_join
+	expect_file_eq "$w: DTRACE_CGEN=0's output" pair90.txt pair91.txt
+	expect_file_eq "$w: DTRACE_KAGG=0's output" pair9u.txt pair91.txt
+	expect_grep "$w: -v" '^dtrace: 2 clauses aggregated in the kernel$' \
+		pair91.txt.err
+	expect_grep "$w: the literal's room full" '^  abcdefgh  *Z  *1$' \
+		pair91.txt
+}
+cgout_bg pair-9 pair9_case
 
 # A self-> string compared with copyinstr(arg0) (kplan_str.c's
 # kp_svar_acmp(), cgen_svar.c's vacmp()), each hit's string with the

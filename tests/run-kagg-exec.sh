@@ -17,8 +17,10 @@
 #    the one it passed (22 bytes against the kernel's 15; cut to
 #    strsize - 1 as copyinstr() cuts it);
 #  - literal keys and c ? "a" : "b" keys, beside integer keys, with
-#    sum(), max(), quantize(); two string keys in one statement stay
-#    user space's, exact, but execname beside copyinstr(arg0) (in
+#    sum(), max(), quantize(); two string keys in one statement, a
+#    ?: of literals beside execname, the kernel's too (kplan.c's
+#    vkey_pair(): their rooms side by side in one kaggs_v key);
+#    execname beside copyinstr(arg0) (in
 #    either order, beside an integer key and probefunc: CWKEY, one
 #    kaggs_s key, execname in two of its words) and two copyinstr()
 #    (SKEY2: both strings in its s, 64 bytes with their NULs in the
@@ -182,16 +184,15 @@ pid$target::hit:return { self->u = self->s; }
 EOF2
 same var var.d rename 7
 
-# literals and ?: of literals as keys; two string keys: user space's
+# literals and ?: of literals as keys; two string keys (a ?: of
+# literals and execname): the kernel's, their rooms side by side
 cat >lit.d <<'EOF2'
 pid$target::hit:entry { @[arg1 > 5 ? "big" : "small"] = count(); }
 pid$target::hit:entry { @x["x", arg1 & 1] = sum(arg1); @y["a literal longer than sixteen"] = count(); @z[""] = count(); }
 pid$target::hit:entry { @c[(arg1 & 3) == 1 ? "one" : "other"] = quantize(arg1); @m[arg1 & 1 ? "odd-odd-odd-odd-odd" : ""] = max(arg1); }
 pid$target::hit:return { @t[arg1 & 1 ? "odd" : "", execname] = count(); }
 EOF2
-late=1 # the fourth clause is user space's: cgout lingers
-same lit lit.d rename 3
-late=
+same lit lit.d rename 4
 
 # ?: of execname and a literal as keys (MKEY).  Before, these clauses
 # were user space's (-v: none in the kernel).  Hit 6 passes "tab\there":

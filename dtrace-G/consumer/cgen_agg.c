@@ -25,13 +25,15 @@
  *
  * Where kaggs_v's room (cgen_svar.c's VKEY) is longer than
  * UBPF_KVSHORT (32) bytes, AGG looks a key whose string ends
- * within them (its byte 31 0: the room is zero-padded) up in
- * kaggs_w instead, whose key is those 32 bytes (agg_at()): the
- * map hashes and compares its whole key at every hit, 72 bytes
- * there and 296 in kaggs_v at strsize 256 (the selfkey row of
- * bench/perhit.sh: the leave's program 250 ns a hit before, 120
- * after); a string is in one map or the other by its bytes, so
- * each key has one entry, and bpf_agg_read.c merges both.
+ * within them (its byte 31 0: the room is zero-padded; not a
+ * statement's pair of string keys, UBPF_KF_VPAIR, whose second
+ * room may lie past byte 31) up in kaggs_w instead, whose key is
+ * those 32 bytes (agg_at()): the map hashes and compares its
+ * whole key at every hit, 72 bytes there and 296 in kaggs_v at
+ * strsize 256 (the selfkey row of bench/perhit.sh: the leave's
+ * program 250 ns a hit before, 120 after); a string is in one map
+ * or the other by its bytes, so each key has one entry, and
+ * bpf_agg_read.c merges both.
  */
 #include "config.h"
 
@@ -388,11 +390,12 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 			stx(e, BPF_DW, 2, (int16_t)(kat + i), 3);
 		}
 	}
-	if (vkeyed && fds[10] >= 0) {
+	if (vkeyed && fds[10] >= 0 && !(o->flags & UBPF_KF_VPAIR)) {
 		/* kaggs_w's key where the string ends within its
 		 * UBPF_KVSHORT bytes: the room is zero-padded (svar_copy(),
 		 * ckey(), lkey()), so its byte UBPF_KVSHORT - 1 is 0 then
-		 * and only then, and the bytes past it are all 0 */
+		 * and only then, and the bytes past it are all 0 (not so
+		 * of a pair's two rooms, UBPF_KF_VPAIR: kaggs_v's alone) */
 		size_t jlong, jend;
 
 		ldx(e, BPF_DW, 2, 10, S_SBUF);

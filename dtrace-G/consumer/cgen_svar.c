@@ -416,11 +416,12 @@ void vacmp(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
 		      const struct ubpf_kop *v, int32_t at, const int *fds)
 {
-	unsigned room = UBPF_KVROOM(v->imm);
+	/* (v->step: a longer room to zero, the map's: VKEY's) */
+	unsigned room = UBPF_KVROOM(v->step > v->imm ? v->step : v->imm);
 	size_t jnone, jbig;
 
-	if (v->imm < 1 || v->imm > UBPF_STRMAX - 1 || !e->vbuf ||
-	    (v->n != UBPF_KV_SELF && v->n != UBPF_KV_THIS)) {
+	if (v->imm < 1 || v->imm > UBPF_STRMAX - 1 || room > UBPF_STRMAX ||
+	    !e->vbuf || (v->n != UBPF_KV_SELF && v->n != UBPF_KV_THIS)) {
 		e->bad = true;
 		return;
 	}
@@ -440,16 +441,37 @@ static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
 	fix(e, jbig);
 }
 
+/*
+ * Where kaggs_v key instruction o (VKEY, CKEY, LKEY, MKEY) writes its
+ * string, room bytes: the key's s at VKEY_AT, or o->sz words into it,
+ * a pair's second string (kplan_expr.c's vkey_room(), UBPF_KF_VPAIR),
+ * its room after the first's; both within s (kplan.c's vkey_pair()),
+ * else the program is refused.
+ */
+static int32_t vkey_at(struct em *e, const struct ubpf_kop *o, unsigned room)
+{
+	unsigned off = 8u * o->sz;
+
+	if (off + room > UBPF_STRMAX)
+		e->bad = true;
+	return VKEY_AT + (int32_t)sizeof(struct ubpf_kkey) + (int32_t)off;
+}
+
 /* VKEY o: the string variable's bytes (o->levels its kind) into the
- * kaggs_v key at VKEY_AT in cgbuf (svar_copy()) */
+ * kaggs_v key at VKEY_AT in cgbuf (svar_copy()), the map's room zeroed
+ * (o->step where longer than its own: a pair's elsewhere) */
 void vkey(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	  const int *fds)
 {
 	struct ubpf_kop v = { .n = (uint8_t)o->levels,
 			      .slot = o->slot,
-			      .imm = o->imm };
+			      .imm = o->imm,
+			      .step = o->step };
+	int32_t at =
+		vkey_at(e, o, UBPF_KVROOM(o->step > o->imm ? o->step : o->imm));
 
-	svar_copy(e, pl, &v, VKEY_AT + (int32_t)sizeof(struct ubpf_kkey), fds);
+	if (!e->bad)
+		svar_copy(e, pl, &v, at, fds);
 }
 
 /*
@@ -693,12 +715,14 @@ void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j)
  */
 void ckey(struct em *e, const struct ubpf_kop *o)
 {
-	int32_t at = VKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
 	unsigned room = UBPF_KVROOM(o->imm);
 	int32_t sz = o->step;
+	/* (the helper's NUL may fall past the room, strsize 9: no part
+	 * of the key, a pair's second room rewritten after it) */
+	int32_t at = vkey_at(e, o, room > (unsigned)sz ? room : (unsigned)sz);
 
 	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || sz < 2 ||
-	    sz > UBPF_KCOMM) {
+	    sz > UBPF_KCOMM || e->bad) {
 		e->bad = true;
 		return;
 	}
@@ -721,13 +745,13 @@ void ckey(struct em *e, const struct ubpf_kop *o)
 void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 {
 	const struct ubpf_kop *o = &pl->ops[*pc];
-	int32_t at = VKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
 	unsigned room = UBPF_KVROOM(o->imm);
+	int32_t at = vkey_at(e, o, room);
 	bool sel = (o->flags & UBPF_KF_SEL) != 0;
 	unsigned n1 = o->step / 8u + 1, n2 = sel ? o->levels / 8u + 1 : 0;
 	size_t jelse = 0, jend = 0;
 
-	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf ||
+	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || e->bad ||
 	    o->step > UBPF_KSTRMAX || (sel && o->levels > UBPF_KSTRMAX) ||
 	    *pc + n1 + n2 >= pl->nops + 1u) {
 		e->bad = true;
@@ -791,8 +815,8 @@ static void mkey_branch(struct em *e, bool comm, unsigned sz, unsigned len,
 void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 {
 	const struct ubpf_kop *o = &pl->ops[*pc];
-	int32_t at = VKEY_AT + (int32_t)sizeof(struct ubpf_kkey);
 	unsigned room = UBPF_KVROOM(o->imm), kn = o->n & (UBPF_KMAXKEYS - 1);
+	int32_t at = vkey_at(e, o, room > o->slot ? room : o->slot);
 	bool ca = (o->agg & 1) != 0, cb = (o->agg & 2) != 0;
 	unsigned n1 = ca ? 0 : o->step / 8u + 1;
 	unsigned n2 = cb ? 0 : o->levels / 8u + 1;
@@ -800,7 +824,7 @@ void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 	size_t jelse, jend;
 
 	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || o->agg < 1 ||
-	    o->agg > 3 || o->slot < 2 || o->slot > UBPF_KCOMM ||
+	    o->agg > 3 || o->slot < 2 || o->slot > UBPF_KCOMM || e->bad ||
 	    (!ca && o->step > UBPF_KSTRMAX) ||
 	    (!cb && o->levels > UBPF_KSTRMAX) ||
 	    *pc + n1 + n2 >= pl->nops + 1u) {

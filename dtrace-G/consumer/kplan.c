@@ -560,6 +560,57 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 	return bin;
 }
 
+/*
+ * Key i of st beside ks's string key skey, both of kaggs_v's kinds: a
+ * pair (doc/DESIGN.md §8 "String functions printed from the out area",
+ * two string keys).  skey's is execname (CKEY), a literal or a probe's
+ * name or a ?: of them (LKEY), a ?: with execname (MKEY) or a KV_STR
+ * variable (VKEY), and so is key i; the key's s holds the two rooms
+ * side by side, the first's UBPF_KVROOM() of its bound (kplan_merge.c's
+ * kp_vkey_bound(): 15 for execname, the literal's length, strsize - 1
+ * for a variable), then the second's, each NUL-padded: fixed rooms
+ * tell every pair apart ("ab" "c" from "a" "bc"), where a
+ * concatenation would not.  Taken where both rooms fit the s of
+ * struct ubpf_kvskey (UBPF_STRMAX bytes), so neither VKEY_AT nor the
+ * map's largest key grows: at strsize 256 a variable's pair stays user
+ * space's (kplan_why.c says why).  The pair's entries are kaggs_v's
+ * alone, never kaggs_w's (its short key would cut the second room:
+ * cgen_agg.c's agg_at(), UBPF_KF_VPAIR), and its statement number in
+ * the key keeps them apart from a one-string statement's.  Exact as
+ * one such key is: each string is the bytes run.c would have keyed
+ * by, cut where agg.c cuts a key.  Into ks (vkey2, sx2, svar2), else
+ * false and ks as it was.
+ */
+static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
+		      unsigned i, struct kstmt *ks)
+{
+	const struct node *n = st->keys[i];
+	struct kstmt t = *ks;
+
+	if (ks->skey < 0 || ks->vkey2 ||
+	    (ks->svar < 0 && ks->sx != KSX_COMM && ks->sx != KSX_LIT &&
+	     ks->sx != KSX_MIX))
+		return false;
+	t.vkey2 = (uint8_t)(i + 1);
+	t.svar2 = -1;
+	if (kp_out_svar(k, n)) {
+		t.sx2 = KSX_NONE;
+		t.svar2 = n->sub;
+	} else if (kp_is_comm(n) && kp_strsize_fixed(k)) {
+		t.sx2 = KSX_COMM;
+	} else if (kp_lit_key(k, n)) {
+		t.sx2 = KSX_LIT;
+	} else if (kp_mix_key(k, n)) {
+		t.sx2 = KSX_MIX;
+	} else {
+		return false;
+	}
+	if (kp_vkey_pair(k, &t, NULL) > UBPF_STRMAX)
+		return false;
+	*ks = t;
+	return true;
+}
+
 /* Can the kernel run st?  Its key types into ks. */
 /*
  * Keys of one execname and one copyinstr(argN) (or a this-> string
@@ -788,6 +839,8 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
 		ks->ksg[i] = 0;
+		if (ks->kid[i] < 0 && vkey_pair(k, st, i, ks))
+			continue; /* a second kaggs_v string key */
 		if (ks->skey < 0 && kp_smix_key(k, st->keys[i]) >= 0) {
 			/* c ? copyinstr(argN) : "lit" (SMKEY, kaggs_s) */
 			ks->skey = (int)i;

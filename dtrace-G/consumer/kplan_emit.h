@@ -46,8 +46,12 @@ void var_op(struct em *m, struct ubpf_kop *o, unsigned v);
 void mem_site(struct em *m, struct ubpf_kop *o, const struct node *n);
 bool skey_int(const struct kstmt *ks, unsigned j, const struct d_probe *probe);
 void sdata(struct em *m, const char *s, size_t len);
-void lit_key(struct em *m, const struct node *n, unsigned j);
-void mix_key(struct em *m, const struct node *n, unsigned j);
+void vkey_room(struct em *m, const struct kstmt *ks, struct ubpf_kop *o,
+	       unsigned j);
+void lit_key(struct em *m, const struct kstmt *ks, const struct node *n,
+	     unsigned j);
+void mix_key(struct em *m, const struct kstmt *ks, const struct node *n,
+	     unsigned j);
 void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a);
 void assoc_keys(struct em *m, const struct node *n, struct ubpf_kop *o);
 void emit(struct em *m, const struct node *n);

@@ -229,12 +229,35 @@ static const char *lit_bytes(struct em *m, const struct node *n, size_t *len)
 }
 
 /*
+ * The room of kaggs_v key instruction o (CKEY, LKEY, MKEY), key j of
+ * statement ks: a lone key's, or a pair's first (kplan.c's vkey_pair()),
+ * imm the map's bytes (kp_vkey_imm()), its whole room zeroed and the
+ * string written from the room's start; a pair's second (ks->vkey2),
+ * imm its own bound (kp_vkey_bound()) and sz the words before its room,
+ * the first's (cgen_svar.c's vkey_at()): sz is read only where a value
+ * is pushed (cgen_plan.c's push()), which no key instruction does.
+ */
+void vkey_room(struct em *m, const struct kstmt *ks, struct ubpf_kop *o,
+	       unsigned j)
+{
+	unsigned r1;
+
+	o->imm = kp_vkey_imm(m->k);
+	if (!ks->vkey2 || j + 1 != ks->vkey2)
+		return;
+	(void)kp_vkey_pair(m->k, ks, &r1);
+	o->imm = (int64_t)kp_vkey_bound(m->k, ks->st->keys[j], ks->sx2);
+	o->sz = (uint8_t)(r1 / 8);
+}
+
+/*
  * LKEY: key j is the literal n, or c ? "a" : "b" (kplan_str.c's
  * kp_lit_key(), a branch maybe this probe's name: lit_bytes()): c
  * pushed, then LKEY flagged UBPF_KF_SEL, each literal cut to
  * strsize - 1 bytes as agg.c cuts a key.
  */
-void lit_key(struct em *m, const struct node *n, unsigned j)
+void lit_key(struct em *m, const struct kstmt *ks, const struct node *n,
+	     unsigned j)
 {
 	size_t l1, l2 = 0;
 	const char *s1, *s2 = NULL;
@@ -247,7 +270,7 @@ void lit_key(struct em *m, const struct node *n, unsigned j)
 		s2 = lit_bytes(m, n->c, &l2);
 	o = put(m, UBPF_K_LKEY, n->op == N_TERN ? 1 : 0, 0);
 	o->n = (uint8_t)j;
-	o->imm = kp_vkey_imm(m->k); /* the key's room */
+	vkey_room(m, ks, o, j); /* the key's room */
 	o->step = (uint16_t)l1;
 	if (n->op == N_TERN) {
 		o->flags = UBPF_KF_SEL;
@@ -305,7 +328,8 @@ static void kp_errno(struct em *m)
  * kp_mix_key()): c pushed, then MKEY, each literal cut to strsize - 1
  * bytes as agg.c cuts a key, execname to as many as CKEY's.
  */
-void mix_key(struct em *m, const struct node *n, unsigned j)
+void mix_key(struct em *m, const struct kstmt *ks, const struct node *n,
+	     unsigned j)
 {
 	size_t max = m->k->prog->strsize - 1, l1 = 0, l2 = 0;
 	bool ca = kp_is_comm(n->b), cb = kp_is_comm(n->c);
@@ -314,7 +338,7 @@ void mix_key(struct em *m, const struct node *n, unsigned j)
 	emit(m, n->a);
 	o = put(m, UBPF_K_MKEY, 1, 0);
 	o->n = (uint8_t)j;
-	o->imm = kp_vkey_imm(m->k); /* the key's room */
+	vkey_room(m, ks, o, j); /* the key's room */
 	o->agg = (uint16_t)((ca ? 1 : 0) | (cb ? 2 : 0));
 	o->slot = m->k->prog->strsize < UBPF_KCOMM
 			  ? (uint16_t)m->k->prog->strsize

@@ -57,6 +57,12 @@ struct kstmt {
 	 * (kplan.c's "args[N] bare beside another string key") */
 	uint8_t sbare;
 	unsigned alt;
+	/* or the second kaggs_v string key + 1 beside skey's (a pair:
+	 * kplan.c's vkey_pair(), its room after the first's in the
+	 * key's s), its kind (KSX_COMM, KSX_LIT, KSX_MIX; KSX_NONE: the
+	 * KV_STR variable svar2); 0: none */
+	uint8_t vkey2, sx2;
+	int svar2;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
@@ -302,6 +308,12 @@ int kp_copyinstr_arg(const struct node *n);
 int kp_args_index(const struct node *n);
 /* ... copyinstr(E) of one argument; 0 or "" */
 bool kp_copyinstr_of(const struct node *n);
+/* ... the bytes an OSTR of copyinstr(E) or copyinstr(E, N) reads (run.c's
+ * copyinstr(): N where N + 1 < strsize, else strsize - 1), -1 where N
+ * is computed at the hit or 0, or n is no copyinstr(); copyinstr(argN)
+ * or copyinstr(argN, N) printed: N, else -1 */
+int kp_ostr_count(const struct d_prog *p, const struct node *n);
+int kp_ostr_arg(const struct node *n);
 bool kp_str_clear(const struct node *n);
 /* ... a literal a string variable may be set to in the kernel; a
  * self-> or this-> string variable read whole (its index, or -1) */
@@ -534,6 +546,14 @@ bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
 /* kplan_merge.c: the bytes kaggs_v's keys need: its room's UBPF_KVROOM()
  * of it */
 int64_t kp_vkey_imm(const struct d_kplan *k);
+/* ... the bytes kaggs_v key n of kind sx (KSX_NONE: a KV_STR
+ * variable) holds at most: its room is UBPF_KVROOM() of it */
+size_t kp_vkey_bound(const struct d_kplan *k, const struct node *n,
+		     unsigned sx);
+/* ... a pair's (ks->vkey2) rooms' bytes, the two side by side, the
+ * first's as its own key's */
+unsigned kp_vkey_pair(const struct d_kplan *k, const struct kstmt *ks,
+		      unsigned *room1);
 /* kplan_out.c: OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
  * false when the out area is full */
 bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,

@@ -67,49 +67,75 @@ bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
 		(k->st[st].sx != KSX_NONE && k->st[st].sx != KSX_SMIX));
 }
 
+size_t kp_vkey_bound(const struct d_kplan *k, const struct node *n, unsigned sx)
+{
+	size_t max = k->prog->strsize - 1, l;
+
+	if (sx == KSX_NONE) { /* a string variable: all its store kept */
+		l = max;
+	} else if (sx == KSX_COMM) {
+		l = UBPF_KCOMM - 1;
+	} else if (n->op == N_TERN) {
+		/* a probe's name: whatever a probe's is (lit_key() takes
+		 * no longer one) */
+		size_t lc = kp_is_comm(n->c)   ? UBPF_KCOMM - 1
+			    : ident(n->c) >= 0 ? UBPF_KSTRMAX
+					       : strlen(n->c->sval);
+
+		l = kp_is_comm(n->b)   ? UBPF_KCOMM - 1
+		    : ident(n->b) >= 0 ? UBPF_KSTRMAX
+				       : strlen(n->b->sval);
+		if (lc > l)
+			l = lc;
+	} else {
+		l = strlen(n->sval);
+	}
+	return l < max ? l : max;
+}
+
+unsigned kp_vkey_pair(const struct d_kplan *k, const struct kstmt *ks,
+		      unsigned *room1)
+{
+	unsigned r1 = UBPF_KVROOM(kp_vkey_bound(
+		k, ks->st->keys[ks->skey], ks->svar >= 0 ? KSX_NONE : ks->sx));
+
+	if (room1)
+		*room1 = r1;
+	return r1 + UBPF_KVROOM(kp_vkey_bound(k, ks->st->keys[ks->vkey2 - 1],
+					      ks->sx2));
+}
+
 /*
  * The bytes of string kaggs_v's keys need (their room is UBPF_KVROOM()
  * of it): strsize - 1 where a string variable keys it (VKEY: all its
  * store kept), else the longest execname (15 bytes at most: 16 with
- * its NUL) or literal (cut to strsize - 1) a key has.  A smaller room
- * is a shorter key to hash at every hit: 16 bytes for @[execname]
- * where strsize 256 would make 256.
+ * its NUL) or literal (cut to strsize - 1) a key has (kp_vkey_bound()).
+ * A smaller room is a shorter key to hash at every hit: 16 bytes for
+ * @[execname] where strsize 256 would make 256.  Two string keys of a
+ * statement (kplan.c's vkey_pair()) take their two rooms side by side,
+ * which may pass strsize - 1 (a variable's beside execname's) but not
+ * UBPF_STRMAX (vkey_pair() takes no pair that does): the room is then
+ * at least their sum (UBPF_KVROOM() of one byte less).
  */
 int64_t kp_vkey_imm(const struct d_kplan *k)
 {
-	size_t max = k->prog->strsize - 1, need = 1;
+	size_t need = 1;
+	unsigned pair = 0;
 
 	for (unsigned i = 0; i < k->nst; i++) {
 		const struct kstmt *ks = &k->st[i];
-		const struct node *n;
 		size_t l;
 
 		if (!d_kplan_vkey(k, i))
 			continue;
-		if (ks->svar >= 0)
-			return (int64_t)max;
-		n = ks->st->keys[ks->skey];
-		if (ks->sx == KSX_COMM) {
-			l = UBPF_KCOMM - 1;
-		} else if (n->op == N_TERN) {
-			/* a probe's name: whatever a probe's is (lit_key()
-			 * takes no longer one) */
-			size_t lc = kp_is_comm(n->c)   ? UBPF_KCOMM - 1
-				    : ident(n->c) >= 0 ? UBPF_KSTRMAX
-						       : strlen(n->c->sval);
-
-			l = kp_is_comm(n->b)   ? UBPF_KCOMM - 1
-			    : ident(n->b) >= 0 ? UBPF_KSTRMAX
-					       : strlen(n->b->sval);
-			if (lc > l)
-				l = lc;
-		} else {
-			l = strlen(n->sval);
-		}
+		l = kp_vkey_bound(k, ks->st->keys[ks->skey],
+				  ks->svar >= 0 ? KSX_NONE : ks->sx);
 		if (l > need)
 			need = l;
+		if (ks->vkey2 && kp_vkey_pair(k, ks, NULL) > pair)
+			pair = kp_vkey_pair(k, ks, NULL);
 	}
-	return (int64_t)(need < max ? need : max);
+	return (int64_t)(pair && pair - 1 > need ? pair - 1 : need);
 }
 
 unsigned d_kplan_vkey_room(const struct d_kplan *k)
@@ -138,6 +164,31 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		size_t max;
 		bool tagged;
 
+		if (ks->vkey2 && ((int)i == ks->skey || i == ks->vkey2 - 1u)) {
+			/* two kaggs_v keys: fixed rooms side by side, each
+			 * NUL-padded (kp_vkey_pair()), each to its NUL, cut
+			 * as agg.c cuts a key and tainted by its own kind
+			 * as a lone one's (below) */
+			unsigned r1, r = kp_vkey_pair(k, ks, &r1);
+			bool first = (int)i == ks->skey;
+			unsigned sx = !first	      ? ks->sx2
+				      : ks->svar >= 0 ? (unsigned)KSX_NONE
+						      : ks->sx;
+			const char *p = !str ? "" : first ? str : str + r1;
+			size_t l = strnlen(p, first ? r1 : r - r1);
+
+			max = k->prog->strsize < sizeof(kbuf[i])
+				      ? k->prog->strsize
+				      : sizeof(kbuf[i]);
+			if (l > max - 1)
+				l = max - 1;
+			memcpy(kbuf[i], p, l);
+			kbuf[i][l] = '\0';
+			keys[i] = sx == KSX_LIT || (sx == KSX_MIX && !key->k[i])
+					  ? d_dv_str(kbuf[i])
+					  : d_dv_tstr(kbuf[i]);
+			continue;
+		}
 		if (ks->skey2 && str &&
 		    ((int)i == ks->skey || i == ks->skey2 - 1u)) {
 			/* two strings in kaggs_s's s: the first up to its

@@ -18,8 +18,12 @@
  * or trace() statement each of whose arguments is an integer kplan
  * computes (kp_ty(): arguments, pid, tid, timestamp, constants,
  * operators, the self-> and this-> integer variables the kernel keeps)
- * or copyinstr(E) of one such integer E (one argument: the size is
- * strsize's), or args[N] printed by %s or trace() (kp_out_sarg(): the
+ * or copyinstr(E) of one such integer E (one argument: strsize - 1
+ * bytes at most), or copyinstr(E, N), N a constant count (its OSTR
+ * reads N bytes at most, strsize - 1 where N + 1 is not below strsize,
+ * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0 or
+ * computed at the hit, user space's), or args[N] printed by %s or
+ * trace() (kp_out_sarg(): the
  * OSTR of argument N at a probe declaring it a string, the clause
  * user space's at any other; in a clause that touches no variable and
  * does not speculate), or a string dtrace has without the kernel's help
@@ -99,7 +103,8 @@
  *
  * The record.  Each OUT (an integer) takes 8 bytes of the out area
  * and each OSTR a struct ubpf_kostr (the address, the bytes read, at
- * most strsize - 1 as d_read_user_str() reads, or where it faulted),
+ * most strsize - 1 as d_read_user_str() reads, copyinstr(E, N)'s N,
+ * or where it faulted),
  * in the plan's order, and ODONE n, after the clause's last statement
  * (so after its predicate's jump), sets bit n of the area's ran word:
  * kp_out_op() numbers them from the plan's instructions so far, and
@@ -113,7 +118,8 @@
  * (out_astr(): copyinstr(argN), args[N] of kp_out_sarg()) with no
  * jump (below: nothing at the hit depended on the copy) is first read
  * again by out_list() with run.c's d_read_str_late(), strsize's bytes
- * at the slot's address through the fire's copyin (process_vm_readv(),
+ * (copyinstr(argN, M)'s M + 1: late_max(), d_arg_str()'s) at the
+ * slot's address through the fire's copyin (process_vm_readv(),
  * deadmem.c once the process is gone): the read d_arg_str() makes
  * when the record holds no copy, at the same moment, so with the same
  * bytes, or the same fault at the same address, which is then the
@@ -419,7 +425,7 @@ bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j)
 
 	if (str || kp_out_here(whole) || kp_out_svar(k, whole) ||
 	    kp_out_stk(whole))
-		return true; /* (copyinstr(E, N): none, refused) */
+		return true; /* (copyinstr(E, N): arg_ok() asks its count) */
 	return whole->kind != T_STR && kp_ty(k, a, &sz, &sg) &&
 	       !kp_has_str_cmp(k, a);
 }
@@ -475,7 +481,8 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return kp_out_sarg_ok(k, ci);
 	if (!kp_out_whole(k, st, j)) /* dtrace computes it, from leaves */
 		return kp_out_ftime_ok(k, ci, st, j);
-	if (str && whole->nargs != 1)
+	/* copyinstr(E, N): N a constant count (kp_ostr_count()) */
+	if (str && kp_ostr_count(k->prog, whole) < 1)
 		return false;
 	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
 }
@@ -745,9 +752,13 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		o->sz = sz;
 		o->sg = sg;
 		break;
-	default: /* OSTR: the interpreter's copyinstr() reads as much;
-		  * its clause's bit, set where a fault ends it (its jump) */
+	default: /* OSTR: the interpreter's copyinstr() reads as much
+		  * (a, the copyinstr() or args[N]: strsize - 1, or
+		  * copyinstr(E, N)'s count); its clause's bit, set where a
+		  * fault ends it (its jump) */
 		o->imm = (int64_t)k->prog->strsize - 1;
+		if (o->op == UBPF_K_OSTR && a && kp_ostr_count(k->prog, a) > 0)
+			o->imm = kp_ostr_count(k->prog, a);
 		o->levels = (uint16_t)nd;
 		if (o->jump && nd >= UBPF_KOUTS)
 			return false;
@@ -1050,8 +1061,17 @@ static int out_astr(const struct stmt *st, unsigned j)
 	int n = kp_out_sarg(st, j);
 
 	return n >= 0 ? n
-		      : kp_copyinstr_arg(st->kind == S_TRACE ? st->e
-							     : st->args[j]);
+		      : kp_ostr_arg(st->kind == S_TRACE ? st->e : st->args[j]);
+}
+
+/* The max run.c's d_arg_str() reads argument string n with (an args[N]
+ * or copyinstr(argN): strsize; copyinstr(argN, M): its count + 1, as
+ * its OSTR's imm, kp_ostr_count()) */
+static size_t late_max(const struct d_kplan *k, const struct node *n)
+{
+	int c = kp_ostr_count(k->prog, n);
+
+	return c > 0 ? (size_t)c + 1 : k->prog->strsize;
 }
 
 /* d_kplan_out_run()'s walk of a record's area */
@@ -1154,12 +1174,11 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 		 * branch d_eval_pinned() does not take is read too, its
 		 * value unused */
 		if (so.len < 0 && !r->kprobe && !ends &&
-		    lv[l].kind == UBPF_K_OSTR &&
-		    kp_copyinstr_arg(lv[l].n) >= 0) {
+		    lv[l].kind == UBPF_K_OSTR && kp_ostr_arg(lv[l].n) >= 0) {
 			uint64_t fa = 0;
 			char *late = d_read_str_late(k->prog, r->f,
 						     (uint64_t)so.addr,
-						     k->prog->strsize, &fa);
+						     late_max(k, lv[l].n), &fa);
 
 			if (late) {
 				ls[nls] = late;
@@ -1322,9 +1341,12 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			 * yet touched" paragraph above) */
 			if (so.len < 0 && !r->kprobe && out_astr(st, j) >= 0 &&
 			    !kp_out_ends(c, i)) {
-				late = d_read_str_late(k->prog, r->f,
-						       (uint64_t)so.addr,
-						       k->prog->strsize, &fa);
+				late = d_read_str_late(
+					k->prog, r->f, (uint64_t)so.addr,
+					late_max(k, st->kind == S_TRACE
+							    ? st->e
+							    : st->args[j]),
+					&fa);
 				if (late)
 					so.len = 0;
 			}

@@ -116,7 +116,13 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			 * after it: its jump, to the end (below) */
 			if (s && !m->full && kp_out_ends(c, i))
 				o->jump = 1;
-			m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, v);
+			/* (a copy's: the copyinstr(), for its count) */
+			m->full |= !m->full &&
+				   !kp_out_op(k, pl, m->n - 1,
+					      s ? (st->kind == S_TRACE
+							   ? st->e
+							   : st->args[j])
+						: v);
 		}
 		return;
 	}
@@ -216,13 +222,29 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	}
 	a = &k->prog->aggs[st->agg];
 	for (j = 0; j < st->nkeys; j++) {
-		if ((int)j == ks->skey && ks->svar >= 0) {
-			/* a string variable's bytes, as kept */
+		/* a pair of kaggs_v keys (kplan.c's vkey_pair()): the
+		 * second's room after the first's (vkey_room()) */
+		bool second = ks->vkey2 && j + 1 == ks->vkey2;
+		unsigned sx = second ? ks->sx2 : ks->sx;
+
+		if (((int)j == ks->skey && ks->svar >= 0) ||
+		    (second && sx == KSX_NONE)) {
+			/* a string variable's bytes, as kept: its room
+			 * zeroed whole where the map's is longer (step:
+			 * a pair's elsewhere) */
 			o = put(m, UBPF_K_VKEY, 0, 0);
-			var_op(m, o, (unsigned)ks->svar);
+			var_op(m, o, (unsigned)(second ? ks->svar2 : ks->svar));
 			o->levels = o->n;
 			o->n = (uint8_t)j;
 			o->imm = (int64_t)k->prog->strsize - 1;
+			if (second) {
+				unsigned r1;
+
+				(void)kp_vkey_pair(k, ks, &r1);
+				o->sz = (uint8_t)(r1 / 8);
+			} else if (kp_vkey_imm(k) > o->imm) {
+				o->step = (uint16_t)kp_vkey_imm(k);
+			}
 			continue;
 		}
 		if (j + 1 == ks->skey2 && ks->skey >= 0) {
@@ -248,22 +270,22 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			o->levels = (uint16_t)ks->skey;
 			continue;
 		}
-		if ((int)j == ks->skey && ks->sx == KSX_COMM) {
+		if (((int)j == ks->skey || second) && sx == KSX_COMM) {
 			/* execname, cut as agg.c cuts a key */
 			o = put(m, UBPF_K_CKEY, 0, 0);
 			o->n = (uint8_t)j;
-			o->imm = kp_vkey_imm(k);
+			vkey_room(m, ks, o, j);
 			o->step = k->prog->strsize < UBPF_KCOMM
 					  ? (uint16_t)k->prog->strsize
 					  : UBPF_KCOMM;
 			continue;
 		}
-		if ((int)j == ks->skey && ks->sx == KSX_LIT) {
-			lit_key(m, st->keys[j], j);
+		if (((int)j == ks->skey || second) && sx == KSX_LIT) {
+			lit_key(m, ks, st->keys[j], j);
 			continue;
 		}
-		if ((int)j == ks->skey && ks->sx == KSX_MIX) {
-			mix_key(m, st->keys[j], j);
+		if (((int)j == ks->skey || second) && sx == KSX_MIX) {
+			mix_key(m, ks, st->keys[j], j);
 			continue;
 		}
 		if ((int)j == ks->skey && ks->sx == KSX_SMIX) {
@@ -305,6 +327,8 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	if (ks->skey >= 0 &&
 	    (ks->svar >= 0 || (ks->sx != KSX_NONE && ks->sx != KSX_SMIX)))
 		o->flags |= UBPF_KF_VKEY;
+	if (ks->vkey2) /* kaggs_v's alone: no short key (cgen_agg.c) */
+		o->flags |= UBPF_KF_VPAIR;
 	else if (sk)
 		o->flags |= UBPF_KF_SKEY;
 	switch (a->fn) {

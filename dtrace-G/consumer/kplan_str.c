@@ -53,7 +53,8 @@
  * this->, may be stored from a literal (kp_str_lit_store():
  * UBPF_K_SLIT) or from another the kernel keeps (UBPF_K_SMOV, its
  * bytes copied whole), which cannot fault either, and key an
- * aggregation, whole, one per statement (kp_stmt_ok()'s ks->svar:
+ * aggregation, whole, one per statement or two beside each other or
+ * beside execname or a literal (a pair, below) (kp_stmt_ok()'s ks->svar:
  * UBPF_K_VKEY, the entries in kaggs_v, whose keys hold all the
  * strsize - 1 bytes its store kept, so none is cut; merged as kaggs_s's).
  *
@@ -107,8 +108,14 @@
  * (kplan.c's str_pair_keys(): UBPF_K_CWKEY, merged by kplan_merge.c's
  * d_kplan_merge()), and so are two copyinstr() keys, both strings in its s, the
  * second after the first's NUL (UBPF_K_SKEY2), and so are execname and two
- * copyinstr() (both).  What stays user space's: execname beside
- * another string key in one statement, other three string keys, a
+ * copyinstr() (both).  Two keys of kaggs_v's kinds (execname, a
+ * literal or ?: of them, a KV_STR variable) are one kaggs_v key, their
+ * rooms side by side in its s (kplan.c's vkey_pair(): where both fit
+ * UBPF_STRMAX bytes; the second's instruction offset by its sz,
+ * cgen_svar.c's vkey_at(); split by kplan_merge.c's kp_vkey_pair()).
+ * What stays user space's: execname beside another string key in one
+ * statement but those, other three string keys, a pair of a kaggs_v
+ * kind and a kaggs_s one, a
  * ?: key whose branches are not
  * execname and literals nor copyinstr(argN) and a literal or another
  * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as
@@ -770,6 +777,46 @@ bool kp_copyinstr_of(const struct node *n)
 	       n->nargs == 1;
 }
 
+/*
+ * copyinstr(E) or copyinstr(E, N), N an integer constant, printed
+ * (doc/DESIGN.md §8 "String functions printed from the out area",
+ * copyinstr(E, N)): the bytes its OSTR reads, as run.c's copyinstr()
+ * reads them: at most N where N + 1 < strsize (N >= 0), else strsize
+ * - 1.  ostr_at() takes any count from 1 to UBPF_STRMAX with run.c's
+ * rules (a copy that filled the count reads its last byte again; a
+ * fault at the address or the page after).  N = 0 reads nothing and
+ * faults only at address 0, and a computed N has no compiled count:
+ * -1, the argument user space's.  Only printed: a store stays the
+ * one-argument form (kp_copyinstr_of()), since VSLEN, VSEQ and VVEQ
+ * read a stored variable on the rule that every store copied strsize
+ * - 1 bytes.
+ */
+int kp_ostr_count(const struct d_prog *p, const struct node *n)
+{
+	int64_t c;
+
+	if (n->op != N_FUNC || d_funcs[n->sub].id != F_COPYINSTR ||
+	    n->nargs < 1 || n->nargs > 2 || p->strsize < 2)
+		return -1;
+	if (n->nargs == 1)
+		return (int)p->strsize - 1;
+	if (!kp_const_of(n->args[1], &c) || c == 0)
+		return -1;
+	return c > 0 && (uint64_t)c + 1 < p->strsize ? (int)c
+						     : (int)p->strsize - 1;
+}
+
+/* copyinstr(argN) or copyinstr(argN, M): N, else -1 (whether M is a
+ * count kp_ostr_count() takes is its question) */
+int kp_ostr_arg(const struct node *n)
+{
+	if (n->op != N_FUNC || d_funcs[n->sub].id != F_COPYINSTR ||
+	    n->nargs < 1 || n->nargs > 2 || n->args[0]->op != N_ARGN ||
+	    n->args[0]->sub < 0 || n->args[0]->sub >= D_MAXARGS)
+		return -1;
+	return n->args[0]->sub;
+}
+
 /* 0 or "": what a string variable set to it reads ("") */
 bool kp_str_clear(const struct node *n)
 {
@@ -957,7 +1004,8 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
  *  - nothing in the area: an integer or string literal, execname (the
  *    record's comm, which d_eval()'s builtin() reads);
  *  - a leaf: a KV_STR variable (OVSTR), copyinstr(E) of an integer E
- *    the plan computes (OSTR), an integer the plan computes whole
+ *    the plan computes, or copyinstr(E, N) of a constant count
+ *    (kp_ostr_count(): OSTR), an integer the plan computes whole
  *    (OUT: kp_ty() and no string comparison the kernel would make);
  *  - a format-time node, which dtrace evaluates from the leaves'
  *    values (d/stmt.c's d_eval_pinned()): strjoin(), substr(),
@@ -1015,16 +1063,16 @@ static bool ftime_walk(const struct d_kplan *k, const struct node *n, bool cond,
 	if (n->op == N_INT || n->op == N_STR || kp_is_comm(n))
 		return true; /* dtrace has it */
 	if (kp_out_svar(k, n) ||
-	    (kp_copyinstr_of(n) && kp_ty(k, n->args[0], &sz, &sg) &&
+	    (kp_ostr_count(k->prog, n) > 0 && kp_ty(k, n->args[0], &sz, &sg) &&
 	     !kp_has_str_cmp(k, n->args[0])) ||
 	    (n->kind != T_STR && !n->ptr && !n->sou && kp_ty(k, n, &sz, &sg) &&
 	     !kp_has_str_cmp(k, n))) {
 		if (*nl >= KP_LEAVES)
 			return false;
 		lv[*nl].n = n;
-		lv[*nl].kind = kp_out_svar(k, n)    ? UBPF_K_OVSTR
-			       : kp_copyinstr_of(n) ? UBPF_K_OSTR
-						    : UBPF_K_OUT;
+		lv[*nl].kind = kp_out_svar(k, n)	       ? UBPF_K_OVSTR
+			       : kp_ostr_count(k->prog, n) > 0 ? UBPF_K_OSTR
+							       : UBPF_K_OUT;
 		lv[*nl].cond = cond;
 		++*nl;
 		return true;

@@ -325,6 +325,7 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 
 				ok = ks->kid[j] >= 0 || (int)j == ks->skey ||
 				     j + 1 == ks->kcomm || j + 1 == ks->skey2 ||
+				     j + 1 == ks->vkey2 ||
 				     (kp_ty(k, st->keys[j], &z, &g) &&
 				      z == ks->ksz[j] && g == ks->ksg[j]);
 			}
@@ -481,7 +482,8 @@ bool kp_flat_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	if (ks->assign) /* of an integer */
 		return k->vst[kp_assigned_var(st)] != KV_SARG;
 	return (ks->skey < 0 || ks->sx == KSX_LIT || ks->sx == KSX_COMM) &&
-	       ks->svar < 0 && !ks->kcomm && !ks->skey2 && !ks->sbare;
+	       ks->svar < 0 && !ks->kcomm && !ks->skey2 && !ks->sbare &&
+	       !ks->vkey2;
 }
 
 /* Clause ci alone: can the kernel run it?  Its statements (c->flat)

@@ -545,6 +545,38 @@ static const char *stmt_name(const struct d_kplan *k, const struct stmt *st,
  * kp_out_ok() takes, is not the kernel's, into buf ("" where no more
  * can be said than its kind)
  */
+/*
+ * Do st's first two string keys, of kaggs_v's kinds (a this-> or
+ * self-> string counted as one whether or not the kernel keeps it:
+ * its statement decides that), pass the key's s side by side
+ * (kplan.c's vkey_pair())?  The second's number (1 the first key),
+ * else 0.
+ */
+static int pair_room(const struct d_kplan *k, const struct stmt *st)
+{
+	unsigned room = 0, ns = 0;
+
+	if (!kp_strsize_fixed(k))
+		return 0;
+	for (unsigned j = 0; j < st->nkeys && ns < 2; j++) {
+		const struct node *x = st->keys[j];
+		unsigned sx = kp_str_var_of(k->prog, x) >= 0 ? KSX_NONE
+			      : kp_is_comm(x)		     ? KSX_COMM
+			      : kp_lit_key(k, x)	     ? KSX_LIT
+			      : kp_mix_key(k, x)	     ? KSX_MIX
+							     : ~0u;
+
+		if (x->kind != T_STR)
+			continue;
+		if (sx == ~0u)
+			return 0;
+		room += UBPF_KVROOM(kp_vkey_bound(k, x, sx));
+		if (++ns == 2 && room > UBPF_STRMAX)
+			return (int)j + 1;
+	}
+	return 0;
+}
+
 static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		     char *buf, size_t len)
 {
@@ -654,6 +686,18 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 					 j + 1);
 				return;
 			}
+			if (str && kp_ostr_count(p, w) < 1 &&
+			    w->nargs == 2) { /* kplan_out.c's arg_ok() */
+				int64_t cn;
+
+				snprintf(buf, len, "argument %u: %s", j + 1,
+					 kp_const_of(w->args[1], &cn)
+						 ? "copyinstr() of 0 bytes, "
+						   "which reads nothing"
+						 : "copyinstr() of a length "
+						   "the hit computes");
+				return;
+			}
 			if ((str && w->nargs != 1) ||
 			    (!str && w->kind == T_STR)) {
 				node_name(k, w, sub, sizeof(sub));
@@ -731,6 +775,13 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			expr_why(k, ci, st->args[0], sub, sizeof(sub));
 			snprintf(buf, len, "its value%s%s", *sub ? ": " : "",
 				 sub);
+			return;
+		}
+		if ((v = pair_room(k, st)) > 0) {
+			snprintf(buf, len,
+				 "key %d: a second string key, whose pair "
+				 "passes kaggs_v's room",
+				 v);
 			return;
 		}
 		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {

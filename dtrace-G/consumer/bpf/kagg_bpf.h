@@ -180,7 +180,9 @@ enum {
 	UBPF_K_VKEY,  /* key n is the string variable (levels
 		       * UBPF_KV_SELF or _THIS, slot as VLD's), its imm
 		       * bytes at most (strsize - 1), for an AGG with
-		       * UBPF_KF_VKEY (kaggs_v); absent or unset, "" */
+		       * UBPF_KF_VKEY (kaggs_v); absent or unset, "";
+		       * UBPF_KVROOM(step) zeroed where step > imm (the
+		       * map's room, a pair's: UBPF_KF_VPAIR) */
 	UBPF_K_VVCMP, /* push string variable (n, slot as VLD's) OP the
 		       * one of kind levels and slot step, imm bytes at
 		       * most (strsize - 1), in strcmp()'s order; OP by
@@ -408,6 +410,12 @@ struct ubpf_kop {
  * store, whose copy run.c makes, and may fault on, though nothing reads
  * it: kplan_mem.c) */
 #define UBPF_KF_MCOPY 0x400
+/* AGG with UBPF_KF_VKEY: two string keys, their rooms side by side in
+ * the key's s (kplan.c's vkey_pair()): kaggs_v's alone, never kaggs_w's
+ * (its short key would cut the second room); the second's key
+ * instruction (CKEY, LKEY, MKEY, VKEY) has sz the words of s before
+ * its room and imm its own bound */
+#define UBPF_KF_VPAIR 0x1000
 #define UBPF_KCOMM 16	 /* bytes of execname, NUL included */
 
 /*

@@ -21,9 +21,14 @@
 #    with 0) and int values (summed, compared with 0 in a key);
 #  - an element read where its set and unset types compute differently
 #    (uint32_t - 1 against a signed 0 - 1): user space, -v says so;
-#  - stores of two types (timestamp and an int): user space, -v says so.
+#  - stores of two types (timestamp and an int): user space, -v says so;
+#  - self-> integers set and unset computing differently, statements and
+#    predicates dispatched at the hit (doc/DESIGN.md §8 "vtimestamp,
+#    copyout() and unset variables ...", part 3), gc.d's shape beside,
+#    and what stays user space's.
 # Each of the first two fails on a tree that kept such arrays in user
-# space (-v counted no clause in the kernel).  About 3 s.
+# space (-v counted no clause in the kernel), each of the last two on
+# one without the forms.  About 5 s idle.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -102,5 +107,55 @@ tr$target:::tick /arg0 % 2 == 1/ {
 expect_grep "two types: -v says why" \
 	'^dtrace: clause 1 (tr[0-9]*:::tick) runs in user space, from its record: line 2: its store to self->s\[\] is not one the kernel runs: self->s\[\]: its stores give it different types$' \
 	errg.txt
+
+# self-> integers whose set and unset types compute differently:
+# statements and predicates dispatched at the hit on the variables'
+# values, one form per case (kplan_vars.c's clause_typed(),
+# kplan_stmt.c's emit_forms(), kplan_emit.c's pred_forms()): the unset
+# hits' uint32_t - 1 in bucket -1 (a signed 0 - 1), the set ones'
+# 0 - 1 wrapped; two variables (four forms), in an if's branch too; a
+# kernel clause's predicate and a vin clause's (kplan_vin.c's
+# vpred_ok(): user space runs the clause, uaddr() being its own, from
+# the hits whose predicate held: 8 records, not 10); the stores of 0
+# delete (the set test is the value)
+three "forms" 4 8 '
+tr$target:::tick /arg0 % 2/ { self->t = (uint32_t)arg0; }
+tr$target:::tick /arg0 % 3 == 0/ { self->u = (uint16_t)(arg0 + 1); }
+tr$target:::tick /self->t - 1 < 5/ { @p = count(); @s = sum(self->t - 1); }
+tr$target:::tick /self->t - 1 < 5/ {
+	printf("%d %d ", arg0, self->t); trace(uaddr(0));
+}
+tr$target:::tick {
+	@q = quantize(self->t - 1);
+	@d[arg0] = sum(self->t - self->u);
+	if (arg0 > 4) { @b[arg0] = sum(self->u - 1); }
+	self->t = 0;
+	self->u = 0;
+}'
+expect_grep "forms: a vin clause" \
+	'^dtrace: 1 clause in user space reading self-> variables the kernel keeps' \
+	errg.txt
+
+# what stays: a printed value (the out area has one type a slot) and a
+# key whose type differs set and unset (one layout a statement): those
+# clauses read self->t from the record (vin), -v says why.  And
+# run-interp-d.sh's gc.d (clauses 5 to 7): a string comparison's fault
+# site is numbered only once the kernel's clauses are decided, so a
+# clause typed before (clause 5, storing self->trace) found it "not
+# reached" and was user space's, "computing differently" (kplan.c's
+# typing flag): now the kernel's, with the clauses reading it
+three "forms: what stays" 4 10 '
+tr$target:::tick /arg0 % 2/ { self->t = (uint32_t)arg0; }
+tr$target:::tick { printf("%d %d\n", arg0, self->t - 1); }
+tr$target:::tick { @k[self->t] = count(); }
+tr$target:::tick /self->t - 1 < 5/ { @p = count(); self->t = 0; }
+tr$target:::tick /copyinstr(arg1) == "beta"/ { self->trace = 1; }
+tr$target:::tick /self->trace/ { printf("%d %d\n", arg0, timestamp > 0); }
+tr$target:::tick /arg0 == 7/ { self->trace = 0; }' 1
+for n in 2 3; do
+	expect_grep "forms: what stays: -v says why (clause $n)" \
+		"^dtrace: clause $n (tr[0-9]*:::tick) runs in user space, from its record: its plan would differ with its variables set and unset" \
+		errg.txt
+done
 
 finish

@@ -5,7 +5,9 @@
  * bpf/kagg_bpf.h: a stack machine's instructions, each result narrowed
  * as ../d/run.c narrows it).  kplan.c decided which clauses qualify,
  * the types of their variables and their fault sites; this file and
- * its two parts only walk a qualifying clause's tree: the predicate, a
+ * its two parts only walk a qualifying clause's tree: the predicate
+ * (where its self-> integers' types differ set and unset, one test per
+ * case, dispatched on their values: pred_forms()), a
  * forward PRED jump to the clause's end (SC for an && or || whose right
  * side may fault: a string compared, or a copy read, where their faults
  * are the hit's), then each statement (kplan_stmt.c), each expression
@@ -261,6 +263,69 @@ static struct ubpf_kop *pred_test(struct em *m, const struct node *n)
 	return put(m, UBPF_K_PRED, 1, 0);
 }
 
+/*
+ * The test of predicate n dispatched on its open bits (k->pforms: self->
+ * integers whose type set and unset differ), as kplan_stmt.c's
+ * emit_forms() dispatches a statement: per bit, lowest first, the
+ * variable's VLD and a PRED to its unset forms (a self-> variable is
+ * set exactly when non-zero), each form pred_test() with k->absent
+ * those bits, its PRED's index into preds (the caller's jump: false
+ * ends the clause), its true path a JMP past the last form (into jmps,
+ * patched by the caller to the clause's first statement).  Without
+ * bits, pred_test() alone.
+ */
+static void pred_forms(struct em *m, const struct node *n, uint32_t bits,
+		       uint32_t absent, unsigned *preds, unsigned *np,
+		       unsigned *jmps, unsigned *nj)
+{
+	struct d_kplan *kw = (struct d_kplan *)m->k; /* its typing state */
+	struct ubpf_kop *o;
+	uint32_t b = bits & -bits, was = kw->absent;
+	unsigned pj, v = 0;
+
+	if (!bits) { /* a form: typed with those bits alone unset */
+		kw->absent = absent;
+		o = pred_test(m, n);
+		kw->absent = was;
+		if (!m->full)
+			preds[(*np)++] = (unsigned)(o - m->pl->ops);
+		return;
+	}
+	while (v + 1 < m->k->prog->nvars && m->k->vbit[v] != __builtin_ctz(b))
+		v++;
+	o = put(m, UBPF_K_VLD, 0, 1);
+	var_op(m, o, v);
+	put(m, UBPF_K_PRED, 1, 0);
+	pj = m->n - 1;
+	pred_forms(m, n, bits & ~b, absent, preds, np, jmps, nj);
+	put(m, UBPF_K_JMP, 0, 0);
+	if (m->full)
+		return;
+	jmps[(*nj)++] = m->n - 1;
+	m->pl->ops[pj].jump = (uint16_t)m->n;
+	pred_forms(m, n, bits & ~b, absent | b, preds, np, jmps, nj);
+}
+
+/* Predicate n's test, dispatched on bits (pred_forms()), its PREDs
+ * into preds (*np of them), the caller's to jump past the clause */
+static void pred_emit(struct em *m, const struct node *n, uint32_t bits,
+		      unsigned *preds, unsigned *np)
+{
+	unsigned jmps[KP_FORMS], nj = 0;
+
+	*np = 0;
+	if (!bits) {
+		struct ubpf_kop *o = pred_test(m, n);
+
+		if (!m->full)
+			preds[(*np)++] = (unsigned)(o - m->pl->ops);
+		return;
+	}
+	pred_forms(m, n, bits, 0, preds, np, jmps, &nj);
+	for (unsigned q = 0; !m->full && q < nj; q++)
+		m->pl->ops[jmps[q]].jump = (uint16_t)m->n;
+}
+
 /* Store st of a self-> integer, as kp_clause_emit() makes it: the
  * value, as d_var_conv() makes it, then VST */
 static void store_of(struct em *m, const struct stmt *st)
@@ -279,24 +344,24 @@ static void store_of(struct em *m, const struct stmt *st)
 	var_op(m, o, (unsigned)st->e->a->sub);
 }
 
-bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
+bool kp_pred_emit(const struct d_kplan *k, const struct node *n, uint32_t forms,
 		  const struct stmt *st, const struct d_probe *probe,
 		  struct ubpf_kplan *pl)
 {
 	struct em m = { .pl = pl, .n = pl->nops, .probe = probe, .k = k };
-	struct ubpf_kop *pred = NULL;
+	unsigned preds[KP_FORMS], np = 0;
 	uint8_t nanc = pl->nanc;
 
 	if (n)
-		pred = pred_test(&m, n);
+		pred_emit(&m, n, forms, preds, &np);
 	else
 		store_of(&m, st);
 	if (m.full || m.max > UBPF_KSTACK) {
 		anc_back(pl, nanc);
 		return false;
 	}
-	if (pred)
-		pred->jump = (uint16_t)m.n;
+	for (unsigned q = 0; q < np; q++)
+		pl->ops[preds[q]].jump = (uint16_t)m.n;
 	pl->nops = (uint16_t)m.n;
 	return true;
 }
@@ -305,16 +370,18 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 		      const struct d_probe *probe, struct ubpf_kplan *pl)
 {
 	struct em m = { .pl = pl, .n = pl->nops, .probe = probe, .k = k };
-	struct ubpf_kop *pred = NULL;
+	unsigned preds[KP_FORMS], np = 0;
 	uint8_t nanc = pl->nanc;
 	bool *mark;
 
 	if (!d_kplan_vin(k, clause))
 		return false;
 	/* its predicate, where the kernel computes it (k->vpred): false,
-	 * the values and ODONE are jumped over, its ran bit unset */
+	 * the values and ODONE are jumped over, its ran bit unset; its
+	 * forms k->pforms's (kplan_vin.c's vpred_ok()) */
 	if (k->vpred[clause])
-		pred = pred_test(&m, k->prog->clauses[clause].pred);
+		pred_emit(&m, k->prog->clauses[clause].pred, k->pforms[clause],
+			  preds, &np);
 	mark = xcalloc(k->prog->nvars ? k->prog->nvars : 1, sizeof(*mark));
 	kp_vin_vars(k, clause, mark);
 	for (unsigned v = 0; v < k->prog->nvars && !m.full; v++) {
@@ -342,8 +409,8 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 		anc_back(pl, nanc);
 		return false;
 	}
-	if (pred)
-		pred->jump = (uint16_t)m.n;
+	for (unsigned q = 0; q < np; q++)
+		pl->ops[preds[q]].jump = (uint16_t)m.n;
 	pl->nops = (uint16_t)m.n;
 	if (m.tls)
 		pl->tls |= 1;
@@ -366,12 +433,12 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 			.why = why,
 			.wlen = wlen };
 	struct ubpf_kop *pred = NULL;
-	unsigned i;
+	unsigned i, preds[KP_FORMS], np = 0;
 	bool sout = k->sout && k->sout[clause];
 	uint8_t nanc = pl->nanc;
 
 	if (c->pred && !sout) {
-		pred = pred_test(&m, c->pred);
+		pred_emit(&m, c->pred, k->pforms[clause], preds, &np);
 	} else if (c->pred && k->spred && k->spred[clause]) {
 		/*
 		 * A sout clause whose predicate the kernel computes
@@ -414,6 +481,8 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	}
 	if (pred)
 		pred->jump = (uint16_t)m.n;
+	for (i = 0; i < np; i++) /* the predicate's false: the end */
+		pl->ops[preds[i]].jump = (uint16_t)m.n;
 	/* the bytes run.c reads of a string (cgen_sarg.c's seq_read()) */
 	pl->fstr = k->prog->strsize - 1 > UINT16_MAX
 			   ? UINT16_MAX

@@ -50,7 +50,7 @@ static void fault_site(struct em *m, struct ubpf_kop *o, const struct node *n)
 	for (unsigned i = 0; m->k->fmode && i < m->k->nfs; i++)
 		if (m->k->fs[i].n == n)
 			o->agg = (uint16_t)(i + 1);
-	if (m->k->fmode && !o->agg)
+	if (m->k->fmode && !o->agg && !m->k->typing)
 		m->full = true; /* not reached */
 }
 
@@ -64,7 +64,7 @@ static void vt_site(struct em *m, struct ubpf_kop *o, const struct node *n)
 	for (unsigned i = 0; m->k->vfault && i < m->k->nfs; i++)
 		if (m->k->fs[i].n == n)
 			o->slot = (uint16_t)(i + 1);
-	if (m->k->vfault && !o->slot)
+	if (m->k->vfault && !o->slot && !m->k->typing)
 		m->full = true; /* not reached */
 }
 
@@ -78,7 +78,7 @@ void mem_site(struct em *m, struct ubpf_kop *o, const struct node *n)
 	for (unsigned i = 0; m->k->mfault && i < m->k->nfs; i++)
 		if (m->k->fs[i].n == n)
 			o->slot = (uint16_t)(i + 1);
-	if (m->k->mfault && !o->slot)
+	if (m->k->mfault && !o->slot && !m->k->typing)
 		m->full = true; /* not reached */
 }
 

@@ -63,6 +63,11 @@ struct kstmt {
 	 * KV_STR variable svar2); 0: none */
 	uint8_t vkey2, sx2;
 	int svar2;
+	/* the open bits (vbit) of self-> integers the statement is
+	 * dispatched on at the hit, one form per subset of them typed
+	 * unset (kplan_vars.c's clause_typed(), kplan_stmt.c's
+	 * emit_forms()); 0: one form */
+	uint32_t forms;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
@@ -81,6 +86,9 @@ enum {
 /* The element reads of thread-local arrays typed apart at once (as the
  * at most 4 variables clause_typed() tries set and unset) */
 #define KP_ELEMS 8
+/* the forms of one statement dispatched at the hit, at most (two open
+ * bits: kplan_vars.c's clause_typed()) */
+#define KP_FORMS 4
 /* vbit of an array whose every read is typed apart (kplan_vars.c's
  * var_keep()) */
 #define KV_ELEMS (-2)
@@ -132,6 +140,13 @@ struct d_kplan {
 	int *varg;	    /* KV_SARG: the N of its copyinstr(argN) */
 	int nbits;	    /* vbits given out */
 	uint32_t absent;    /* typing the variables of these bits unset */
+	/* typing a clause (kplan_vars.c's typed_all(), kplan_vin.c's
+	 * same_with()): a fault site not numbered (yet: fsite_assign()
+	 * and the others number them after the decision) is not taken as
+	 * unreached (kplan_expr.c's fault_site()): it is the same node
+	 * whichever variables are set, and the plans are compared for
+	 * their typing alone */
+	bool typing;
 	/* KV_ELEMS (a vbit): a thread-local array whose T differs from
 	 * its zero's, each element set or unset apart: the reads typed
 	 * now (kplan_vars.c's clause_typed(), ty_all()), read i's bit
@@ -157,6 +172,11 @@ struct d_kplan {
 	/* per clause: its plan differed with its variables (an element)
 	 * set and unset, in some pass (clause_typed(); kplan_why.c) */
 	bool *untyped;
+	/* per clause: the open bits its predicate is dispatched on at the
+	 * hit, one test per subset of them typed unset (a kernel clause's:
+	 * clause_typed(); a vin clause's: kplan_vin.c's vpred_ok());
+	 * 0: one test */
+	uint32_t *pforms;
 	const bool *user;   /* per clause: fires in user space too, or NULL */
 	bool gates;	    /* D_KPLAN_VARS: d_kplan_gated() may say yes */
 	/* exit(), printa(), clear() or trunc() in a tick-N clause: the
@@ -354,6 +374,9 @@ void clause_vars(const struct d_kplan *k, const struct clause *c, bool *mark);
 uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg);
 /* ... the next subset of set after s (0 after the last) */
 uint32_t next_subset(uint32_t s, uint32_t set);
+/* ... the open bits the reads under n may be dispatched on at the hit
+ * (at most two, each a self-> integer's), else 0 */
+uint32_t kp_form_bits(struct d_kplan *k, const struct node *n);
 /* ... does n store into variable v? */
 bool stores_into(const struct node *n, unsigned v);
 /* kplan_svar.c: this-> string v is argument N's string (KV_SARG): N,
@@ -380,11 +403,12 @@ unsigned kp_vin_count(const struct d_kplan *k, unsigned ci, bool *mark);
  * clause may fire where no record carries an out area (kplan_why.c) */
 int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v);
 /* kplan_emit.c: predicate n's test alone into pl (PRED jumping past
- * it), as a vin clause's, or with n NULL store st (a vin clause's kernel
- * store: kplan_vin.c's kstore_ok()); false where it does not fit */
+ * it), as a vin clause's, dispatched on the open bits forms (0: none),
+ * or with n NULL store st (a vin clause's kernel store: kplan_vin.c's
+ * kstore_ok()); false where it does not fit */
 bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
-		  const struct stmt *st, const struct d_probe *probe,
-		  struct ubpf_kplan *pl);
+		  uint32_t forms, const struct stmt *st,
+		  const struct d_probe *probe, struct ubpf_kplan *pl);
 
 /* kplan_mem.c: copyin(argN, C)'s copy, read before the plan's first
  * clause: N, C, and a place's offset into it */

@@ -6,7 +6,9 @@
  * value kept in the out area where printing lies under it (an OUT
  * flagged UBPF_KF_KEEP), a PRED to its else, its body, a JMP past the
  * else, the else: emit_list(), the statements numbered by the clause's
- * flat list, ../d/compile.c's flatten()).  Each expression is
+ * flat list, ../d/compile.c's flatten(); a statement with forms, one
+ * per case of the self-> integers it reads set or unset, a dispatch on
+ * their values: emit_forms()).  Each expression is
  * kplan_expr.c's emit(); struct em and put() are kplan_emit.h's.
  */
 #ifndef _GNU_SOURCE
@@ -369,6 +371,60 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	}
 }
 
+/* The self-> variable whose open bit is b (kplan_vars.c's var_keep()) */
+static unsigned bit_var(const struct d_kplan *k, int b)
+{
+	unsigned v = 0;
+
+	while (v + 1 < k->prog->nvars && k->vbit[v] != b)
+		v++;
+	return v;
+}
+
+/*
+ * Statement i dispatched on its open bits (kstmt's forms: self->
+ * integers whose type set and unset differ; kplan_vars.c's
+ * clause_typed()), absent those typed unset so far.  A bit at a time,
+ * lowest first: the variable's VLD, a PRED to its unset forms (a
+ * self-> variable is set exactly when non-zero: a store of 0 deletes
+ * it, cgen_plan.c's tls_store(), run.c's dyn_put()), its set forms
+ * then a JMP past the last form (jmps, patched by the caller), the
+ * unset forms.  Each form is the statement emitted with k->absent
+ * those bits alone (it reads no other open bit), as run.c types its
+ * reads at the statement's start: nothing in a statement stores a
+ * variable before its reads (the kernel's stores are whole statements,
+ * VST last).  Every jump lands at depth 0, as emit_list()'s do.
+ */
+static void emit_forms(struct em *m, const struct clause *c, unsigned clause,
+		       unsigned i, uint32_t bits, uint32_t absent,
+		       unsigned *jmps, unsigned *nj)
+{
+	struct d_kplan *kw = (struct d_kplan *)m->k; /* its typing state */
+	struct ubpf_kop *o;
+	uint32_t b = bits & -bits;
+	unsigned pj;
+
+	if (!bits) {
+		uint32_t was = kw->absent;
+
+		kw->absent = absent;
+		emit_stmt(m, c, clause, i, false);
+		kw->absent = was;
+		return;
+	}
+	o = put(m, UBPF_K_VLD, 0, 1);
+	var_op(m, o, bit_var(m->k, __builtin_ctz(b)));
+	put(m, UBPF_K_PRED, 1, 0);
+	pj = m->n - 1;
+	emit_forms(m, c, clause, i, bits & ~b, absent, jmps, nj);
+	put(m, UBPF_K_JMP, 0, 0);
+	if (m->full)
+		return;
+	jmps[(*nj)++] = m->n - 1;
+	m->pl->ops[pj].jump = (uint16_t)m->n;
+	emit_forms(m, c, clause, i, bits & ~b, absent | b, jmps, nj);
+}
+
 /*
  * Statements [from, to) of clause's flat list (struct clause's flat:
  * the clause's top, or an if's body or else), in order.  An if: its
@@ -391,6 +447,14 @@ void emit_list(struct em *m, const struct clause *c, unsigned clause,
 		unsigned start = m->n, pj, jj = 0;
 		bool sc = false; /* an SC lands past the comparison */
 
+		if (!ks->cond && ks->forms && !sout) {
+			unsigned jmps[KP_FORMS], nj = 0;
+
+			emit_forms(m, c, clause, i, ks->forms, 0, jmps, &nj);
+			for (unsigned q = 0; !m->full && q < nj; q++)
+				m->pl->ops[jmps[q]].jump = (uint16_t)m->n;
+			continue;
+		}
 		if (!ks->cond) {
 			emit_stmt(m, c, clause, i, sout);
 			continue;

@@ -8,7 +8,10 @@
  * until nothing changes, each clause typed for every combination of
  * its variables set or unset, an array whose T is not its zero's each
  * element read apart (KV_ELEMS: one element may be set, another not):
- * clause_typed(), open_bits()); this-> and self-> strings (KV_SARG,
+ * clause_typed(), open_bits(); where the plan differs, a statement or
+ * predicate reading at most two self-> integers whose types differ is
+ * dispatched at the hit on their values, one form each: form_bits(),
+ * kstmt's forms, k->pforms); this-> and self-> strings (KV_SARG,
  * KV_STR: kplan_svar.c's sarg_var() and str_var());
  * this-> pointers into a copy of their clause (KV_PLACE, kplan_mem.c's
  * kp_place_var()), each copy's read a fault site where the kernel keeps
@@ -278,11 +281,13 @@ static bool vars_type_pass(struct d_kplan *k, bool suppose)
 
 /*
  * Whether clause ci's plan is the same whichever of its variables are
- * set: the types of a variable set and unset may differ (a store of
- * timestamp makes it unsigned, an unset one reads as a signed 0), and
- * the plan must not depend on which one user space would have seen.
+ * set (a statement with forms, kstmt's, is the same dispatch in every
+ * pass: emit_forms() types it itself): the types of a variable set and
+ * unset may differ (a store of timestamp makes it unsigned, an unset
+ * one reads as a signed 0), and the plan must not depend on which one
+ * user space would have seen.
  */
-static bool clause_typed(struct d_kplan *k, unsigned ci)
+static bool typed_all(struct d_kplan *k, unsigned ci)
 {
 	const struct clause *c = &k->prog->clauses[ci];
 	static const struct d_probe none;
@@ -309,13 +314,15 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 	a = xcalloc(1, sizeof(*a));
 	b = xcalloc(1, sizeof(*b));
 	k->absent = 0;
+	k->typing = true;
 	ok = kp_clause_emit(k, ci, &none, a);
 	while (ok && (s = next_subset(s, set)) != 0) {
 		k->absent = s;
 		memset(b, 0, sizeof(*b));
 		ok = kp_clause_emit(k, ci, &none, b) && a->nops == b->nops &&
 		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
-		/* and the keys' types, which the merge gives them */
+		/* and the keys' types, which the merge gives them (a
+		 * statement with forms too: one layout for all of them) */
 		for (unsigned i = 0; ok && i < c->nflat; i++) {
 			const struct stmt *st = c->flat[i];
 			const struct kstmt *ks = &k->st[k->first[ci] + i];
@@ -332,10 +339,113 @@ static bool clause_typed(struct d_kplan *k, unsigned ci)
 		}
 	}
 	k->absent = 0;
+	k->typing = false;
 	k->nelem = 0;
 	free(a);
 	free(b);
 	return ok;
+}
+
+/*
+ * Open bits b, read by one statement or predicate, if it may be
+ * dispatched on them at the hit, else 0: at most two (KP_FORMS forms),
+ * each a self-> integer's, set exactly when non-zero (a this->
+ * variable's set-ness would need a bit of its own at the hit, and an
+ * array's element reads (KV_ELEMS) keys evaluated twice: not built).
+ */
+static uint32_t form_check(const struct d_kplan *k, uint32_t b)
+{
+	if (!b || __builtin_popcount(b) > 2 || (b & KP_OPEN) ||
+	    (k->nbits < 31 && (b >> k->nbits)))
+		return 0;
+	for (unsigned v = 0; v < k->prog->nvars; v++)
+		if (k->vbit[v] >= 0 && (b >> k->vbit[v] & 1) &&
+		    k->prog->vars[v].scope != SC_SELF)
+			return 0;
+	return b;
+}
+
+uint32_t kp_form_bits(struct d_kplan *k, const struct node *n)
+{
+	return form_check(k, open_bits(k, n, false));
+}
+
+/*
+ * The open bits statement i of clause ci may be dispatched on at the
+ * hit (kstmt's forms; form_check()), or 0: an aggregation or a store
+ * of an integer the kernel computes, no printf()/trace() value (the
+ * out area has one type a slot) and no string.
+ */
+static uint32_t form_bits(struct d_kplan *k, unsigned ci, unsigned i)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	const struct stmt *st = c->flat[i];
+	const struct kstmt *ks = &k->st[k->first[ci] + i];
+	uint32_t b;
+
+	if (ks->cond || ks->out || ks->sstr || ks->sclr || ks->smov ||
+	    (st->kind != S_AGG && st->kind != S_EXPR))
+		return 0;
+	if (ks->assign &&
+	    (k->vst[kp_assigned_var(st)] != KV_KERN || kp_place_store(k, st)))
+		return 0;
+	b = open_bits(k, st->e, false);
+	for (unsigned j = 0; j < st->nargs; j++)
+		b |= open_bits(k, st->args[j], false);
+	for (unsigned j = 0; j < st->nkeys; j++)
+		b |= open_bits(k, st->keys[j], false);
+	return form_check(k, b);
+}
+
+/*
+ * Whether clause ci's plan is typed as user space types it, whichever
+ * of its variables are set: the same plan in every case (typed_all()),
+ * or where not, the same once the statements whose forms differ are
+ * dispatched at the hit (form_bits(), doc/DESIGN.md §8 "A variable set
+ * and unset (F)"): every statement that may be gets its forms, then
+ * each is tried without them, kept where the plan stays the same (no
+ * dispatch where its forms are one); the predicate the same (pforms,
+ * kplan_emit.c's pred_forms()).  An if's condition has no forms (not
+ * built): a clause whose condition differs stays user space's.
+ */
+static bool clause_typed(struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	struct kstmt *st = &k->st[k->first[ci]];
+	bool any;
+
+	k->pforms[ci] = 0;
+	for (unsigned i = 0; i < c->nflat; i++)
+		st[i].forms = 0;
+	if (typed_all(k, ci))
+		return true;
+	k->pforms[ci] = kp_form_bits(k, c->pred);
+	any = k->pforms[ci] != 0;
+	for (unsigned i = 0; i < c->nflat; i++)
+		any |= (st[i].forms = form_bits(k, ci, i)) != 0;
+	if (!any || !typed_all(k, ci)) {
+		k->pforms[ci] = 0;
+		for (unsigned i = 0; i < c->nflat; i++)
+			st[i].forms = 0;
+		return false;
+	}
+	if (k->pforms[ci]) {
+		uint32_t f = k->pforms[ci];
+
+		k->pforms[ci] = 0;
+		if (!typed_all(k, ci))
+			k->pforms[ci] = f;
+	}
+	for (unsigned i = 0; i < c->nflat; i++) {
+		uint32_t f = st[i].forms;
+
+		if (!f)
+			continue;
+		st[i].forms = 0;
+		if (!typed_all(k, ci))
+			st[i].forms = f;
+	}
+	return true;
 }
 
 /* The if statements of clause c (its flat list's S_IFs). */

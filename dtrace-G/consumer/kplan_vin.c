@@ -59,8 +59,10 @@
  *    cannot fault, stores nothing, reads no memory by an address
  *    (kp_sout_here()), no string and no timestamp (a record gate's
  *    rule, kplan.c's gate_ok()), and whose test is the same
- *    instructions whichever of its variables are set (vpred_ok(), as
- *    kplan_vars.c's clause_typed()), the kernel tests it first
+ *    instructions whichever of its variables are set, or is once
+ *    dispatched at the hit on the self-> integers whose types differ
+ *    (vpred_ok(), k->pforms, as kplan_vars.c's clause_typed()), the
+ *    kernel tests it first
  *    (k->vpred): false, the
  *    values and ODONE are jumped over, the clause's ran bit stays 0 and
  *    dtrace does not run it; true, ODONE asks for the record, the
@@ -246,7 +248,7 @@ static bool ustmt_free(const struct d_prog *p, const struct stmt *st)
 }
 
 static bool typed_same(struct d_kplan *k, const struct node *n,
-		       const struct stmt *st);
+		       const struct stmt *st, uint32_t *forms);
 
 /*
  * Statement i of clause ci, which user space runs, a store of v the
@@ -277,7 +279,7 @@ static bool kstore_ok(struct d_kplan *k, unsigned ci, unsigned i, unsigned v)
 	b = kp_stored(st, &bin, &one);
 	return kp_ty(k, b, &sz, &sg) && ufree(k->prog, b, false) &&
 	       kp_sout_here(b) && !kp_has_str_cmp(k, b) &&
-	       typed_same(k, NULL, st);
+	       typed_same(k, NULL, st, NULL);
 }
 
 /* Does clause ci store v only where the kernel can make the store too
@@ -364,8 +366,9 @@ static bool reads_time(const struct node *n)
  * carries), that cannot fault, stores nothing and reads no memory by
  * an address (kp_sout_here()), no string, no timestamp (as a record
  * gate's: gate_ok()), and whose test is the same instructions
- * whichever of its variables are set (as kplan_vars.c's
- * clause_typed()): then its
+ * whichever of its variables are set, or is once dispatched at the hit
+ * on the self-> integers whose types differ (typed_same(), its forms
+ * into k->pforms[ci], as kplan_vars.c's clause_typed()): then its
  * truth at the hit is the one user space computes from the record's
  * values.
  */
@@ -374,17 +377,19 @@ bool vpred_ok(struct d_kplan *k, unsigned ci)
 	const struct clause *c = &k->prog->clauses[ci];
 	uint8_t sz, sg;
 
+	k->pforms[ci] = 0;
 	return c->pred && c->pred->kind != T_STR && kp_sout_here(c->pred) &&
 	       !reads_time(c->pred) &&
 	       kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg) &&
-	       !kp_has_str_cmp(k, c->pred) && typed_same(k, c->pred, NULL);
+	       !kp_has_str_cmp(k, c->pred) &&
+	       typed_same(k, c->pred, NULL, &k->pforms[ci]);
 }
 
-/* Are the instructions of predicate n's test (or, n NULL, of store st,
- * a kernel store) the same whichever of its variables are set (as
- * kplan_vars.c's clause_typed())? */
-static bool typed_same(struct d_kplan *k, const struct node *n,
-		       const struct stmt *st)
+/* Are the instructions of predicate n's test, dispatched on the open
+ * bits f (0: none), or (n NULL) of store st, a kernel store, the same
+ * whichever of its variables are set? */
+static bool same_with(struct d_kplan *k, const struct node *n, uint32_t f,
+		      const struct stmt *st)
 {
 	static const struct d_probe none;
 	struct ubpf_kplan *a, *b;
@@ -402,16 +407,40 @@ static bool typed_same(struct d_kplan *k, const struct node *n,
 	a = xcalloc(1, sizeof(*a));
 	b = xcalloc(1, sizeof(*b));
 	k->absent = 0;
-	ok = kp_pred_emit(k, n, st, &none, a);
+	k->typing = true;
+	ok = kp_pred_emit(k, n, f, st, &none, a);
 	while (ok && (s = next_subset(s, set)) != 0) {
 		k->absent = s;
 		memset(b, 0, sizeof(*b));
-		ok = kp_pred_emit(k, n, st, &none, b) && a->nops == b->nops &&
+		ok = kp_pred_emit(k, n, f, st, &none, b) &&
+		     a->nops == b->nops &&
 		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
 	}
 	k->absent = 0;
+	k->typing = false;
 	k->nelem = 0;
 	free(a);
 	free(b);
 	return ok;
+}
+
+/* Is predicate n's test (or, n NULL, store st's) typed as user space
+ * types it whichever of its variables are set (as kplan_vars.c's
+ * clause_typed())?  The same instructions in every case, or for a
+ * predicate (forms not NULL), the same once dispatched at the hit on
+ * its open bits (kp_form_bits()), those into *forms (else 0). */
+static bool typed_same(struct d_kplan *k, const struct node *n,
+		       const struct stmt *st, uint32_t *forms)
+{
+	uint32_t f;
+
+	if (forms)
+		*forms = 0;
+	if (same_with(k, n, 0, st))
+		return true;
+	if (!n || !forms || !(f = kp_form_bits(k, n)) ||
+	    !same_with(k, n, f, st))
+		return false;
+	*forms = f;
+	return true;
 }

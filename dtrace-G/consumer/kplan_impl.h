@@ -228,6 +228,9 @@ bool kp_sout_here(const struct node *n);
 bool kp_const_of(const struct node *n, int64_t *v);
 /* progenyof() of a constant the kernel computes (UBPF_K_PROG): its pid */
 bool kp_prog_arg(const struct d_kplan *k, const struct node *n, uint32_t *q);
+/* ... of a pid the kernel computes at pr (UBPF_K_PROGX) */
+bool kp_progx_arg(const struct d_kplan *k, const struct d_probe *pr,
+		  const struct node *n);
 /* kplan_str.c: copyinstr(argN) == or != a string literal: N and the
  * literal */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,

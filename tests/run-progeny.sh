@@ -26,7 +26,11 @@
 #    progenyof(arg0), if (progenyof(pid)) around a count(), a printf()
 #    of progenyof() of pid, ppid, tid, arg0 + 4194303 and -pid, "1 1 1 1
 #    0 0", progenyof(pid) in a key after &&; the generated programs' -v
-#    counts every clause in the kernel.  The zero, grandchild, cut and gone
+#    counts every clause in the kernel.  selfx: a self-> variable
+#    stored only by a PROGX clause leaves a constant's clause at
+#    syscall::write:entry in the kernel (PROGX refused alone first:
+#    kplan_vars.c's noprogx; a guard, the same on main, which has no
+#    PROGX; the first cut of this change took all three out).  The zero, grandchild, cut and gone
 #    cases' clauses of constants run in the kernel too now (the cut
 #    chain's hit sent to user space whole by the walk, which faults);
 #  - cut (BPF): syscall::write:entry of a program 42 links below the
@@ -130,6 +134,20 @@ for k in 0 c; do
 	expect_eq "kernel ($k): -v, nothing in the kernel" 0 \
 		"$(grep -c 'in the kernel$' err$k.txt)"
 done
+# a self-> variable kept only for a PROGX clause: PROGX alone refused
+# (kplan_vars.c's noprogx), so the constant's clause stays the kernel's
+# (as on main, where no such clause was the kernel's; with noprog at
+# once all three were user space's)
+env $(way g) timeout -s KILL 60 "$DTRACE" -v -q -o selfx.out \
+	-n 'pid$target::write:entry { self->n = progenyof(pid); }' \
+	-n 'pid$target::write:entry { @a[self->n] = count(); }' \
+	-n 'syscall::write:entry /progenyof($target)/ { @k = count(); }' \
+	-c "sh -c 'echo hi'" >/dev/null 2>selfx.err
+expect_eq "selfx: status" 0 "$?"
+printf '\n        1                1\n                1\n' >selfx.exp
+expect_file_eq "selfx: the counts" selfx.exp selfx.out
+expect_eq "selfx: -v, the constant's clause in the kernel" 1 \
+	"$(grep -c '^dtrace: 1 clause aggregated in the kernel$' selfx.err)"
 
 # cut (BPF): a chain the hit's walk could not finish (UBPF_ANC, 32
 # links): ancdeep 42 links below the target, ancmid 22; the first's

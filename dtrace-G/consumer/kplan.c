@@ -244,7 +244,7 @@ bool kp_progx_arg(const struct d_kplan *k, const struct d_probe *pr,
 {
 	uint8_t sz, sg;
 
-	return k && k->ppid && !k->noprog && n->op == N_FUNC &&
+	return k && k->ppid && !k->noprog && !k->noprogx && n->op == N_FUNC &&
 	       d_funcs[n->sub].id == F_PROGENYOF && n->nargs == 1 &&
 	       !kp_prog_arg(k, n, NULL) && n->args[0]->kind != T_STR &&
 	       kp_ty_at(k, pr, n->args[0], &sz, &sg);

@@ -138,6 +138,9 @@ struct d_kplan {
 	bool noprog;	    /* no PROG: the kernel keeps self-> variables,
 			     * so a cut chain could not send the hit to user
 			     * space (kplan_vars.c's kp_vars_decide()) */
+	bool noprogx;	    /* ... no PROGX, tried first: the clauses of
+			     * progenyof() of a computed pid kept out alone
+			     * may leave the kernel no self-> variable */
 	unsigned nfs;	    /* ... its sites: */
 	struct kfsite {
 		const struct node *n; /* the comparison */

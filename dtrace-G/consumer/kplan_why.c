@@ -392,7 +392,7 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 				 ? "progenyof() is not computed in the kernel: "
 				   "its BTF does not say where task_struct "
 				   "keeps the parent"
-			 : k->noprog
+			 : k->noprog || k->noprogx
 				 ? "progenyof() is not computed in the kernel "
 				   "where it would keep self-> variables: a "
 				   "chain it cannot finish could not send the "

@@ -67,8 +67,8 @@
 # On main at ae64f0e the kernel case's three -v checks fail (four
 # clauses in user space: "progenyof() is computed in the kernel only of
 # a constant pid"); its outputs, and the cut case, are the same there.
-# The whole test alone at a load of 8 to 11, in turns: 7.6 s with
-# main's binary, 7.3 s with this one.
+# The whole test alone at a load of 7 to 11, in turns (selfx in): 10.4
+# and 10.6 s with main's binary, 9.8 and 11.2 s with this one.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"

@@ -862,18 +862,20 @@ expect_eq "stale ran word 3: the a, b and c lines" \
 # could need the record (cgen_plan.c's e->xpj) ends the hit at the exit
 # (cgen.c); the clauses after a failing one still run (the count at
 # every hit), and a record gate that held still writes the record when
-# a later one fails (two clauses left to user space, progenyof(pid), their
-# predicates the gates); the kernel ran the plan for the hits (2
+# a later one fails (two clauses left to user space, printing the global
+# g, their predicates the gates; progenyof(pid) is the kernel's since
+# UBPF_K_PROGX); the kernel ran the plan for the hits (2
 # records read of 20: armed, and the program loaded, which a verifier
 # refusing the direct load of cgarm1 would not have; a wrong index into
 # it only falls back to the hash cgarmed), with a site link (its
 # event's index a constant) and with uprobe events
 # (DTRACE_SITE_LINKS=0: the index from the cookie), as DTRACE_CGEN=0.
 cat >predx.d <<'EOF2'
+BEGIN { g = 1; }
 pid$target::hit:entry /arg1 > 100/ { @big = count(); }
 pid$target::hit:entry { @all = count(); }
-pid$target::hit:entry /arg1 == 2/ { printf("two %d %d\n", arg1, progenyof(pid)); }
-pid$target::hit:entry /arg1 == 3/ { printf("three %d %d\n", arg1, progenyof(pid)); }
+pid$target::hit:entry /arg1 == 2/ { printf("two %d %d\n", arg1, g); }
+pid$target::hit:entry /arg1 == 3/ { printf("three %d %d\n", arg1, g); }
 EOF2
 printf '%s\n' "two 2 1" "three 3 1" "" "               20" >predx.exp
 # (each DTRACE_SITE_LINKS in its own directory, side by side: cgout_bg)
@@ -882,7 +884,7 @@ predx_case() {
 	ln -s ../predx.d ../predx.exp . || exit 99
 	DTRACE_SITE_LINKS=$sl
 	export DTRACE_SITE_LINKS
-	late=1 # progenyof(pid)'s clauses are user space's: cgout lingers
+	late=1 # g's clauses are user space's: cgout lingers
 	same predx 'rewrite 20' "failing predicates (DTRACE_SITE_LINKS=$sl)"
 	late=
 	expect_file_eq "failing predicates (DTRACE_SITE_LINKS=$sl): the output" \

@@ -331,7 +331,7 @@ vwhy "a self-> variable a user space clause reads and stores" \
 # (an argument's own reason before the one's before it that is only its
 # variable's)
 expect_grep "printf() of progenyof() at a kernel probe: -v says why" \
-	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: progenyof() is computed in the kernel only of a constant pid\$" \
+	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: progenyof() is not computed in the kernel where it would keep self-> variables: a chain it cannot finish could not send the hit to user space\$" \
 	errw.txt
 vwhy "quantize() with an increment" \
 	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its @q = quantize() is not one the kernel runs: quantize() with an increment, which the kernel does not take" \
@@ -347,7 +347,7 @@ vwhy "a string comparison of probefunc" \
 # the clause's own reason before its variable's; the read that comes
 # late (the predicate is never true: nothing is read)
 vwhy "copyinstr() of a self-> address" \
-	"clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: progenyof() is computed in the kernel only of a constant pid" \
+	"clause 2 (syscall::close:return) runs in user space, from its record: line 2: its printf() is not one the kernel computes at the hit: argument 2: progenyof() is not computed in the kernel where it would keep self-> variables: a chain it cannot finish could not send the hit to user space" \
 	-n 'syscall::close:entry /pid == $target/ { self->p = arg0; }' \
 	-n 'syscall::close:return /pid == $target && self->p == 99999/ {
 		printf("%s %d\n", copyinstr(self->p), progenyof(pid)); }'

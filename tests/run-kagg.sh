@@ -242,9 +242,10 @@ EOF
 # (run with a.d above and k.d below: ack.d)
 
 # One aggregation from a kernel clause and a user-space one
-# (progenyof() of pid is user space's); a printf clause on the
-# same probe: its record still comes, the kernel's clause is not run
-# twice.
+# (progenyof() of pid is user space's with the generic program,
+# DTRACE_CGEN=0; the generated programs compute it too, UBPF_K_PROGX,
+# both clauses in the kernel); a printf clause on the same probe: its
+# record still comes, the kernel's clause is not run twice.
 cat >b.d <<'EOF'
 tr$target:::tick { @n[(int)(arg0 & 1)] = count(); }
 tr$target:::tick /arg0 == 2/ { printf("two %s\n", copyinstr(arg1)); }
@@ -256,7 +257,7 @@ two gamma
         1                3
         0                5
 EOF
-kbg k-b both "kernel and user space into one aggregation" 1 "'tick 5'" -s b.d
+GENK=1 kbg k-b both "kernel and user space into one aggregation" 2 "'tick 5'" -s b.d
 
 # An argument past a site's own (done has one) reads 0, as the records
 # give user space: the kernel's per-CPU scratch must not hand on the

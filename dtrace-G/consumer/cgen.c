@@ -1489,6 +1489,11 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		/* MLD's copies: past cgbuf's owner word (mem_read()) */
 		.cpyoff = m->cpyroom ? (uint16_t)(UBPF_CGOWN(m->ustk_room) + 8)
 				     : 0,
+		/* progenyof()'s chain room: past them (cgen_anc_plan()) */
+		.ancoff = m->anc ? (uint16_t)(UBPF_CGOWN(m->ustk_room) + 8 +
+					      (m->cpyroom ? UBPF_KCPYROOM + 8
+							  : 0))
+				 : 0,
 	};
 	struct cgprog p = { .m = m, .s = s, .pl = pl, .own = own, .lt = lt };
 

@@ -94,6 +94,9 @@ struct em {
 	 * offset (0: the map has none, bpf_cg.c), and each copy of the
 	 * plan, {argument, bytes, its offset in the room} */
 	uint16_t cpyoff;
+	/* cgbuf's chain room's offset (0: none; bpf_cg.c): the hit's pid
+	 * and its chain of parents, kept by cgen_anc_plan() for PROGX */
+	uint16_t ancoff;
 	unsigned ncpy;
 	struct {
 		uint8_t arg;
@@ -436,8 +439,9 @@ void cgen_vt_lost(struct em *e, const struct ubpf_kplan *pl);
 void cgen_vt_fault(struct em *e, const struct ubpf_kop *o);
 /* ... progenyof()'s walk for the plan's PROG (pl->anc): S_FLAGS_ANC()
  * set for each pid found; a chain cut before all were found, a jump
- * in e->fj (the hit to user space whole) */
-void cgen_anc_plan(struct em *e, const struct ubpf_kplan *pl);
+ * in e->fj (the hit to user space whole); with pl->ancx (PROGX) the
+ * whole chain, kept in cgbuf's chain room (buf its fd) */
+void cgen_anc_plan(struct em *e, const struct ubpf_kplan *pl, int buf);
 /* cgen_plan.c: the BPF jump of comparison op (UBPF_K_EQ..GEU), or its
  * negation */
 uint8_t cgen_cmp_jmp(uint8_t op, bool negate);

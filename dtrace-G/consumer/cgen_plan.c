@@ -80,7 +80,9 @@
  *     cgen_rec.c's cgen_anc_plan() set walking the chain of parents
  *     right after seq_read(), before the first clause (a chain it
  *     could not finish sent the hit to the unflagged record there);
- *     the bits are cleared where the plan ends.
+ *     the bits are cleared where the plan ends.  PROGX (progenyof() of
+ *     a pid the plan computes: progx()) compares its pid with the
+ *     chain that walk kept whole in cgbuf's chain room (pl->ancx).
  *
  * Where each part lives: this file, the walk over the plan
  * (cgen_plan()), the stack machine's stack (pop(), push()), the
@@ -460,6 +462,7 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_UID:
 	case UBPF_K_GID:
 	case UBPF_K_PROG: /* its bit, set by the walk before the plan */
+	case UBPF_K_PROGX: /* compares with the walk's words alone */
 	case UBPF_K_PPID: /* its scratch the slot it pushes */
 	case UBPF_K_ECRED:
 	case UBPF_K_SESS:
@@ -559,6 +562,46 @@ static void kchain(struct em *e, const struct ubpf_kop *o, unsigned *sp)
 	push(e, sp, o);
 }
 
+/*
+ * PROGX: progenyof(p) of the p on top, from the words cgen_rec.c's
+ * cgen_anc_plan() kept in cgbuf's chain room before the first clause
+ * (pl->ancx): the hit's pid, then the chain of parents to the 0 that
+ * ends it (complete: a chain the walk could not finish sent the hit to
+ * user space whole there).  p as func.c compares it, its low 32 bits
+ * ((uint32_t)(pid_t)p); 1 at the first word equal to it, 0 at the
+ * chain's 0 (compared first: progenyof(0) is 1) or past the room.  r1
+ * p, r2 cgbuf, r3 the word.
+ */
+static void progx(struct em *e, const struct ubpf_kplan *pl, unsigned *sp)
+{
+	size_t jy[UBPF_ANC + 1], jn[UBPF_ANC];
+	unsigned ny = 0, nn = 0;
+	size_t jend;
+
+	if (!pl->ancx || !e->ancoff || !e->vbuf) {
+		e->bad = true;
+		return;
+	}
+	pop(e, sp, 1);
+	put(e, BPF_ALU | BPF_MOV | BPF_X, 1, 1, 0, 0); /* w1 = w1 */
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned k = 0; k <= UBPF_ANC; k++) {
+		ldx(e, BPF_W, 3, 2, (int16_t)(e->ancoff + 4 * k));
+		jy[ny++] = jmp_r(e, BPF_JEQ, 3, 1);
+		if (k) /* word 0 is the pid, not the chain's end */
+			jn[nn++] = jmp_i(e, BPF_JEQ, 3, 0);
+	}
+	for (unsigned i = 0; i < nn; i++)
+		fix(e, jn[i]);
+	alu_i(e, BPF_MOV, 1, 0);
+	jend = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < ny; i++)
+		fix(e, jy[i]);
+	alu_i(e, BPF_MOV, 1, 1);
+	fix(e, jend);
+	push_r1(e, sp);
+}
+
 /* o leaves S_VVAL's self-> value (e->vcv) as it was: vld_again()'s */
 static bool vval_kept(const struct ubpf_kop *o)
 {
@@ -641,13 +684,15 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	e->pland = SIZE_MAX;
 	e->kw = 0; /* the kaggs key: each AGG writes it whole (agg_at()) */
 	seq_read(e, pl, fds[5], nargs);
+	/* S_SBUF holds cgbuf where seq_read() took it */
+	e->vbuf = e->nsarg > 0 && !e->sn;
 	/* progenyof()'s walk, before the first clause: only where a hit
 	 * it cannot answer may go to user space whole (no fault sites, no
 	 * self-> variable the kernel keeps: kplan.c's kp_prog_arg()) */
-	if (pl->nanc && (cgen_fsites(e, pl) || (pl->tls & 1)))
+	if ((pl->nanc || pl->ancx) && (cgen_fsites(e, pl) || (pl->tls & 1)))
 		e->bad = true;
 	cgen_vt_lost(e, pl);
-	cgen_anc_plan(e, pl);
+	cgen_anc_plan(e, pl, fds[5]);
 	/* the out area: started by the first clause of the hit that
 	 * writes into it (cgen_out_need(), which also makes the this->
 	 * strings read ""), known started only until a jump lands */
@@ -662,7 +707,6 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * (S_SBUF): seq_read() found it, or here, a lookup of a
 	 * one-entry array that cannot fail (the verifier wants the
 	 * test: seq_read()'s way out) */
-	e->vbuf = e->nsarg > 0 && !e->sn;
 	if (!e->vbuf && fds[5] >= 0 &&
 	    (cgen_plan_has(pl, UBPF_K_VKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_VVCMP, -1) ||
@@ -827,6 +871,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			alu_i(e, BPF_RSH, 1, 17 + o->n);
 			alu_i(e, BPF_AND, 1, 1);
 			push_r1(e, &sp);
+			continue;
+		case UBPF_K_PROGX:
+			progx(e, pl, &sp);
 			continue;
 		case UBPF_K_SLEN:
 			slen(e, o, &sp);

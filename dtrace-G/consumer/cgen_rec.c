@@ -689,6 +689,18 @@ void cgen_vt_fault(struct em *e, const struct ubpf_kop *o)
  * the verifier meets the same state at the way out from every link.
  * Both stack slots are the plan's, free before its first clause; r1
  * keeps the tgid across the compares (no call among them).
+ *
+ * Where the plan also has PROGX (pl->ancx: progenyof() of a pid the
+ * plan computes), the walk keeps the chain for it: cgbuf taken (S_SBUF,
+ * own_need(), a lookup that fails sending the hit to the unflagged
+ * record as seq_read()'s does), the hit's pid at word 0 of its chain
+ * room (e->ancoff, UBPF_ANCROOM bytes: bpf_cg.c) and each link's tgid
+ * at word k + 1 as it is read, and no way out before the chain's end:
+ * only a complete chain reaches the plan, its 0 the last word written
+ * (the room's other words are a former hit's).  PROGX then compares
+ * its pid with those words (cgen_plan.c's progx()).  The room is the
+ * hit's while it holds cgbuf (the owner word): no other program on the
+ * CPU writes it between the walk and the plan's reads.
  */
 static void anc_bits(struct em *e, const struct ubpf_kplan *pl)
 {
@@ -704,27 +716,48 @@ static void anc_bits(struct em *e, const struct ubpf_kplan *pl)
 	stx(e, BPF_DW, 10, S_FLAGS, 3);
 }
 
-void cgen_anc_plan(struct em *e, const struct ubpf_kplan *pl)
+/* PROGX's chain room: word k of it = w1 (r2 clobbered) */
+static void anc_keep(struct em *e, unsigned k)
+{
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	stx(e, BPF_W, 2, (int16_t)(e->ancoff + 4 * k), 1);
+}
+
+void cgen_anc_plan(struct em *e, const struct ubpf_kplan *pl, int buf)
 {
 	const int32_t all = (int32_t)(S_FLAGS_ANC(pl->nanc) - S_FLAGS_ANC(0));
 	const int16_t tk = (int16_t)S_STK(0), tg = (int16_t)S_STK(1);
+	const bool keep = pl->ancx != 0;
 	size_t jok[2 * UBPF_ANC + 1], jcut[3 * UBPF_ANC];
 	unsigned nok = 0, ncut = 0;
 
-	if (!pl->nanc)
+	if (!pl->nanc && !keep)
 		return;
 	if (pl->nanc > UBPF_KANC || !pl->anc_off[0] || !pl->anc_off[1] ||
-	    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0])) {
+	    e->nfj + 2 > sizeof(e->fj) / sizeof(e->fj[0]) ||
+	    (keep &&
+	     (!e->ancoff || buf < 0 || e->ancoff + UBPF_ANCROOM > INT16_MAX))) {
 		e->bad = true;
 		return;
+	}
+	if (keep && !e->vbuf) { /* cgbuf's address at S_SBUF */
+		size_t jn = own_need(e, buf);
+
+		if (jn != SIZE_MAX)
+			e->fj[e->nfj++] = jn;
+		stx(e, BPF_DW, 10, S_SBUF, 0);
+		e->vbuf = true;
 	}
 	/* the hit's own pid */
 	call(e, BPF_FUNC_get_current_pid_tgid);
 	alu_r(e, BPF_MOV, 1, 0);
 	alu_i(e, BPF_RSH, 1, 32);
+	if (keep)
+		anc_keep(e, 0);
 	anc_bits(e, pl);
 	alu_i(e, BPF_AND, 3, all);
-	jok[nok++] = jmp_i(e, BPF_JEQ, 3, all);
+	if (!keep)
+		jok[nok++] = jmp_i(e, BPF_JEQ, 3, all);
 	call(e, BPF_FUNC_get_current_task);
 	stx(e, BPF_DW, 10, tk, 0);
 	for (unsigned k = 0; k < UBPF_ANC; k++) {
@@ -745,9 +778,12 @@ void cgen_anc_plan(struct em *e, const struct ubpf_kplan *pl)
 		call(e, BPF_FUNC_probe_read_kernel);
 		jcut[ncut++] = jmp_i(e, BPF_JNE, 0, 0);
 		ldx(e, BPF_W, 1, 10, tg);
+		if (keep)
+			anc_keep(e, k + 1);
 		anc_bits(e, pl);
 		alu_i(e, BPF_AND, 3, all);
-		jok[nok++] = jmp_i(e, BPF_JEQ, 3, all);
+		if (!keep) /* every pid found: the rest is not needed */
+			jok[nok++] = jmp_i(e, BPF_JEQ, 3, all);
 		jok[nok++] = jmp_i(e, BPF_JEQ, 1, 0); /* complete */
 	}
 	/* cut: the hit's clauses are user space's, bits cleared */

@@ -85,7 +85,8 @@
  * a reparented process's is its new parent's in both; without the
  * BTF's offsets, user space's),
  * progenyof() of a constant pid with those offsets, in a program whose
- * kernel keeps no self-> variable (UBPF_K_PROG: kp_prog_arg()),
+ * kernel keeps no self-> variable (UBPF_K_PROG: kp_prog_arg()), and of a
+ * pid the kernel computes there (UBPF_K_PROGX: kp_progx_arg()),
  * vtimestamp where the run keeps the clock (D_KPLAN_VTIME; UBPF_K_VTIME,
  * the prologue's one read a hit, the record's; beside self-> variables
  * the kernel keeps, each read a fault site: kplan_vars.c's vfault),
@@ -230,6 +231,25 @@ bool kp_prog_arg(const struct d_kplan *k, const struct node *n, uint32_t *q)
 	if (q)
 		*q = (uint32_t)(int32_t)v;
 	return true;
+}
+
+/*
+ * progenyof(p) of a p the kernel computes at pr (an integer: kp_ty_at()),
+ * not a constant (UBPF_K_PROGX), under kp_prog_arg()'s conditions: the
+ * plan's walk keeps the whole chain in cgbuf (pl->ancx, cgen_rec.c's
+ * cgen_anc_plan()) and PROGX compares p's low 32 bits with the hit's
+ * pid and each link there, as func.c compares (pid_t)p.  doc/DESIGN.md's
+ * "progenyof() of a pid the plan computes".
+ */
+bool kp_progx_arg(const struct d_kplan *k, const struct d_probe *pr,
+		  const struct node *n)
+{
+	uint8_t sz, sg;
+
+	return k && k->ppid && !k->noprog && !k->noprogx && n->op == N_FUNC &&
+	       d_funcs[n->sub].id == F_PROGENYOF && n->nargs == 1 &&
+	       !kp_prog_arg(k, n, NULL) && n->args[0]->kind != T_STR &&
+	       kp_ty_at(k, pr, n->args[0], &sz, &sg);
 }
 
 /*
@@ -462,7 +482,7 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 	case N_FUNC: /* strlen() of a self-> string the kernel keeps, of
 		      * copyinstr(argN) or args[N] (kp_arg_strlen()) or of
 		      * execname; progenyof() of a constant (kp_prog_arg()) */
-		if (kp_prog_arg(k, n, NULL)) {
+		if (kp_prog_arg(k, n, NULL) || kp_progx_arg(k, pr, n)) {
 			*sz = d_funcs[n->sub].sz; /* int, func.c's */
 			*sg = d_funcs[n->sub].sg;
 			return true;

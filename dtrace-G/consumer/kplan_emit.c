@@ -122,14 +122,16 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 			const struct d_probe *probe, struct ubpf_kplan *pl,
 			char *why, size_t wlen);
 
-/* prog()'s pids past the first nanc taken back (an entry point that
- * failed), every byte as before them (plans are compared whole) */
-static void anc_back(struct ubpf_kplan *pl, uint8_t nanc)
+/* prog()'s pids past the first nanc taken back, and progx()'s ancx
+ * where it was 0 (an entry point that failed), every byte as before
+ * them (plans are compared whole) */
+static void anc_back(struct ubpf_kplan *pl, uint8_t nanc, uint8_t ancx)
 {
 	for (unsigned i = nanc; i < UBPF_KANC; i++)
 		pl->anc[i] = 0;
 	pl->nanc = nanc;
-	if (!nanc)
+	pl->ancx = ancx;
+	if (!nanc && !ancx)
 		pl->anc_off[0] = pl->anc_off[1] = 0;
 }
 
@@ -350,14 +352,14 @@ bool kp_pred_emit(const struct d_kplan *k, const struct node *n, uint32_t forms,
 {
 	struct em m = { .pl = pl, .n = pl->nops, .probe = probe, .k = k };
 	unsigned preds[KP_FORMS], np = 0;
-	uint8_t nanc = pl->nanc;
+	uint8_t nanc = pl->nanc, ancx = pl->ancx;
 
 	if (n)
 		pred_emit(&m, n, forms, preds, &np);
 	else
 		store_of(&m, st);
 	if (m.full || m.max > UBPF_KSTACK) {
-		anc_back(pl, nanc);
+		anc_back(pl, nanc, ancx);
 		return false;
 	}
 	for (unsigned q = 0; q < np; q++)
@@ -371,7 +373,7 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 {
 	struct em m = { .pl = pl, .n = pl->nops, .probe = probe, .k = k };
 	unsigned preds[KP_FORMS], np = 0;
-	uint8_t nanc = pl->nanc;
+	uint8_t nanc = pl->nanc, ancx = pl->ancx;
 	bool *mark;
 
 	if (!d_kplan_vin(k, clause))
@@ -406,7 +408,7 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 	put(&m, UBPF_K_ODONE, 0, 0);
 	m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, NULL);
 	if (m.full || m.max > UBPF_KSTACK) {
-		anc_back(pl, nanc);
+		anc_back(pl, nanc, ancx);
 		return false;
 	}
 	for (unsigned q = 0; q < np; q++)
@@ -435,7 +437,7 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	struct ubpf_kop *pred = NULL;
 	unsigned i, preds[KP_FORMS], np = 0;
 	bool sout = k->sout && k->sout[clause];
-	uint8_t nanc = pl->nanc;
+	uint8_t nanc = pl->nanc, ancx = pl->ancx;
 
 	if (c->pred && !sout) {
 		pred_emit(&m, c->pred, k->pforms[clause], preds, &np);
@@ -476,7 +478,7 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 				 "plan");
 		/* what was written past pl->nops is not part of the plan,
 		 * nor are prog()'s pids it added */
-		anc_back(pl, nanc);
+		anc_back(pl, nanc, ancx);
 		return false;
 	}
 	if (pred)
@@ -518,7 +520,7 @@ bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
 		.pl = pl, .n = pl->nops, .probe = probe, .k = k, .gate = true
 	};
 	struct ubpf_kop *pred;
-	uint8_t nanc = pl->nanc;
+	uint8_t nanc = pl->nanc, ancx = pl->ancx;
 
 	if (!d_kplan_gated(k, clause))
 		return false;
@@ -534,7 +536,7 @@ bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
 	}
 	put(&m, UBPF_K_REC, 0, 0);
 	if (m.full || m.max > UBPF_KSTACK || m.tls) {
-		anc_back(pl, nanc);
+		anc_back(pl, nanc, ancx);
 		return false;
 	}
 	pred->jump = (uint16_t)m.n;

@@ -173,6 +173,26 @@ static void prog(struct em *m, uint32_t q, uint8_t sz, uint8_t sg)
 }
 
 /*
+ * progenyof(p), p no constant (kplan.c's kp_progx_arg(), which kp_ty()
+ * checked): p, then PROGX, the plan's walk keeping the whole chain for
+ * it (pl->ancx, the BTF's offsets in pl->anc_off: cgen_rec.c's
+ * cgen_anc_plan()).
+ */
+static void progx(struct em *m, const struct node *n, uint8_t sz, uint8_t sg)
+{
+	struct ubpf_kplan *pl = m->pl;
+	struct ubpf_kop *o;
+
+	emit(m, n->args[0]);
+	pl->ancx = 1;
+	pl->anc_off[0] = m->k->ppid1[0] - 1;
+	pl->anc_off[1] = m->k->ppid1[1] - 1;
+	o = put(m, UBPF_K_PROGX, 1, 1);
+	o->sz = sz;
+	o->sg = sg;
+}
+
+/*
  * Key j of ks, its string key, is args[N] (bare) and probe declares
  * argument N an integer: the key is that integer there (kaggs, typed
  * as args_keys() fixes it), as user space's args[N] reads it
@@ -856,6 +876,11 @@ void emit(struct em *m, const struct node *n)
 
 		if (kp_prog_arg(m->k, n, &q)) { /* progenyof(): prog() */
 			prog(m, q, sz, sg);
+			return;
+		}
+		/* ... of a pid the plan computes: progx() */
+		if (d_funcs[n->sub].id == F_PROGENYOF) {
+			progx(m, n, sz, sg);
 			return;
 		}
 		if (kp_comm_strlen(m->k, n)) { /* ... or of execname */

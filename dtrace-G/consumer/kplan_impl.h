@@ -159,6 +159,9 @@ struct d_kplan {
 	bool noprog;	    /* no PROG: the kernel keeps self-> variables,
 			     * so a cut chain could not send the hit to user
 			     * space (kplan_vars.c's kp_vars_decide()) */
+	bool noprogx;	    /* ... no PROGX, tried first: the clauses of
+			     * progenyof() of a computed pid kept out alone
+			     * may leave the kernel no self-> variable */
 	unsigned nfs;	    /* ... its sites: */
 	struct kfsite {
 		const struct node *n; /* the comparison */
@@ -254,6 +257,9 @@ bool kp_sout_here(const struct node *n);
 bool kp_const_of(const struct node *n, int64_t *v);
 /* progenyof() of a constant the kernel computes (UBPF_K_PROG): its pid */
 bool kp_prog_arg(const struct d_kplan *k, const struct node *n, uint32_t *q);
+/* ... of a pid the kernel computes at pr (UBPF_K_PROGX) */
+bool kp_progx_arg(const struct d_kplan *k, const struct d_probe *pr,
+		  const struct node *n);
 /* kplan_str.c: copyinstr(argN) == or != a string literal: N and the
  * literal */
 bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,

@@ -1159,8 +1159,16 @@ void kp_vars_decide(struct d_kplan *k)
 	 * progenyof()'s walk (UBPF_K_PROG) sends a hit whose chain it
 	 * cannot finish to user space whole, as a string that cannot be
 	 * read does: not where the kernel keeps self-> variables (no fault
-	 * site for it: kplan.c's kp_prog_arg() refuses it there).
+	 * site for it: kplan.c's kp_prog_arg() refuses it there).  PROGX
+	 * (a pid the plan computes) is refused first, alone (noprogx): the
+	 * self-> variables may be kept only for its clauses, and without
+	 * them the constants' PROG stays the kernel's, as before PROGX.
 	 */
+	if (tls && !k->noprogx && prog_calls_progeny(p)) {
+		k->noprogx = true;
+		kp_vars_decide(k);
+		return;
+	}
 	if (tls && !k->noprog && prog_calls_progeny(p)) {
 		k->noprog = true;
 		kp_vars_decide(k);

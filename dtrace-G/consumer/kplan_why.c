@@ -385,21 +385,20 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 		return;
 	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_PROGENYOF &&
-	    x->nargs == 1 && k->vars) { /* kplan.c's kp_prog_arg() */
-		int64_t c;
-
+	    x->nargs == 1 && k->vars) { /* kplan.c's kp_prog_arg(),
+					 * kp_progx_arg() */
 		snprintf(buf, len, "%s",
 			 !k->ppid
 				 ? "progenyof() is not computed in the kernel: "
 				   "its BTF does not say where task_struct "
 				   "keeps the parent"
-			 : !kp_const_of(x->args[0], &c)
-				 ? "progenyof() is computed in the kernel only "
-				   "of a constant pid"
-				 : "progenyof() is not computed in the kernel "
+			 : k->noprog || k->noprogx
+				 ? "progenyof() is not computed in the kernel "
 				   "where it would keep self-> variables: a "
 				   "chain it cannot finish could not send the "
-				   "hit to user space");
+				   "hit to user space"
+				 : "progenyof() is computed in the kernel only "
+				   "of a pid the kernel computes");
 		return;
 	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&

@@ -321,6 +321,14 @@ enum {
 		       * sets the site's bits (3) and goes to jump, the
 		       * clause's end (cgen_rec.c; generated programs
 		       * only) */
+	UBPF_K_PROGX, /* pop p, push progenyof(p) of a p the plan computes,
+		       * as an int: 1 where (__u32)p is the hit's pid or a
+		       * tgid of its chain of parents, which the plan's
+		       * walk (cgen_rec.c's cgen_anc_plan(), pl->ancx)
+		       * kept whole in cgbuf's chain room before the first
+		       * clause, 0 where not (a chain it could not finish
+		       * sent the hit to user space whole there; generated
+		       * programs only, as PROG) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 
@@ -507,7 +515,8 @@ struct ubpf_kplan {
 	 * task_struct's real_parent and tgid offsets (the BTF's, as
 	 * PPID's imm holds them) its walk reads at */
 	__u8 nanc;
-	__u8 pad_anc[7];
+	__u8 ancx; /* PROGX's: the walk keeps the whole chain (1) */
+	__u8 pad_anc[6];
 	__u32 anc_off[2];
 	__u32 anc[UBPF_KANC];
 	struct ubpf_kdirect d;

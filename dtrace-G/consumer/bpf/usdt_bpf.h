@@ -90,6 +90,11 @@ struct ubpf_anc {
 };
 /* the bytes the links after A[0] take (padded to 8) */
 #define UBPF_ANC_BYTES(n) ((4u * (unsigned)(n) + 7u) & ~7u)
+/* a generated program's chain room in cgbuf, where a plan computes
+ * progenyof() of a pid it computes (UBPF_K_PROGX): the hit's pid, then
+ * A[0 ..] up to the 0 that ends it, u32 each (cgen_rec.c's
+ * cgen_anc_plan()), padded to 8 */
+#define UBPF_ANCROOM (4u * (UBPF_ANC + 1) + 4u)
 /* the scratch's room for the user stack: registers, length, the copy
  * (at most one page more than asked: it goes on by whole pages) */
 #define UBPF_USTKROOM (8 * UBPF_NREG + 8 + UBPF_USTKMAX + 4096 + 8)

@@ -35,7 +35,11 @@
 #    argument string past the four copies' room is user space's at
 #    its probe, -v saying why.  On a binary before R2 the generated run
 #    said "invalid address" at every untouched hit of the first three
-#    (twice at `ut twice`'s), counted nothing there, and no R2 line.
+#    (twice at `ut twice`'s), counted nothing there, and no R2 line;
+#  - where the kernel keeps self-> variables, no R2 (R3 is designed,
+#    not built): such a copy keeps DTrace's fault at the hit, the event
+#    not refused, and the lead's decision: a comparison of an argument
+#    string there faults at the hit too (guards).
 # The three ways run side by side (lib.sh's ways_start), each on its
 # own process.
 # Needs root, uprobes, dtrace -G and a dtrace with the BPF backend.
@@ -153,5 +157,43 @@ expect_grep "R2: -v" \
 expect_grep "R2: -v, the room" \
 	"^dtrace: clause 5 (ut[0-9]*:::req5) ran in user space at 1 of its 1 probes, first ut[0-9]*:ut:main:req5: the probe's plan has no room to copy copyinstr(arg4) before its first clause\$" \
 	errg.txt
+
+# R2 kept away from a program whose kernel keeps self-> variables (no
+# hit of theirs can go to user space whole: kplan_vars.c's noastr),
+# where R3 (designed, not built) would run such clauses from their
+# records: the copy keeps DTrace's fault at the hit, and the event is
+# not refused for it (a plan mixing R2's copies with self-> variables
+# would be the code generator's e->bad).  And the lead's decision kept:
+# an argument string compared in a predicate there is a fault site
+# (DTrace's fault), so the generated run says "invalid address" at each
+# untouched hit and counts nothing where the other two count 1 (no
+# three-way comparison: the differences are the decisions, and this
+# fails the day either changes unnoticed).
+cat >tls.d <<'EOF2'
+ut$target:::req { printf("%s\n", copyinstr(arg0)); @n = count(); }
+ut$target:::req /copyinstr(arg0) == "lit-1"/ { self->m = arg1 + 1; }
+ut$target:::req /self->m/ { @m = count(); self->m = 0; }
+END { printa("n %@d\n", @n); printa("m %@d\n", @m); }
+EOF2
+printf '%s\n' lit-0 lit-1 lit-2 "n 3" "m 1" "" >tls.exp
+ways_start 120 -v -q -s tls.d -c "./ut first 3"
+ways_wait "self->"
+expect_file_eq "self->: the lines (DTRACE_KAGG=0)" tls.exp out0.txt
+expect_file_eq "self->: the lines (DTRACE_CGEN=0)" tls.exp outc.txt
+expect_eq "self->: no error said (DTRACE_KAGG=0, DTRACE_CGEN=0)" "" \
+	"$(grep -i -e drop -e error -e invalid -e cannot err0.txt errc.txt)"
+expect_eq "self->: the generated run's lines" "" "$(cat outg.txt)"
+expect_eq "self->: the copy's faults at the hit (generated)" 3 \
+	"$(grep -c '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: ut[0-9]*:ut:main:req): invalid address (0x[0-9a-f]*) in action #1$' errg.txt)"
+expect_eq "self->: the comparison's faults at the hit (generated)" 3 \
+	"$(grep -c '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: ut[0-9]*:ut:main:req): invalid address (0x[0-9a-f]*) in predicate$' errg.txt)"
+expect_eq "self->: no other error, no refusal (generated)" 6 \
+	"$(grep -c -i -e drop -e error -e invalid -e 'no program' errg.txt)"
+expect_grep "self->: -v" '^dtrace: 2 clauses aggregated in the kernel$' \
+	errg.txt
+expect_grep "self->: -v, the copy" \
+	'^dtrace: 1 clause printing values computed in the kernel$' errg.txt
+expect_eq "self->: no R2 line" "" \
+	"$(grep 'before the probe.s first clause' errg.txt)"
 
 finish

@@ -458,7 +458,7 @@ bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci);
  * that a fault of its copy must end the clause there (OSTR's jump)? */
 bool kp_out_ends(const struct clause *c, unsigned i);
 /* Is probe a uprobe site's (its provider none of dtrace's or the
- * kernel's: USDT, pid)?  May clause c fire at one (some description's
+ * kernel's: USDT, pid; or none, a trial's)?  May clause c fire at one (some description's
  * provider field not one of those names, or a glob)?  Statement i of
  * clause ci's first R2 form's argument (doc/DESIGN.md §8, "R2 and R3:
  * the as-built plan": an argument string copied before the probe's

@@ -400,8 +400,10 @@ static bool uprobes_only(const struct clause *c)
 
 bool kp_usite(const struct d_probe *probe)
 {
-	return probe && probe->prov && !kern_named(probe->prov,
-						   strlen(probe->prov));
+	/* (a probe with no provider is a trial's, kplan_vars.c's
+	 * clause_typed(): its plans are compared, never run) */
+	return probe && (!probe->prov ||
+			 !kern_named(probe->prov, strlen(probe->prov)));
 }
 
 bool kp_usite_clause(const struct clause *c)

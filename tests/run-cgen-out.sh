@@ -1079,7 +1079,10 @@ done
 vcount "string functions, faults" fstrf1.txt.err 3 printing
 # ... a copy run.c may not reach (a ?: branch) before a statement the
 # kernel runs: the kernel cannot end the clause at its fault, so the
-# clause is user space's, -v saying why, its output DTRACE_CGEN=0's
+# argument's string is copied before the probe's first clause, a failed
+# copy sending the hit to user space whole (R2, doc/DESIGN.md §8 "R2
+# and R3: the as-built plan"; before R2 the clause was user space's),
+# -v saying so, its output DTRACE_CGEN=0's
 cat >fstru.d <<'EOF2'
 pid$target::hit:entry
 {
@@ -1091,7 +1094,7 @@ late=1
 same fstru refault "string functions, a copy not always reached"
 late=
 expect_grep "string functions, a copy not always reached: -v" \
-	'argument 1: a copy run.c may not reach (a branch of ?:, right of && or ||) before a statement the kernel runs$' \
+	"^dtrace: clause 1 copies copyinstr(arg0) before the probe's first clause: a string the probe cannot read sends the hit to user space whole\$" \
 	fstru1.txt.err
 
 # copyinstr(E, N) printed (kplan_str.c's kp_ostr_count()): the OSTR

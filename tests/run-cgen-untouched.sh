@@ -24,7 +24,22 @@
 #    string running into an unmapped page are "invalid address" at the
 #    same addresses the three ways (the unmapped page's, which ut says);
 #  - the page-in: two hits on one untouched page 200 ms apart, both
-#    printed, no error, the three ways.
+#    printed, no error, the three ways;
+#  - R2 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"): an argument
+#    string whose fault must end the clause (a store, an aggregation
+#    after it; a this-> string's store; a copyinstr(argN) under ?:
+#    before an aggregation) is copied before the probe's first clause,
+#    a failed copy sending the hit to user space whole: the lines and
+#    the counts the three ways, no error but the faults kept, -v the
+#    R2 line per clause and the four counted in the kernel; a fifth
+#    argument string past the four copies' room is user space's at
+#    its probe, -v saying why.  On a binary before R2 the generated run
+#    said "invalid address" at every untouched hit of the first three
+#    (twice at `ut twice`'s), counted nothing there, and no R2 line;
+#  - where the kernel keeps self-> variables, no R2 (R3 is designed,
+#    not built): such a copy keeps DTrace's fault at the hit, the event
+#    not refused, and the lead's decision: a comparison of an argument
+#    string there faults at the hit too (guards).
 # The three ways run side by side (lib.sh's ways_start), each on its
 # own process.
 # Needs root, uprobes, dtrace -G and a dtrace with the BPF backend.
@@ -97,5 +112,88 @@ for k in 0 g c; do
 	expect_file_eq "faults ($k): 0x10 and the unmapped page's" \
 		flt.exp flt$k.txt
 done
+
+# R2, the room, and R2's faults kept: one run of each way.
+cat >r2.d <<'EOF2'
+ut$target:::req { printf("%s\n", copyinstr(arg0)); @n = count(); }
+ut$target:::req { this->s = copyinstr(arg0); printf("%s %d\n", this->s, strlen(this->s)); }
+ut$target:::req /arg1 != 1/ { printf("p %s\n", copyinstr(arg0)); @p = count(); }
+pid$target:a.out:req_fn:entry { printf("%s\n", strjoin(arg1 ? copyinstr(arg0) : "no", "!")); @f = count(); }
+ut$target:::req5 { printf("%s %s %s %s %s\n", copyinstr(arg0), copyinstr(arg1), copyinstr(arg2), copyinstr(arg3), copyinstr(arg4)); @ = count(); }
+END { printa("n %@d\n", @n); printa("p %@d\n", @p); printa("f %@d\n", @f); printa("five %@d\n", @); }
+EOF2
+{
+	printf '%s\n' "lit-0" "lit-0 5" "p lit-0" "no!" "lit-1" "lit-1 5" \
+		"fn-1!" "lit-2" "lit-2 5" "p lit-2" "fn-2!"
+	for i in 1 2; do
+		printf '%s\n' "twice" "twice 5" "p twice"
+	done
+	printf '%s\n' "five-0 five-1 five-2 five-3 five-4" "n 5" "p 4" "f 3" \
+		"five 1" ""
+} >r2.exp
+ways_start 120 -v -q -s r2.d -c "./ut first 3 twice bad five"
+ways_wait "R2"
+ways_same "R2"
+expect_file_eq "R2: the strings and the counts" r2.exp outg.txt
+for k in 0 g c; do
+	ua=$(sed -n 's/^ut: unmapped //p' "err$k.txt")
+	sed -n 's/^dtrace: error on .*: \(invalid address.*\)$/\1/p' \
+		"err$k.txt" >flt$k.txt
+	for a in 0x10 "$ua"; do
+		for c in 1 2 3; do
+			echo "invalid address ($a) in action #1"
+		done
+	done >flt.exp
+	expect_file_eq "R2 faults ($k): 0x10 and the unmapped page's" \
+		flt.exp flt$k.txt
+done
+for c in 1 2 3 4; do
+	expect_grep "R2: -v clause $c" \
+		"^dtrace: clause $c copies copyinstr(arg0) before the probe's first clause: a string the probe cannot read sends the hit to user space whole\$" \
+		errg.txt
+done
+expect_grep "R2: -v" \
+	'^dtrace: 4 clauses printing values computed in the kernel$' errg.txt
+expect_grep "R2: -v, the room" \
+	"^dtrace: clause 5 (ut[0-9]*:::req5) ran in user space at 1 of its 1 probes, first ut[0-9]*:ut:main:req5: the probe's plan has no room to copy copyinstr(arg4) before its first clause\$" \
+	errg.txt
+
+# R2 kept away from a program whose kernel keeps self-> variables (no
+# hit of theirs can go to user space whole: kplan_vars.c's noastr),
+# where R3 (designed, not built) would run such clauses from their
+# records: the copy keeps DTrace's fault at the hit, and the event is
+# not refused for it (a plan mixing R2's copies with self-> variables
+# would be the code generator's e->bad).  And the lead's decision kept:
+# an argument string compared in a predicate there is a fault site
+# (DTrace's fault), so the generated run says "invalid address" at each
+# untouched hit and counts nothing where the other two count 1 (no
+# three-way comparison: the differences are the decisions, and this
+# fails the day either changes unnoticed).
+cat >tls.d <<'EOF2'
+ut$target:::req { printf("%s\n", copyinstr(arg0)); @n = count(); }
+ut$target:::req /copyinstr(arg0) == "lit-1"/ { self->m = arg1 + 1; }
+ut$target:::req /self->m/ { @m = count(); self->m = 0; }
+END { printa("n %@d\n", @n); printa("m %@d\n", @m); }
+EOF2
+printf '%s\n' lit-0 lit-1 lit-2 "n 3" "m 1" "" >tls.exp
+ways_start 120 -v -q -s tls.d -c "./ut first 3"
+ways_wait "self->"
+expect_file_eq "self->: the lines (DTRACE_KAGG=0)" tls.exp out0.txt
+expect_file_eq "self->: the lines (DTRACE_CGEN=0)" tls.exp outc.txt
+expect_eq "self->: no error said (DTRACE_KAGG=0, DTRACE_CGEN=0)" "" \
+	"$(grep -i -e drop -e error -e invalid -e cannot err0.txt errc.txt)"
+expect_eq "self->: the generated run's lines" "" "$(cat outg.txt)"
+expect_eq "self->: the copy's faults at the hit (generated)" 3 \
+	"$(grep -c '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: ut[0-9]*:ut:main:req): invalid address (0x[0-9a-f]*) in action #1$' errg.txt)"
+expect_eq "self->: the comparison's faults at the hit (generated)" 3 \
+	"$(grep -c '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: ut[0-9]*:ut:main:req): invalid address (0x[0-9a-f]*) in predicate$' errg.txt)"
+expect_eq "self->: no other error, no refusal (generated)" 6 \
+	"$(grep -c -i -e drop -e error -e invalid -e 'no program' errg.txt)"
+expect_grep "self->: -v" '^dtrace: 2 clauses aggregated in the kernel$' \
+	errg.txt
+expect_grep "self->: -v, the copy" \
+	'^dtrace: 1 clause printing values computed in the kernel$' errg.txt
+expect_eq "self->: no R2 line" "" \
+	"$(grep 'before the probe.s first clause' errg.txt)"
 
 finish

@@ -229,7 +229,9 @@
  * bpf_get_current_comm, bpf_get_current_uid_gid, bpf_get_current_task,
  * bpf_probe_read_kernel, bpf_get_current_task_btf and bpf_task_pt_regs
  * (5.15, where the kernel has BTF),
- * bpf_probe_read_user_str, map lookup, update and delete, and the ring
+ * bpf_probe_read_user_str, bpf_probe_read_kernel_str (5.5: R2's copies
+ * of seq_read()'s, cgen_out.c's ostr_pre()), map lookup, update and
+ * delete, and the ring
  * buffer's reserve, submit, output and query (5.8); a one-entry array's
  * value addressed by BPF_PSEUDO_MAP_VALUE (5.5).
  */

@@ -146,6 +146,10 @@ struct em {
 	 * a copy that filled its pl->fstr bytes has its last byte read
 	 * again, which the helper cut for its NUL */
 	bool rbarg[UBPF_KSTRARGS];
+	/* R2's arguments (seq_read()): an OSTR or SSTR flagged
+	 * UBPF_KF_APRE reads the copy (cgen_out.c's ostr_pre()), so it
+	 * stays in cgbuf (no seq_stack()) */
+	bool oparg[UBPF_KSTRARGS];
 	/* cgbuf's owner word (cgen.c's own_need()): its offset in a
 	 * program made owning it (0: made without, the first making);
 	 * whether every path to the next instruction holds it (owned:

@@ -36,7 +36,10 @@
  * with a jump (a statement other than printf() or trace() follows it in
  * the clause: kplan_out.c's kp_out_ends()) that faulted sets its
  * clause's ran bit and S_FLAGS_REC and jumps to the clause's end, as
- * SSTR's does (below), so nothing after it runs.  ODONE n
+ * SSTR's does (below), so nothing after it runs; one flagged
+ * UBPF_KF_APRE (R2, kplan_out.c's) pops nothing and copies its
+ * argument's string from seq_read()'s copy in cgbuf (ostr_pre(),
+ * sstr_pre(): bpf_probe_read_kernel_str(), no fault, no jump).  ODONE n
  * sets bit n of the ran word and S_FLAGS_REC (the record is written
  * for it: bpf_agg.c gates the plan's record on it when no other clause
  * needs the record).  The record goes on after the area (cgen.c's length
@@ -324,6 +327,65 @@ static void ostr(struct em *e, const struct ubpf_kop *o)
 }
 
 /*
+ * R2 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"): an OSTR or
+ * SSTR flagged UBPF_KF_APRE pops nothing; its string is argument
+ * o->step's, which seq_read() (cgen_sarg.c) copied into cgbuf at
+ * SEQ_AT(j) before the plan's first clause (UBPF_STRMAX bytes, a failed
+ * copy having sent the hit to user space whole), so nothing here can
+ * fault and there is no jump: the struct ubpf_kostr base bytes past
+ * S_OBUF gets the argument's value as its address and, by
+ * bpf_probe_read_kernel_str() of cnt + 1 bytes from the copy, at most
+ * cnt bytes of it and a NUL (the copy holds every byte ostr_at()'s
+ * read would: cnt is strsize - 1, below UBPF_STRMAX), len as
+ * ostr_at()'s: the count with the NUL, cnt where the string is cut
+ * there (no NUL in cnt bytes); r0 that len.  false (e->bad): the
+ * argument has no copy in cgbuf (a bug's: kplan counts the room,
+ * seq_read() never puts such a one on the stack).
+ */
+static bool pre_copy(struct em *e, const struct ubpf_kop *o, int32_t base,
+		     int32_t cnt)
+{
+	int32_t dst = base + (int32_t)offsetof(struct ubpf_kostr, s);
+	unsigned j;
+	size_t jc;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->step; j++)
+		;
+	if (j >= e->nsarg || e->sn || !e->oparg[j] || cnt < 1 ||
+	    cnt > UBPF_STRMAX - 1) {
+		e->bad = true;
+		return false;
+	}
+	ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(e->sarg[j]));
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	stx(e, BPF_DW, 2, (int16_t)base, 1);
+	at(e, 1, dst);
+	alu_i(e, BPF_MOV, 2, cnt + 1);
+	ldx(e, BPF_DW, 3, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 3, SEQ_AT(j));
+	call(e, BPF_FUNC_probe_read_kernel_str);
+	jc = jmp_i(e, BPF_JSLE, 0, cnt); /* cut: cnt bytes, no NUL */
+	alu_i(e, BPF_MOV, 0, cnt);
+	fix(e, jc);
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	stx(e, BPF_W, 2,
+	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
+	return true;
+}
+
+static void ostr_pre(struct em *e, const struct ubpf_kop *o)
+{
+	if (o->jump ||
+	    sizeof(struct ubpf_kout) + o->slot + sizeof(struct ubpf_kostr) >
+		    UBPF_KOUTMAX) {
+		e->bad = true;
+		return;
+	}
+	(void)pre_copy(e, o, (int32_t)sizeof(struct ubpf_kout) + o->slot,
+		       (int32_t)o->imm);
+}
+
+/*
  * String variables.  A this-> string is a struct ubpf_kostr in cgbuf
  * (TSTR_AT(slot)), its len zeroed where the out area starts (before any
  * store of the firing: a store starts it), so one not set in this
@@ -427,6 +489,34 @@ static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 	stx(e, BPF_DW, 10, S_FLAGS, 1);
 	e->sfj = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jok);
+	sstr_put(e, o, fds, base, vbase);
+}
+
+/*
+ * SSTR o flagged UBPF_KF_APRE (R2, above): seq_read()'s copy of
+ * argument o->step at TSTR_AT(UBPF_KTSTR) (pre_copy()), its address and
+ * length into the out area at o->agg, then into the variable as sstr()'s
+ * copy goes.  Only a this-> string's: a self-> one's store keeps a
+ * self-> variable, so its program has no R2 (kplan_vars.c's noastr).
+ */
+static void sstr_pre(struct em *e, const struct ubpf_kop *o, const int *fds)
+{
+	int32_t base, vbase, fo = (int32_t)sizeof(struct ubpf_kout) + o->agg;
+
+	if (!tstr_base(e, o, &vbase))
+		return;
+	if (o->n != UBPF_KV_THIS || o->jump) {
+		e->bad = true;
+		return;
+	}
+	base = TSTR_AT(UBPF_KTSTR) - (int32_t)e->obase; /* the copy's */
+	if (!pre_copy(e, o, base, (int32_t)o->imm))
+		return;
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	ldx(e, BPF_DW, 1, 2, (int16_t)base);
+	stx(e, BPF_DW, 2, (int16_t)fo, 1);
+	stx(e, BPF_W, 2,
+	    (int16_t)(fo + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
 	sstr_put(e, o, fds, base, vbase);
 }
 
@@ -729,6 +819,14 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		ldx(e, BPF_DW, 1, 10, S_FLAGS);
 		alu_i(e, BPF_OR, 1, S_FLAGS_REC);
 		stx(e, BPF_DW, 10, S_FLAGS, 1);
+		return;
+	}
+	if ((o->op == UBPF_K_OSTR || o->op == UBPF_K_SSTR) &&
+	    (o->flags & UBPF_KF_APRE)) { /* R2: nothing popped */
+		if (o->op == UBPF_K_OSTR)
+			ostr_pre(e, o);
+		else
+			sstr_pre(e, o, fds);
 		return;
 	}
 	if (!*sp ||

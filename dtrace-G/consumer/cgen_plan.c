@@ -792,7 +792,11 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_OSTR: /* a copy whose fault may end the clause
 				   * (a jump where one must), */
 		case UBPF_K_SSTR: /* ... a string variable's store (always) */
-			if ((eop == UBPF_K_SSTR || o->jump) &&
+			/* (R2's, flagged UBPF_KF_APRE: no jump, no fault:
+			 * cgen_out.c's ostr_pre(), sstr_pre()) */
+			if (((eop == UBPF_K_SSTR &&
+			      !(o->flags & UBPF_KF_APRE)) ||
+			     o->jump) &&
 			    (o->jump <= pc || o->jump > pl->nops)) {
 				e->bad = true;
 				continue;

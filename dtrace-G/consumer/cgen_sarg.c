@@ -30,7 +30,13 @@
  * pushes its length (slen(), cgen_plan.c's: the copy's count less the
  * NUL, cut to strsize -
  * 1; no seq_stack() copy, and a copy too full to tell it ends the
- * plan as a fault does).  An ordered SEQ (< <= > >=) is seq_ord(),
+ * plan as a fault does).  An OSTR or SSTR flagged UBPF_KF_APRE (R2 of
+ * doc/DESIGN.md §8, kplan_out.c) reads its argument's copy in cgbuf
+ * (cgen_out.c's ostr_pre(): e->oparg, no seq_stack() copy), so a
+ * printed argument string that cannot be read sends the hit to user
+ * space whole too; the arguments each op reads are kplan.h's
+ * d_kplan_op_strargs(), which kplan_emit.c counts against
+ * UBPF_KSTRARGS.  An ordered SEQ (< <= > >=) is seq_ord(),
  * cgen_svar.c's, with the other compares of padded words.
  *
  * Faults at the
@@ -60,6 +66,7 @@
 #include "bpf/usdt_bpf.h"
 #include "cgen_impl.h"
 #include "consumer_impl.h"
+#include "kplan.h"
 
 /*
  * The strings the plan's SEQ instructions compare (and SKEY, CACMP,
@@ -102,7 +109,9 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 			any = true;
 		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
 			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2 ||
-			 o->op == UBPF_K_SLEN)
+			 o->op == UBPF_K_SLEN ||
+			 ((o->op == UBPF_K_OSTR || o->op == UBPF_K_SSTR) &&
+			  (o->flags & UBPF_KF_APRE)))
 			none = true;
 		if (cmp && (o->agg > UBPF_KFSITES ||
 			    (o->agg && (o->jump <= pc || o->jump > pl->nops))))
@@ -163,8 +172,9 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 	    e->nfj + e->nsarg > sizeof(e->fj) / sizeof(e->fj[0]) || !pl->fstr ||
 	    pl->fstr > UBPF_STRMAX)
 		return false;
+	/* (R2's OSTR and SSTR read their copy from cgbuf too) */
 	for (unsigned j = 0; j < e->nsarg; j++)
-		if (e->skarg[j] || e->czarg[j])
+		if (e->skarg[j] || e->czarg[j] || e->oparg[j])
 			return false;
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
@@ -266,42 +276,38 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 
 	e->sn = 0; /* in cgbuf, unless seq_stack() */
 
-	for (unsigned pc = 0, second = 0; pc < pl->nops && pc < UBPF_KOPS;
-	     pc += !second) {
+	/* each op's strings (kplan.h's d_kplan_op_strargs(), the walk
+	 * kplan_emit.c counts the room with): SMKEY of two strings has
+	 * two, an OSTR or SSTR flagged UBPF_KF_APRE (R2) its argument's */
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
-		unsigned j, a;
+		uint8_t as[2];
+		unsigned na = d_kplan_op_strargs(o, as);
+		bool apre = (o->op == UBPF_K_OSTR || o->op == UBPF_K_SSTR) &&
+			    (o->flags & UBPF_KF_APRE);
 
-		if (o->op != UBPF_K_SEQ && o->op != UBPF_K_SKEY &&
-		    o->op != UBPF_K_CACMP && o->op != UBPF_K_SMKEY &&
-		    o->op != UBPF_K_VACMP && o->op != UBPF_K_SKEY2 &&
-		    o->op != UBPF_K_SLEN)
-			continue;
-		a = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY ||
-				    o->op == UBPF_K_SKEY2
-			    ? o->slot
-			    : o->n;
-		/* SMKEY of two strings: its second (levels) next time */
-		if (second)
-			a = o->levels;
-		second = !second && o->op == UBPF_K_SMKEY && o->agg == 3;
-		for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
-			;
-		if (j < e->nsarg) {
+		for (unsigned q = 0; q < na; q++) {
+			unsigned j, a = as[q];
+
+			for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
+				;
+			if (j >= e->nsarg &&
+			    (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
+			     (pl->tls && !fs))) {
+				e->bad = true;
+				return;
+			}
+			if (j >= e->nsarg) {
+				e->skarg[j] = e->czarg[j] = e->rbarg[j] = false;
+				e->oparg[j] = false;
+				e->sarg[e->nsarg++] = (uint8_t)a;
+			}
 			e->skarg[j] |=
 				o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 			e->czarg[j] |= o->op == UBPF_K_CACMP;
 			e->rbarg[j] |= seq_whole(o) && fs;
-			continue;
+			e->oparg[j] |= apre;
 		}
-		if (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
-		    (pl->tls && !fs)) {
-			e->bad = true;
-			return;
-		}
-		e->skarg[j] = o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
-		e->czarg[j] = o->op == UBPF_K_CACMP;
-		e->rbarg[j] = seq_whole(o) && fs;
-		e->sarg[e->nsarg++] = (uint8_t)a;
 	}
 	if (!e->nsarg || (!fs && seq_stack(e, pl)))
 		return;

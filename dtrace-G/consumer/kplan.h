@@ -265,6 +265,18 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
  * d_kplan_kself(): clause keeps a self-> variable in the kernel, and so
  * cannot be user space's at one probe only.
  */
+/*
+ * d_kplan_op_strargs(): the argument strings plan instruction o reads
+ * from the copies cgen_sarg.c's seq_read() makes before the plan's
+ * first clause (SEQ, SKEY, SKEY2, CACMP, SMKEY, VACMP, SLEN, and R2's
+ * OSTR and SSTR flagged UBPF_KF_APRE) into a, their count (0 to 2);
+ * kplan_emit.c's clause_emit() counts them against UBPF_KSTRARGS.
+ * d_kplan_apre(): the argument clause (the kernel's) copies ahead at
+ * the uprobe sites it fires at (R2, for -v), else -1.
+ */
+unsigned d_kplan_op_strargs(const struct ubpf_kop *o, uint8_t a[2]);
+int d_kplan_apre(const struct d_kplan *k, unsigned clause);
+
 #define D_KPLAN_WHY 160
 bool d_kplan_fits(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, char *why, size_t wlen);

@@ -33,7 +33,13 @@
  * kp_out_sarg(): ARG, then OSTR) is no string there.  d_kplan_fits()
  * asks that of a clause alone, fixing no key type, with the first
  * reason (struct em's why: unfit()); kplan_here.c decides from it which
- * clauses the kernel runs at the probe, the others user space's.  A
+ * clauses the kernel runs at the probe, the others user space's.  So
+ * too where the plan, with the clauses before it, would copy more than
+ * UBPF_KSTRARGS argument strings before its first clause (cgen_sarg.c's
+ * seq_read(); the strings each instruction reads are
+ * d_kplan_op_strargs()'s: SEQ, SKEY and the like, and R2's OSTR and
+ * SSTR flagged UBPF_KF_APRE, kplan_out.c), so that a fifth is never
+ * the code generator's refusal.  A
  * record gate (d_kplan_gate()) is the predicate alone of a clause left
  * to user space, its PRED jumping past a REC, its arguments flagged
  * UBPF_KF_GATE.
@@ -55,6 +61,52 @@
 #include "kplan_emit.h"
 #include "kplan_impl.h"
 #include "xalloc.h"
+
+unsigned d_kplan_op_strargs(const struct ubpf_kop *o, uint8_t a[2])
+{
+	switch (o->op) {
+	case UBPF_K_SEQ:
+	case UBPF_K_CACMP:
+	case UBPF_K_VACMP:
+	case UBPF_K_SLEN:
+		a[0] = o->n;
+		return 1;
+	case UBPF_K_SKEY:
+	case UBPF_K_SKEY2:
+		a[0] = (uint8_t)o->slot;
+		return 1;
+	case UBPF_K_SMKEY: /* of two strings: its second, levels */
+		a[0] = (uint8_t)o->slot;
+		a[1] = (uint8_t)o->levels;
+		return o->agg == 3 ? 2 : 1;
+	case UBPF_K_OSTR:
+	case UBPF_K_SSTR: /* R2's: kplan_stmt.c's emit_stmt() */
+		a[0] = (uint8_t)o->step;
+		return (o->flags & UBPF_KF_APRE) ? 1 : 0;
+	default:
+		return 0;
+	}
+}
+
+int d_kplan_apre(const struct d_kplan *k, unsigned clause)
+{
+	const struct clause *c;
+
+	if (!k || !k->vars || k->noastr || clause >= k->prog->nclauses ||
+	    !d_kplan_clause(k, clause))
+		return -1;
+	c = &k->prog->clauses[clause];
+	if (!kp_usite_clause(c))
+		return -1;
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+		int n = kp_out_apre(k, clause, i);
+
+		if (n >= 0 && (ks->out || ks->sstr))
+			return n;
+	}
+	return -1;
+}
 
 void unfit(struct em *m, const char *fmt, ...)
 {
@@ -470,6 +522,36 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 			o->flags = UBPF_KF_NOREC;
 		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, NULL);
 	}
+	/* the argument strings the plan copies before its first clause,
+	 * the ones before it included (cgen_sarg.c's seq_read()): at most
+	 * UBPF_KSTRARGS; past them the clause is user space's here */
+	{
+		uint8_t seen[UBPF_KSTRARGS];
+		unsigned ns = 0;
+
+		for (i = 0; i < m.n && i < UBPF_KOPS && !m.full; i++) {
+			uint8_t a[2];
+			unsigned na = d_kplan_op_strargs(&pl->ops[i], a);
+
+			for (unsigned q = 0; q < na && !m.full; q++) {
+				unsigned z;
+
+				for (z = 0; z < ns && seen[z] != a[q]; z++)
+					;
+				if (z < ns)
+					continue;
+				if (ns < UBPF_KSTRARGS) {
+					seen[ns++] = a[q];
+					continue;
+				}
+				unfit(&m,
+				      "the probe's plan has no room to copy "
+				      "copyinstr(arg%u) before its first "
+				      "clause",
+				      (unsigned)a[q]);
+			}
+		}
+	}
 	if (m.full || m.max > UBPF_KSTACK) {
 		/* what was written past pl->nops is not part of the plan */
 		if (why && wlen && !why[0])
@@ -498,8 +580,9 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 		      pl->ops[i].op == UBPF_K_VTIME) &&
 		     pl->ops[i].slot))
 			pl->ops[i].jump = (uint16_t)m.n;
-		if (pl->ops[i].op == UBPF_K_SSTR ||
-		    (pl->ops[i].op == UBPF_K_OSTR && pl->ops[i].jump))
+		if ((pl->ops[i].op == UBPF_K_SSTR ||
+		     (pl->ops[i].op == UBPF_K_OSTR && pl->ops[i].jump)) &&
+		    !(pl->ops[i].flags & UBPF_KF_APRE))
 			pl->ops[i].jump = (uint16_t)m.n;
 	}
 	pl->nops = (uint16_t)m.n;

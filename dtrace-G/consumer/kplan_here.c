@@ -260,11 +260,22 @@ bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 		memset(t, 0, sizeof(*t));
 		for (unsigned i = 0; i < n && room; i++) {
 			if (here[i]) {
-				if (kp_clause_try(k, cl[i], probe, t, NULL, 0))
+				/* (the copies ahead's room, R2: that reason,
+				 * kplan_emit.c's clause_emit()) */
+				static const char room_r[] =
+					"the probe's plan has no room to copy";
+
+				w[0] = '\0';
+				if (kp_clause_try(k, cl[i], probe, t, w,
+						  sizeof(w)))
 					continue;
 				here[i] = false;
 				room = false;
-				if (why)
+				if (why && !strncmp(w, room_r,
+						    sizeof(room_r) - 1))
+					snprintf(why[i], sizeof(why[i]), "%s",
+						 w);
+				else if (why)
 					snprintf(why[i], sizeof(why[i]),
 						 "its instructions do not fit "
 						 "the probe's plan beside the "

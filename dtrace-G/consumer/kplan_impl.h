@@ -223,6 +223,12 @@ struct d_kplan {
 	 * variables, each with the value its clause's store gave it */
 	bool mfault;
 	bool nomem;
+	/* R2 and R3 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"):
+	 * the kernel keeps self-> variables and a clause it runs that may
+	 * fire at a uprobe site has an R2 form (kp_out_apre()): no argument
+	 * string is copied before the first clause (no hit can go to user
+	 * space whole), set in kp_vars_decide(), one-way */
+	bool noastr;
 	unsigned nprd;
 	struct kprd {
 		const struct node *rd, *val;
@@ -493,6 +499,15 @@ bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci);
  * holding it in the list holding that if; an if counts as other), so
  * that a fault of its copy must end the clause there (OSTR's jump)? */
 bool kp_out_ends(const struct clause *c, unsigned i);
+/* Is probe a uprobe site's (its provider none of dtrace's or the
+ * kernel's: USDT, pid; or none, a trial's)?  May clause c fire at one (some description's
+ * provider field not one of those names, or a glob)?  Statement i of
+ * clause ci's first R2 form's argument (doc/DESIGN.md §8, "R2 and R3:
+ * the as-built plan": an argument string copied before the probe's
+ * first clause), else -1 */
+bool kp_usite(const struct d_probe *probe);
+bool kp_usite_clause(const struct clause *c);
+int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i);
 /* Has if statement i of clause ci's flat list a slot in the out area
  * for its condition's value (the KEEP OUT: a statement under it, at any
  * depth, has bytes there: a printf(), trace() or SSTR)? */

@@ -141,6 +141,22 @@
  * clause has nothing but printf() and trace() after speculate()
  * (sout_ok()), so no jump: user space runs it and stops there.
  *
+ * R2 (doc/DESIGN.md §8, "R2 and R3: the as-built plan").  At a uprobe
+ * site (kp_usite(): the probe's provider none of dtrace's or the
+ * kernel's) the jump is not DTrace's fault for an argument string
+ * (kp_out_apre(): copyinstr(argN), args[N] by %s, a copyinstr(argN)
+ * leaf, under a ?: too, with a statement other than printf() and
+ * trace() after it; a string variable's store of copyinstr(argN)):
+ * the plan copies it before its first clause (cgen_sarg.c's
+ * seq_read()), a failed copy sending the hit to user space whole, as
+ * the record path reads it (d_arg_str()), and the OSTR or SSTR, flagged
+ * UBPF_KF_APRE, takes its bytes from that copy: no fault, no jump
+ * (kplan_stmt.c's emit_stmt(), cgen_out.c's ostr_pre()).  Not where the
+ * kernel keeps self-> variables (k->noastr, kplan_vars.c's
+ * kp_vars_decide(): no hit of theirs can go to user space): there
+ * such a copy faults at the hit, as DTrace's does.  A clause only at
+ * kernel probes keeps its jump in any program.
+ *
  * In a branch.  A kernel clause with ifs (kplan_vars.c's kp_if_why(),
  * kplan_stmt.c's emit_list()) may print, or store a string variable
  * (below), in any branch: the area's
@@ -378,12 +394,23 @@ bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci)
 	return !d_kplan_specs(k->prog, ci) && kp_typed_ok(k, ci);
 }
 
+/* The providers whose probes are no uprobe site's: dtrace's own and
+ * the kernel's (kprov.c), one list for the three questions below */
+static const char *const kern_prov[] = { "dtrace", "syscall", "profile",
+					 "tick", "proc" };
+
+/* Is the n bytes at d one of them? */
+static bool kern_named(const char *d, size_t n)
+{
+	for (size_t i = 0; i < sizeof(kern_prov) / sizeof(kern_prov[0]); i++)
+		if (strlen(kern_prov[i]) == n && !strncmp(d, kern_prov[i], n))
+			return true;
+	return false;
+}
+
 /* May the clause fire only at probes of uprobes (USDT, pid)? */
 static bool uprobes_only(const struct clause *c)
 {
-	static const char *const kern[] = { "dtrace", "syscall", "profile",
-					    "tick", "proc" };
-
 	if (!c->ndescs)
 		return false;
 	for (unsigned j = 0; j < c->ndescs; j++) {
@@ -396,13 +423,36 @@ static bool uprobes_only(const struct clause *c)
 		if (colons != 3 || !colon || colon == d)
 			return false;
 		n = (size_t)(colon - d);
-		if (strcspn(d, "*?[\\") < n)
+		if (strcspn(d, "*?[\\") < n || kern_named(d, n))
 			return false;
-		for (size_t i = 0; i < sizeof(kern) / sizeof(kern[0]); i++)
-			if (strlen(kern[i]) == n && !strncmp(d, kern[i], n))
-				return false;
 	}
 	return true;
+}
+
+bool kp_usite(const struct d_probe *probe)
+{
+	/* (a probe with no provider is a trial's, kplan_vars.c's
+	 * clause_typed(): its plans are compared, never run) */
+	return probe && (!probe->prov ||
+			 !kern_named(probe->prov, strlen(probe->prov)));
+}
+
+bool kp_usite_clause(const struct clause *c)
+{
+	for (unsigned j = 0; j < c->ndescs; j++) {
+		const char *d = c->descs[j], *colon = strchr(d, ':');
+		unsigned colons = 0;
+		size_t n;
+
+		for (const char *q = d; *q; q++)
+			colons += *q == ':';
+		if (colons != 3 || !colon) /* no provider field: any */
+			return true;
+		n = (size_t)(colon - d);
+		if (strcspn(d, "*?[\\") < n || !kern_named(d, n))
+			return true;
+	}
+	return false;
 }
 
 /* Does a statement of v (n of them) call setopt()?  strsize may change
@@ -456,8 +506,14 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	for (unsigned i = 0; i < c->nflat; i++)
 		if (c->flat[i] == st)
 			ends = kp_out_ends(c, i);
+	/* (R2: copyinstr(argN) in a clause only at uprobe sites, in a
+	 * program with no noastr, is copied before the probe's first
+	 * clause, whatever branch run.c takes: a failed copy sends the hit
+	 * to user space whole, which takes the branch as run.c does) */
 	for (int l = 0; l < n; l++)
-		if (lv[l].kind == UBPF_K_OSTR && lv[l].cond && ends)
+		if (lv[l].kind == UBPF_K_OSTR && lv[l].cond && ends &&
+		    (k->noastr || !uprobes_only(c) ||
+		     kp_copyinstr_arg(lv[l].n) < 0))
 			return false;
 	return n >= 0;
 }
@@ -1072,6 +1128,45 @@ static size_t late_max(const struct d_kplan *k, const struct node *n)
 	int c = kp_ostr_count(k->prog, n);
 
 	return c > 0 ? (size_t)c + 1 : k->prog->strsize;
+}
+
+/*
+ * Statement i of clause ci's first R2 form (doc/DESIGN.md §8, "R2 and
+ * R3: the as-built plan"): a copy of an argument string whose failure
+ * must end the clause at the hit -- a printf() or trace() argument
+ * that is one (out_astr()) or a copyinstr(argN) leaf of one dtrace
+ * computes (kp_out_ftime(), under a ?: too), where a statement other
+ * than printf() and trace() follows (kp_out_ends()), or a string
+ * variable's store of copyinstr(argN): its argument's number, else -1.
+ * From the tree, not k->st (kp_out_ok() asks it).
+ */
+int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	const struct stmt *st = c->flat[i];
+	const struct node *e = st->e;
+
+	if (st->kind == S_EXPR && e && e->op == N_ASSIGN && e->sub == '=' &&
+	    e->a->op == N_VAR && e->a->sub >= 0 &&
+	    (unsigned)e->a->sub < k->prog->nvars &&
+	    k->prog->vars[e->a->sub].kind == T_STR)
+		return kp_copyinstr_arg(e->b);
+	if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
+	    !kp_out_ends(c, i))
+		return -1;
+	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+		struct kp_leaf lv[KP_LEAVES];
+		int n = out_astr(st, j), nl;
+
+		if (n >= 0)
+			return n;
+		nl = kp_out_ftime(k, st, j, lv);
+		for (int l = 0; l < nl; l++)
+			if (lv[l].kind == UBPF_K_OSTR &&
+			    kp_copyinstr_arg(lv[l].n) >= 0)
+				return kp_copyinstr_arg(lv[l].n);
+	}
+	return -1;
 }
 
 /* d_kplan_out_run()'s walk of a record's area */

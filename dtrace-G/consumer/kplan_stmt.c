@@ -45,6 +45,15 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	unsigned j;
 	bool sk = false; /* a string key, in kaggs_s */
 
+	/* R2 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"): at a
+	 * uprobe site, in a program whose kernel keeps no self-> variable,
+	 * an argument string whose fault must end the clause is the copy
+	 * cgen_sarg.c's seq_read() makes before the first clause, a failed
+	 * one sending the hit to user space whole: the OSTR or SSTR, flagged
+	 * UBPF_KF_APRE with step the argument, takes its bytes from that
+	 * copy, pops nothing and has no jump */
+	bool apre = kp_usite(probe) && !k->noastr;
+
 	if (sout && !ks->out) /* speculate(): user space's */
 		return;
 	if (ks->out && st->kind == S_AGG) { /* a stack key's count(): the
@@ -55,12 +64,16 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		return;
 	}
 	if (ks->out) { /* printf(), trace(): kplan_out.c */
+		bool ends = kp_out_ends(c, i);
+
 		for (j = 0; j < kp_out_nargs(st) && !m->full; j++) {
 			int sa;
 			bool s;
 			const struct node *v = kp_out_arg(st, j, &s);
 			struct kp_leaf lv[KP_LEAVES];
 			int nl = kp_out_ftime(k, st, j, lv);
+			const struct node *w =
+				st->kind == S_TRACE ? st->e : st->args[j];
 
 			/* computed by dtrace from its leaves (kplan_str.c's
 			 * kp_out_leaves()): each as a whole one's, in
@@ -72,14 +85,25 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 				if (lv[l].kind == UBPF_K_OVSTR) {
 					o = put(m, UBPF_K_OVSTR, 0, 0);
 					var_op(m, o, (unsigned)x->sub);
+				} else if (lv[l].kind == UBPF_K_OSTR && apre &&
+					   ends && kp_copyinstr_arg(x) >= 0) {
+					o = put(m, UBPF_K_OSTR, 0, 0);
+					o->flags = UBPF_KF_APRE;
+					o->step = (uint16_t)kp_copyinstr_arg(x);
 				} else {
 					emit(m, lv[l].kind == UBPF_K_OSTR
 							? x->args[0]
 							: x);
 					o = put(m, (int)lv[l].kind, 1, 0);
 					if (lv[l].kind == UBPF_K_OSTR &&
-					    !lv[l].cond && kp_out_ends(c, i))
+					    !lv[l].cond && ends)
 						o->jump = 1;
+					/* (one R2 takes elsewhere: a bug's) */
+					if (lv[l].kind == UBPF_K_OSTR &&
+					    lv[l].cond && ends)
+						unfit(m, "a copy under a ?: "
+							 "cannot end the "
+							 "clause here");
 				}
 				m->full |= !m->full &&
 					   !kp_out_op(k, pl, m->n - 1, x);
@@ -101,7 +125,22 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 					   !kp_out_op(k, pl, m->n - 1, v);
 				continue;
 			}
-			if (s && (sa = kp_out_sarg(st, j)) >= 0) {
+			sa = s ? kp_out_sarg(st, j) : -1;
+			if (s && apre && ends &&
+			    (sa >= 0 || kp_copyinstr_arg(w) >= 0)) {
+				/* R2: seq_read()'s copy, no ARG */
+				if (sa >= 0 && !d_args_str(probe, (unsigned)sa))
+					unfit(m, "args[%d] is no string there",
+					      sa);
+				o = put(m, UBPF_K_OSTR, 0, 0);
+				o->flags = UBPF_KF_APRE;
+				o->step = (uint16_t)(sa >= 0 ? sa
+						     : kp_copyinstr_arg(w));
+				m->full |= !m->full &&
+					   !kp_out_op(k, pl, m->n - 1, v);
+				continue;
+			}
+			if (s && sa >= 0) {
 				/* args[N]: argument N's string where the
 				 * probe declares one, else user space's
 				 * here (kplan_out.c's kp_out_sarg()) */
@@ -161,6 +200,15 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			m->full |=
 				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
 		}
+		return;
+	}
+	if (ks->sstr && apre && kp_copyinstr_arg(st->e->b) >= 0) {
+		/* R2: seq_read()'s copy, nothing popped, no jump */
+		o = put(m, UBPF_K_SSTR, 0, 0);
+		var_op(m, o, (unsigned)st->e->a->sub);
+		o->flags = UBPF_KF_APRE;
+		o->step = (uint16_t)kp_copyinstr_arg(st->e->b);
+		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
 		return;
 	}
 	if (ks->sstr || ks->sclr) { /* a string variable's */

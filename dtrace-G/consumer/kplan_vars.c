@@ -21,7 +21,10 @@
  * a fault site where the kernel keeps self-> variables (vfault: a lost
  * clock would send the hit to user space whole; vt_sites()), none
  * printed there (novtout), none read at all where such sites cannot
- * be (novt);
+ * be (novt); where the kernel keeps self-> variables and a clause it
+ * runs at a uprobe site has an argument string whose fault must end
+ * the clause, no such string copied before the probe's first clause
+ * (noastr: kplan_out.c's R2, astr_in());
  * and, where the
  * kernel keeps self-> variables beside string comparisons, each
  * comparison numbered as a fault site (fsite_assign()); and the
@@ -980,6 +983,22 @@ static bool vt_sites(struct d_kplan *k, unsigned nfs)
 	return true;
 }
 
+/* Has a clause the kernel runs that may fire at a uprobe site an R2
+ * form (kplan_out.c's kp_out_apre())? */
+static bool astr_in(const struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		if (!k->ok[ci] || !kp_usite_clause(&p->clauses[ci]))
+			continue;
+		for (unsigned i = 0; i < p->clauses[ci].nflat; i++)
+			if (kp_out_apre(k, ci, i) >= 0)
+				return true;
+	}
+	return false;
+}
+
 void kp_vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
@@ -1137,6 +1156,15 @@ void kp_vars_decide(struct d_kplan *k)
 			mems |= kp_clause_mem(k, ci);
 	}
 	free(mark);
+	/* R2's copies before the first clause send a hit to user space
+	 * whole where one fails: not where the kernel keeps self->
+	 * variables (noastr: no copy ahead, the copies fault at the hit as
+	 * DTrace's do) */
+	if (tls && !k->noastr && astr_in(k)) {
+		k->noastr = true;
+		kp_vars_decide(k);
+		return;
+	}
 	/* a copy's fault sends the hit to user space whole too
 	 * (kplan_mem.c): not where the kernel keeps self-> variables,
 	 * whose copies fault at their statement instead (mfault:

@@ -418,6 +418,13 @@ struct ubpf_kop {
  * store, whose copy run.c makes, and may fault on, though nothing reads
  * it: kplan_mem.c) */
 #define UBPF_KF_MCOPY 0x400
+/* OSTR, SSTR: pop nothing; the string is the copy seq_read() made of
+ * argument step before the plan's first clause (a failed copy sent the
+ * hit to user space whole), so no fault and no jump: R2 of doc/DESIGN.md
+ * §8 "Strings at the probe of pages not yet touched: the rule", at
+ * uprobe sites (kplan_stmt.c's emit_stmt(), cgen_out.c's ostr_pre());
+ * generated programs only */
+#define UBPF_KF_APRE 0x800
 /* AGG with UBPF_KF_VKEY: two string keys, their rooms side by side in
  * the key's s (kplan.c's vkey_pair()): kaggs_v's alone, never kaggs_w's
  * (its short key would cut the second room); the second's key

@@ -19,6 +19,9 @@
  *	          stderr: "ut: unmapped 0x..."); lingers 300 ms
  *	twice     ut:::req(&page 1980, 200) twice, 200 ms apart (the second
  *	          finds the page dtrace's read of the first brought in)
+ *	five      ut:::req5 of the strings "five-i" on pages 1504 + 32i, i
+ *	          0..4 (none of L()'s), nothing reading them; lingers
+ *	          300 ms
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +38,8 @@
 
 static const char big[2048][PG] __attribute__((aligned(PG))) = {
 	L(0), L(1), L(2), L(3), L(4), L(5), L(6), L(7), [1980] = "twice",
+	[1504] = "five-0", [1536] = "five-1", [1568] = "five-2",
+	[1600] = "five-3", [1632] = "five-4",
 };
 
 /* the pid provider's probe: reads nothing of its argument */
@@ -81,6 +86,11 @@ int main(int argc, char **argv)
 			UT_REQ((char *)big[1980], 200);
 			nap(200);
 			UT_REQ((char *)big[1980], 200);
+			nap(300);
+		} else if (!strcmp(c, "five")) {
+			UT_REQ5((char *)big[1504], (char *)big[1536],
+				(char *)big[1568], (char *)big[1600],
+				(char *)big[1632]);
 			nap(300);
 		} else {
 			fprintf(stderr, "ut: unknown command %s\n", c);

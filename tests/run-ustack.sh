@@ -843,10 +843,13 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 	# walk's check of the file offset too (vm_pgoff) must find it changed
 	# and hand the first hit after it back to the copy.  The copy's
 	# stacks and the walk's, byte for byte, save the library's frame:
-	# whether dtrace names it (libdwfl's module of the file, whose bias
-	# the new mapping does not move: pg_a, in both runs) or gives it as
-	# an address (a hit read before dtrace read the new maps) depends on
-	# when dtrace reads the maps, in either run.  -v's counts: the first
+	# whether dtrace names it or gives it as an address (a hit read
+	# before dtrace read the new maps) depends on when dtrace reads the
+	# maps, in either run.  Named, it is pg_a before the new mapping and
+	# pg_b after it (libdwfl's module of the file keeps the first
+	# mapping's bias: ustack.c's us_mod_at() looks the byte up where the
+	# file has it), and after it the stack ends at that frame (its CFI
+	# would be read at pg_a's rows): uwpgoff_ck.  -v's counts: the first
 	# hit and the first after the new mapping copied, at least (a walk
 	# without the offset check copies only the first: 7 walked, 1 copied
 	# on an idle machine).
@@ -859,9 +862,30 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 	[ -n "$uw_a" ] && [ $((0x$uw_b - 0x$uw_a)) -eq 4096 ] ||
 		fail "uwpgoff: pg_b ($uw_b) not a page after pg_a ($uw_a)"
 	uwp_d='pid$target::uwp_fire:entry { printf("%d", arg0); ustack(); }'
+	# each hit (arg0: 0-3 before the new mapping, 10-13 after) has one
+	# frame of the library, pg_a before, pg_b after or an address, and
+	# after the new mapping none past it
+	uwpgoff_ck() {
+		awk '/^[0-9]+$/ { if (h != "") ck(); h = $1; lib = 0; past = 0; next }
+		NF == 0 { next }
+		lib { past++ }
+		/libuwpgoff\.so`|^ *0x[0-9a-f]*$/ {
+			lib++
+			w = h >= 10 ? "pg_b" : "pg_a"
+			if ($1 !~ /^0x/ && $1 !~ ("^libuwpgoff\\.so`" w "\\+0x"))
+				bad = bad " " h ":" $1
+		}
+		function ck() {
+			if (lib != 1 || (h >= 10 && past)) bad = bad " " h
+			n++
+		}
+		END { if (h != "") ck(); if (n != 8 || bad != "") { print n bad; exit 1 } }' "$1"
+	}
 	for w in 0 1; do
 		uwrun $w uwpgoff$w -c './uwpgoff 4' -n "$uwp_d"
-		sed 's/^ *\(libuwpgoff\.so`pg_a+0x[0-9a-f]*\|0x[0-9a-f]*\)$/LIB/' \
+		uwpgoff_ck uwpgoff$w.txt >uwpgoff$w.ck ||
+			fail "uwpgoff, walk $w: the library's frames (pg_a before the new mapping, pg_b or an address after it, the last): $(cat uwpgoff$w.ck): $(cat uwpgoff$w.txt)"
+		sed 's/^ *\(libuwpgoff\.so`pg_[ab]+0x[0-9a-f]*\|0x[0-9a-f]*\)$/LIB/' \
 			uwpgoff$w.txt >uwpgoff$w.n
 	done
 	expect_file_eq "uwpgoff: stacks walked in the kernel as unwound copies" \

@@ -48,7 +48,9 @@
 # walk's mapping check must run again after the swap even where the
 # thread's checks are reused), and a library's text mapped again at its
 # addresses from another offset of its file (uwpgoff[m].c: the check
-# must compare the offset too); -v's counts show that stacks were walked.
+# must compare the offset too, and the frame be named from where the new
+# mapping has it or not at all, with ld.bfd's layout and lld's); -v's
+# counts show that stacks were walked.
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
@@ -895,6 +897,25 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 	[ "${walked%% *}" -gt 0 ] && [ "${walked#* }" -ge 2 ] &&
 		[ "$((${walked%% *} + ${walked#* }))" -eq 8 ] ||
 		fail "uwpgoff: walked and copied: ${walked:-none said} (the first hit and the first after the new mapping must be copied): $(cat uwpgoff1.err)"
+	# The same with lld's layout, where the text's p_vaddr is a page
+	# past its offset and segments share file pages: the ordinary
+	# mappings are where libdwfl's bias has them (named and walked as
+	# ever), the one from another offset is not.
+	if command -v ld.lld >/dev/null 2>&1; then
+		mkdir -p uwl &&
+			$gcc -O2 -fomit-frame-pointer -fPIC -shared -fuse-ld=lld \
+				-fno-toplevel-reorder -o uwl/libuwpgoff.so \
+				"$data/uwpgoff.c" &&
+			$gcc -O2 -fomit-frame-pointer -fuse-ld=lld -o uwpgoffl \
+				"$data/uwpgoffm.c" -Luwl -luwpgoff \
+				-Wl,-rpath,"$PWD/uwl" ||
+			fail "building uwpgoff with lld"
+		uwrun 1 uwpgoffl -c './uwpgoffl 4' -n "$uwp_d"
+		uwpgoff_ck uwpgoffl.txt >uwpgoffl.ck ||
+			fail "uwpgoff, lld's layout: the library's frames: $(cat uwpgoffl.ck): $(cat uwpgoffl.txt)"
+		[ "${walked%% *}" -gt 0 ] ||
+			fail "uwpgoff, lld's layout: none walked: ${walked:-none said}: $(cat uwpgoffl.err)"
+	fi
 fi
 
 # errors: the frame count is a constant

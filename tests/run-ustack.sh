@@ -48,7 +48,9 @@
 # walk's mapping check must run again after the swap even where the
 # thread's checks are reused), and a library's text mapped again at its
 # addresses from another offset of its file (uwpgoff[m].c: the check
-# must compare the offset too); -v's counts show that stacks were walked.
+# must compare the offset too, and the frame be named from where the new
+# mapping has it or not at all, with ld.bfd's layout and lld's); -v's
+# counts show that stacks were walked.
 #
 # Both backends where the BPF one is built (DTRACE_BACKEND=uprobe gives
 # the perf events' PERF_SAMPLE_REGS_USER/STACK_USER path), the BPF one
@@ -911,10 +913,13 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 	# walk's check of the file offset too (vm_pgoff) must find it changed
 	# and hand the first hit after it back to the copy.  The copy's
 	# stacks and the walk's, byte for byte, save the library's frame:
-	# whether dtrace names it (libdwfl's module of the file, whose bias
-	# the new mapping does not move: pg_a, in both runs) or gives it as
-	# an address (a hit read before dtrace read the new maps) depends on
-	# when dtrace reads the maps, in either run.  -v's counts: the first
+	# whether dtrace names it or gives it as an address (a hit read
+	# before dtrace read the new maps) depends on when dtrace reads the
+	# maps, in either run.  Named, it is pg_a before the new mapping and
+	# pg_b after it (libdwfl's module of the file keeps the first
+	# mapping's bias: ustack.c's us_mod_at() looks the byte up where the
+	# file has it), and after it the stack ends at that frame (its CFI
+	# would be read at pg_a's rows): uwpgoff_ck.  -v's counts: the first
 	# hit and the first after the new mapping copied, at least (a walk
 	# without the offset check copies only the first: 7 walked, 1 copied
 	# on an idle machine).
@@ -927,9 +932,30 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 	[ -n "$uw_a" ] && [ $((0x$uw_b - 0x$uw_a)) -eq 4096 ] ||
 		fail "uwpgoff: pg_b ($uw_b) not a page after pg_a ($uw_a)"
 	uwp_d='pid$target::uwp_fire:entry { printf("%d", arg0); ustack(); }'
+	# each hit (arg0: 0-3 before the new mapping, 10-13 after) has one
+	# frame of the library, pg_a before, pg_b after or an address, and
+	# after the new mapping none past it
+	uwpgoff_ck() {
+		awk '/^[0-9]+$/ { if (h != "") ck(); h = $1; lib = 0; past = 0; next }
+		NF == 0 { next }
+		lib { past++ }
+		/libuwpgoff\.so`|^ *0x[0-9a-f]*$/ {
+			lib++
+			w = h >= 10 ? "pg_b" : "pg_a"
+			if ($1 !~ /^0x/ && $1 !~ ("^libuwpgoff\\.so`" w "\\+0x"))
+				bad = bad " " h ":" $1
+		}
+		function ck() {
+			if (lib != 1 || (h >= 10 && past)) bad = bad " " h
+			n++
+		}
+		END { if (h != "") ck(); if (n != 8 || bad != "") { print n bad; exit 1 } }' "$1"
+	}
 	for w in 0 1; do
 		uwrun $w uwpgoff$w -c './uwpgoff 4' -n "$uwp_d"
-		sed 's/^ *\(libuwpgoff\.so`pg_a+0x[0-9a-f]*\|0x[0-9a-f]*\)$/LIB/' \
+		uwpgoff_ck uwpgoff$w.txt >uwpgoff$w.ck ||
+			fail "uwpgoff, walk $w: the library's frames (pg_a before the new mapping, pg_b or an address after it, the last): $(cat uwpgoff$w.ck): $(cat uwpgoff$w.txt)"
+		sed 's/^ *\(libuwpgoff\.so`pg_[ab]+0x[0-9a-f]*\|0x[0-9a-f]*\)$/LIB/' \
 			uwpgoff$w.txt >uwpgoff$w.n
 	done
 	expect_file_eq "uwpgoff: stacks walked in the kernel as unwound copies" \
@@ -939,6 +965,25 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 	[ "${walked%% *}" -gt 0 ] && [ "${walked#* }" -ge 2 ] &&
 		[ "$((${walked%% *} + ${walked#* }))" -eq 8 ] ||
 		fail "uwpgoff: walked and copied: ${walked:-none said} (the first hit and the first after the new mapping must be copied): $(cat uwpgoff1.err)"
+	# The same with lld's layout, where the text's p_vaddr is a page
+	# past its offset and segments share file pages: the ordinary
+	# mappings are where libdwfl's bias has them (named and walked as
+	# ever), the one from another offset is not.
+	if command -v ld.lld >/dev/null 2>&1; then
+		mkdir -p uwl &&
+			$gcc -O2 -fomit-frame-pointer -fPIC -shared -fuse-ld=lld \
+				-fno-toplevel-reorder -o uwl/libuwpgoff.so \
+				"$data/uwpgoff.c" &&
+			$gcc -O2 -fomit-frame-pointer -fuse-ld=lld -o uwpgoffl \
+				"$data/uwpgoffm.c" -Luwl -luwpgoff \
+				-Wl,-rpath,"$PWD/uwl" ||
+			fail "building uwpgoff with lld"
+		uwrun 1 uwpgoffl -c './uwpgoffl 4' -n "$uwp_d"
+		uwpgoff_ck uwpgoffl.txt >uwpgoffl.ck ||
+			fail "uwpgoff, lld's layout: the library's frames: $(cat uwpgoffl.ck): $(cat uwpgoffl.txt)"
+		[ "${walked%% *}" -gt 0 ] ||
+			fail "uwpgoff, lld's layout: none walked: ${walked:-none said}: $(cat uwpgoffl.err)"
+	fi
 fi
 
 # errors: the frame count is a constant

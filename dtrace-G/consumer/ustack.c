@@ -97,10 +97,13 @@
  * The walk uses the text that names the probe's address; past a frame
  * whose file at the hit is not that text's (or is not known), the next
  * return address would come from another file's CFI: the stack ends
- * there.  A hit is unwound once however many clauses or ustack() calls
- * read it, as deep as the deepest of them asks.  The first address is
- * where the probe fired, the others are return addresses (usym.c looks
- * up the call before each).
+ * there; so too past a frame of a mapping that is not where libdwfl's
+ * module has its file's bytes (a file mapped again from another
+ * offset: us_mod_at(), through which usym.c names such a frame).  A
+ * hit is unwound once however many clauses or ustack() calls read it,
+ * as deep as the deepest of them asks.  The first address is where the
+ * probe fired, the others are return addresses (usym.c looks up the
+ * call before each).
  *
  * Walked in the kernel.  A bpf record may carry the pcs bpf/unw.bpf.c
  * found instead of a copy (UBPF_RF_UPCS: ustack_walk.c's tables, the
@@ -517,6 +520,7 @@ static void proc_free(struct us_proc *up)
 	if (up->dwfl)
 		dwfl_end(up->dwfl);
 	us_syms_free(up);
+	free(up->lines);
 	free(up->maps);
 	free(up);
 }
@@ -624,6 +628,159 @@ static const char *map_at(const char *m, uint64_t x, size_t *n,
 		l = e ? e + 1 : NULL;
 	}
 	return NULL;
+}
+
+static uint64_t page_size(void)
+{
+	static uint64_t pg;
+
+	if (!pg) {
+		long v = sysconf(_SC_PAGESIZE);
+
+		pg = v > 0 ? (uint64_t)v : 4096;
+	}
+	return pg;
+}
+
+/*
+ * Where module mod (of up's session, holding x) has the byte up's text
+ * maps at x: *at, the address libdwfl's bias gives that byte.  libdwfl
+ * (dwfl_linux_proc_maps_report()) makes one module of a file's
+ * consecutive mappings, its bias from the first, whatever each
+ * mapping's offset: right for every mapping as the loader makes them
+ * (start - offset = bias + p_vaddr - p_offset of the segment it maps),
+ * not for one a process made itself from another offset (mmap() with
+ * MAP_FIXED of its file's text from a page further on).  So the line
+ * of up's text at x is checked against the ELF's PT_LOAD segments:
+ * where one whose file pages hold x's byte is mapped as the loader
+ * would, *at = x (every ordinary mapping: libdwfl's answer unchanged);
+ * else the byte's segment says where the module has it (p_vaddr +
+ * (offset - p_offset) + bias).  false: no segment holds the byte (not
+ * a part of the ELF's image: not named).  No line, or no ELF: *at = x,
+ * as libdwfl has it.
+ */
+bool us_mod_at(const struct us_proc *up, Dwfl_Module *mod, uint64_t x,
+	       uint64_t *at)
+{
+	uint64_t base = 0, o, lo, hi, pg = page_size();
+	Dwarf_Addr bias = 0;
+	size_t n = 0, phnum = 0;
+	Elf *elf;
+	bool in = false;
+
+	*at = x;
+	if (!map_at(up->maps, x, &n, &base) ||
+	    !(elf = dwfl_module_getelf(mod, &bias)) ||
+	    elf_getphdrnum(elf, &phnum))
+		return true;
+	o = x - base; /* x's byte's offset in the file */
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* the segment's file pages, as the loader maps them */
+		lo = ph.p_offset & -pg;
+		hi = (ph.p_offset + ph.p_filesz + pg - 1) & -pg;
+		if (o >= lo && o < hi &&
+		    base == bias + ph.p_vaddr - ph.p_offset) {
+			*at = x; /* as the loader maps it */
+			return true;
+		}
+		if (!in && o >= ph.p_offset && o - ph.p_offset < ph.p_filesz) {
+			*at = bias + ph.p_vaddr + (o - ph.p_offset);
+			in = true;
+		}
+	}
+	return in;
+}
+
+/* up's text's file mappings, in address order (the text's is). */
+static void lines_make(struct us_proc *up)
+{
+	up->lines_made = true;
+	for (const char *l = up->maps; l && *l;) {
+		unsigned long long lo, hi, off;
+		const char *e = strchr(l, '\n');
+
+		if (file_line(l) &&
+		    sscanf(l, "%llx-%llx %*s %llx", &lo, &hi, &off) == 3 &&
+		    lo < hi && (!up->nlines || up->lines[up->nlines - 1].hi <= lo))
+			PUSH(up->lines, up->nlines,
+			     ((struct us_line){lo, hi, off, 0}));
+		l = e ? e + 1 : NULL;
+	}
+}
+
+/*
+ * Is line l (of module mod) where the module has its bytes: every file
+ * page it maps in a PT_LOAD segment's file pages, mapped as the loader
+ * maps that segment (us_mod_at()'s test, for the whole line)?
+ */
+static bool line_at_bias(const struct us_line *l, Dwfl_Module *mod)
+{
+	uint64_t base = l->lo - l->off, o = l->off,
+		 end = l->off + (l->hi - l->lo), pg = page_size();
+	Dwarf_Addr bias = 0;
+	size_t phnum = 0;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	bool more = true;
+
+	if (!elf || elf_getphdrnum(elf, &phnum))
+		return true; /* no ELF: libdwfl names nothing there */
+	while (o < end && more) {
+		more = false;
+		for (size_t i = 0; i < phnum && o < end; i++) {
+			GElf_Phdr ph;
+			uint64_t lo, hi;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_LOAD ||
+			    base != bias + ph.p_vaddr - ph.p_offset)
+				continue;
+			lo = ph.p_offset & -pg;
+			hi = (ph.p_offset + ph.p_filesz + pg - 1) & -pg;
+			if (o >= lo && o < hi) {
+				o = hi;
+				more = true;
+			}
+		}
+	}
+	return o >= end;
+}
+
+/*
+ * Is x of up's text mapped where the module holding it has its bytes
+ * (us_mod_at(), for x's whole mapping)?  Those a module names and
+ * unwinds with its own rows; an address of no file mapping or no
+ * module, as libdwfl has it.  A binary search and, once per mapping,
+ * the ELF's program headers: the walk asks for each frame of each hit.
+ */
+bool us_at_bias(struct us_proc *up, uint64_t x)
+{
+	size_t lo = 0, hi;
+	struct us_line *l;
+	Dwfl_Module *m;
+
+	if (!up->lines_made)
+		lines_make(up);
+	hi = up->nlines;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (up->lines[mid].hi <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == up->nlines || x < up->lines[lo].lo)
+		return true;
+	l = &up->lines[lo];
+	if (!l->at) {
+		m = up->dwfl ? dwfl_addrmodule(up->dwfl, x) : NULL;
+		l->at = !m || line_at_bias(l, m) ? 1 : -1;
+	}
+	return l->at > 0;
 }
 
 /* Do texts p and q map the same file (or none) at x? */
@@ -997,9 +1154,10 @@ static void say_withheld(struct consumer *c, struct ustack_state *s,
 			return;
 	PUSH(s->withheld_said, s->nwithheld_said, pid);
 	say(c,
-	    "pid %d mapped another file at an address between two reads of "
-	    "its maps, with nothing to date the change or no read of that "
-	    "file: frames there are given as addresses, not named",
+	    "pid %d mapped another file, or a file again from another "
+	    "offset, at an address between two reads of its maps, with "
+	    "nothing to date the change or no read of that mapping: frames "
+	    "there are given as addresses, not named",
 	    (int)pid);
 }
 
@@ -1155,15 +1313,18 @@ static unsigned walk_with(struct ustack_state *s, struct us_proc **upp,
 	 * another file's CFI, and the frames after it are not given.  Where
 	 * another text maps that frame's file (or the last frame's: the
 	 * walk may have ended there for the wrong CFI), and the probe's
-	 * address alike, the caller may walk again with it (*next).
+	 * address alike, the caller may walk again with it (*next).  So
+	 * too past a frame of a mapping that is not where libdwfl's bias
+	 * has its file (us_at_bias()): its CFI was another offset's.
 	 */
 	for (unsigned i = 0; i < w.n; i++) {
 		uint64_t x = w.pcs[i] - (i > 0);
 		struct us_proc *p = pick(c, s->hit.pid, s->hit.t, b, a, x);
+		bool same = p == up || (p && same_at(p, up, x));
 
-		if (p == up || (p && same_at(p, up, x)))
+		if (same && us_at_bias(up, x))
 			continue;
-		if (p && same_at(p, up, pc0))
+		if (p && !same && same_at(p, up, pc0))
 			*next = p;
 		if (i + 1 < w.n) {
 			w.n = i + 1;

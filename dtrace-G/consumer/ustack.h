@@ -75,6 +75,18 @@ struct us_proc {
 	 * pointer, with the process not readable any more.
 	 */
 	bool short_read;
+	/*
+	 * The text's file mappings, in address order, each with whether
+	 * it is where libdwfl's module has its file's bytes (us_at_bias():
+	 * 0 not known yet, 1 yes, -1 no); made when first asked.  A text
+	 * replacing maps has the same file lines (same_files()).
+	 */
+	struct us_line {
+		uint64_t lo, hi, off;
+		int8_t at;
+	} *lines;
+	size_t nlines;
+	bool lines_made;
 	/* usym.c: names by address, open addressing */
 	struct us_sym *syms;
 	size_t nsyms, capsyms;
@@ -138,6 +150,9 @@ struct ustack_state {
 /* ustack.c */
 struct us_proc *us_proc_get(struct consumer *c, pid_t pid, uint64_t t,
 			    uint64_t pc);
+bool us_mod_at(const struct us_proc *up, Dwfl_Module *mod, uint64_t x,
+	       uint64_t *at);
+bool us_at_bias(struct us_proc *up, uint64_t x);
 
 /* ustack_walk.c (bpf backend): the kernel's tables of pid from up, built
  * once per text and image; pid gone */

@@ -28,7 +28,9 @@
  *
  * Tables (uw_build(), from ustack.c when it has unwound a copy with a
  * session).  Each r-x mapping of a file in the session's maps text
- * whose libdwfl module has .eh_frame_hdr becomes a struct uw_mod (with
+ * whose libdwfl module has .eh_frame_hdr, and has it where the mapping
+ * is (ustack.c's us_at_bias(): not a mapping made from another offset),
+ * becomes a struct uw_mod (with
  * its file offset: the walk checks the mapping is still that one); its
  * file's rows come from the very Dwarf_CFI libdwfl unwinds with
  * (dwfl_module_eh_cfi()): from each FDE's start (the .eh_frame_hdr
@@ -614,6 +616,7 @@ void uw_build(struct consumer *c, struct us_proc *up, pid_t pid)
 		    off >> 12 <= UINT32_MAX &&
 		    (mod = dwfl_addrmodule(up->dwfl, a)) &&
 		    dwfl_module_getelf(mod, &bias) &&
+		    us_at_bias(up, a) &&
 		    (f = file_rows(uw, mod, maj << 20 | min, ino, path))) {
 			struct uw_mod *m = &sl.m[px.nmods++];
 

@@ -11,7 +11,11 @@
  * stripped, or the symbols of its separate debug file found by
  * build-id under /usr/lib/debug; a version suffix such as
  * "@@GLIBC_2.34" dropped), and with D_USYM_LINE the source line
- * DWARF gives (dt_dwfl_srcline(), srcline.c).  A return address (D_USYM_RET, a
+ * DWARF gives (dt_dwfl_srcline(), srcline.c).  A module is of a file's
+ * consecutive mappings, its bias libdwfl's (from the first): a mapping
+ * a process made from another offset has its bytes elsewhere in the
+ * module, and is looked up where they are (ustack.c's us_mod_at()), or
+ * not named where no segment of the file holds them.  A return address (D_USYM_RET, a
  * caller's frame) is looked up one byte before it, in the call: a call
  * that is the last instruction of a function (to a noreturn function)
  * returns to the next function's first byte, which is not the caller.
@@ -149,12 +153,16 @@ static char *demangle(const struct ustack_state *s, const char *name)
 	return xstrdup(name);
 }
 
-/* What pc is in up's modules, into e (found or not). */
+/*
+ * What pc is in up's module m, into e (found or not); the byte looked
+ * up, at, is at + d in the module (us_mod_at(): d 0 but where the file
+ * is mapped from another offset than libdwfl's bias has it).
+ */
 static void sym_fill(struct ustack_state *s, struct us_proc *up,
-		     Dwfl_Module *m, uint64_t pc, unsigned flags,
+		     Dwfl_Module *m, uint64_t pc, uint64_t d, unsigned flags,
 		     struct us_sym *e)
 {
-	uint64_t at = (flags & D_USYM_RET) && pc ? pc - 1 : pc;
+	uint64_t at = ((flags & D_USYM_RET) && pc ? pc - 1 : pc) + d;
 	const char *mname, *name;
 	GElf_Off off = 0;
 	GElf_Sym sym;
@@ -172,7 +180,7 @@ static void sym_fill(struct ustack_state *s, struct us_proc *up,
 		memcpy(plain, name, n);
 		e->sym = demangle(s, plain);
 		free(plain);
-		e->off = off + (pc - at);
+		e->off = off + (pc + d - at);
 	}
 	if (flags & D_USYM_LINE) {
 		const char *f;
@@ -189,7 +197,7 @@ bool us_sym_lookup(struct consumer *c, struct us_proc *up, uint64_t pc,
 		   unsigned flags, struct d_usym *out)
 {
 	struct ustack_state *s = c->ust;
-	uint64_t at;
+	uint64_t at, mat;
 	Dwfl_Module *m;
 	struct us_sym *e;
 
@@ -203,8 +211,11 @@ bool us_sym_lookup(struct consumer *c, struct us_proc *up, uint64_t pc,
 	/* the session is of the text of the hit's time (us_proc_get()) */
 	m = dwfl_addrmodule(up->dwfl, at);
 	e = sym_put(s, up, pc, flags);
-	if (m)
-		sym_fill(s, up, m, pc, flags, e);
+	/* where the module has that byte; none: not named */
+	if (m && us_at_bias(up, at))
+		sym_fill(s, up, m, pc, 0, flags, e);
+	else if (m && us_mod_at(up, m, at, &mat))
+		sym_fill(s, up, m, pc, mat - at, flags, e);
 found:
 	out->mod = e->mod;
 	out->sym = e->sym;

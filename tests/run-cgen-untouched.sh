@@ -118,18 +118,22 @@ cat >r2.d <<'EOF2'
 ut$target:::req { printf("%s\n", copyinstr(arg0)); @n = count(); }
 ut$target:::req { this->s = copyinstr(arg0); printf("%s %d\n", this->s, strlen(this->s)); }
 ut$target:::req /arg1 != 1/ { printf("p %s\n", copyinstr(arg0)); @p = count(); }
+ut$target:::req { printf("c %s\n", copyinstr(arg0, 3)); @c = count(); }
 pid$target:a.out:req_fn:entry { printf("%s\n", strjoin(arg1 ? copyinstr(arg0) : "no", "!")); @f = count(); }
 ut$target:::req5 { printf("%s %s %s %s %s\n", copyinstr(arg0), copyinstr(arg1), copyinstr(arg2), copyinstr(arg3), copyinstr(arg4)); @ = count(); }
-END { printa("n %@d\n", @n); printa("p %@d\n", @p); printa("f %@d\n", @f); printa("five %@d\n", @); }
+END { printa("n %@d\n", @n); printa("p %@d\n", @p); printa("c %@d\n", @c); printa("f %@d\n", @f); printa("five %@d\n", @); }
 EOF2
 {
-	printf '%s\n' "lit-0" "lit-0 5" "p lit-0" "no!" "lit-1" "lit-1 5" \
-		"fn-1!" "lit-2" "lit-2 5" "p lit-2" "fn-2!"
+	printf '%s\n' "lit-0" "lit-0 5" "p lit-0" "c lit" "no!" "lit-1" \
+		"lit-1 5" "c lit" "fn-1!" "lit-2" "lit-2 5" "p lit-2" "c lit" \
+		"fn-2!"
 	for i in 1 2; do
-		printf '%s\n' "twice" "twice 5" "p twice"
+		printf '%s\n' "twice" "twice 5" "p twice" "c twi"
 	done
-	printf '%s\n' "five-0 five-1 five-2 five-3 five-4" "n 5" "p 4" "f 3" \
-		"five 1" ""
+	# ut bad's string ends right before its unmapped page: its three
+	# bytes are copyinstr(arg0, 3)'s, no fault
+	printf '%s\n' "c xxx" "five-0 five-1 five-2 five-3 five-4" "n 5" \
+		"p 4" "c 6" "f 3" "five 1" ""
 } >r2.exp
 ways_start 120 -v -q -s r2.d -c "./ut first 3 twice bad five"
 ways_wait "R2"
@@ -139,23 +143,42 @@ for k in 0 g c; do
 	ua=$(sed -n 's/^ut: unmapped //p' "err$k.txt")
 	sed -n 's/^dtrace: error on .*: \(invalid address.*\)$/\1/p' \
 		"err$k.txt" >flt$k.txt
-	for a in 0x10 "$ua"; do
-		for c in 1 2 3; do
-			echo "invalid address ($a) in action #1"
-		done
+	for c in 1 2 3 4; do
+		echo "invalid address (0x10) in action #1"
 	done >flt.exp
+	for c in 1 2 3; do
+		echo "invalid address ($ua) in action #1"
+	done >>flt.exp
 	expect_file_eq "R2 faults ($k): 0x10 and the unmapped page's" \
 		flt.exp flt$k.txt
 done
-for c in 1 2 3 4; do
+for c in 1 2 3 4 5; do
 	expect_grep "R2: -v clause $c" \
 		"^dtrace: clause $c copies copyinstr(arg0) before the probe's first clause: a string the probe cannot read sends the hit to user space whole\$" \
 		errg.txt
 done
 expect_grep "R2: -v" \
-	'^dtrace: 4 clauses printing values computed in the kernel$' errg.txt
+	'^dtrace: 5 clauses printing values computed in the kernel$' errg.txt
 expect_grep "R2: -v, the room" \
-	"^dtrace: clause 5 (ut[0-9]*:::req5) ran in user space at 1 of its 1 probes, first ut[0-9]*:ut:main:req5: the probe's plan has no room to copy copyinstr(arg4) before its first clause\$" \
+	"^dtrace: clause 6 (ut[0-9]*:::req5) ran in user space at 1 of its 1 probes, first ut[0-9]*:ut:main:req5: the probe's plan has no room to copy copyinstr(arg4) before its first clause\$" \
+	errg.txt
+
+# R2 of copyinstr(argN, M) alone at its probe (no other copy of the
+# argument sending the hit away first): before the fix its OSTR kept
+# the jump, and the generated run faulted at each untouched hit and
+# counted nothing while -v said the copy was made ahead.
+cat >r2n.d <<'EOF2'
+ut$target:::req { printf("c %s\n", copyinstr(arg0, 3)); @c = count(); }
+END { printa("c %@d\n", @c); }
+EOF2
+printf '%s\n' "c lit" "c lit" "c lit" "c twi" "c twi" "c 5" "" >r2n.exp
+ways_start 120 -v -q -s r2n.d -c "./ut first 3 twice"
+ways_wait "R2, copyinstr(arg0, 3)"
+ways_same "R2, copyinstr(arg0, 3)"
+expect_file_eq "R2, copyinstr(arg0, 3): the strings and the count" \
+	r2n.exp outg.txt
+expect_grep "R2, copyinstr(arg0, 3): -v" \
+	"^dtrace: clause 1 copies copyinstr(arg0) before the probe's first clause" \
 	errg.txt
 
 # R2 kept away from a program whose kernel keeps self-> variables (no

@@ -127,17 +127,19 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			}
 			sa = s ? kp_out_sarg(st, j) : -1;
 			if (s && apre && ends &&
-			    (sa >= 0 || kp_copyinstr_arg(w) >= 0)) {
-				/* R2: seq_read()'s copy, no ARG */
+			    (sa >= 0 || kp_ostr_arg(w) >= 0)) {
+				/* R2: seq_read()'s copy, no ARG; the count
+				 * a copyinstr(argN, M)'s (kp_out_op() of w,
+				 * as below) */
 				if (sa >= 0 && !d_args_str(probe, (unsigned)sa))
 					unfit(m, "args[%d] is no string there",
 					      sa);
 				o = put(m, UBPF_K_OSTR, 0, 0);
 				o->flags = UBPF_KF_APRE;
 				o->step = (uint16_t)(sa >= 0 ? sa
-						     : kp_copyinstr_arg(w));
+						     : kp_ostr_arg(w));
 				m->full |= !m->full &&
-					   !kp_out_op(k, pl, m->n - 1, v);
+					   !kp_out_op(k, pl, m->n - 1, w);
 				continue;
 			}
 			if (s && sa >= 0) {

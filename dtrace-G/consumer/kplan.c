@@ -625,7 +625,12 @@ static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 	} else {
 		return false;
 	}
-	if (kp_vkey_pair(k, &t, NULL) > UBPF_STRMAX)
+	/* "" (a bound of 0): no room of its own for its key instruction
+	 * (cgen_svar.c's lkey() takes imm 1 at least) */
+	if (!kp_vkey_bound(k, st->keys[ks->skey],
+			   ks->svar >= 0 ? KSX_NONE : ks->sx) ||
+	    !kp_vkey_bound(k, n, t.sx2) ||
+	    kp_vkey_pair(k, &t, NULL) > UBPF_STRMAX)
 		return false;
 	*ks = t;
 	return true;

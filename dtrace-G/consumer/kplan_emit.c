@@ -88,6 +88,39 @@ unsigned d_kplan_op_strargs(const struct ubpf_kop *o, uint8_t a[2])
 	}
 }
 
+/*
+ * The argument strings ops[0 .. n) copy before the plan's first clause
+ * (cgen_sarg.c's seq_read() makes one copy of each): the first past
+ * UBPF_KSTRARGS of them, else -1.  Asked of a clause's plan, and of a
+ * record gate's, which holds none today (kplan.c's gate_ok() takes no
+ * function or string) but would make an event with more the code
+ * generator's refusal (e->bad), its probe then running the record-only
+ * program whatever -v said.
+ */
+static int strargs_over(const struct ubpf_kplan *pl, unsigned n)
+{
+	uint8_t seen[UBPF_KSTRARGS];
+	unsigned ns = 0;
+
+	for (unsigned i = 0; i < n && i < UBPF_KOPS; i++) {
+		uint8_t a[2];
+		unsigned na = d_kplan_op_strargs(&pl->ops[i], a);
+
+		for (unsigned q = 0; q < na; q++) {
+			unsigned z;
+
+			for (z = 0; z < ns && seen[z] != a[q]; z++)
+				;
+			if (z < ns)
+				continue;
+			if (ns == UBPF_KSTRARGS)
+				return a[q];
+			seen[ns++] = a[q];
+		}
+	}
+	return -1;
+}
+
 int d_kplan_apre(const struct d_kplan *k, unsigned clause)
 {
 	const struct clause *c;
@@ -523,34 +556,16 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 		m.full |= !m.full && !kp_out_op(k, pl, m.n - 1, NULL);
 	}
 	/* the argument strings the plan copies before its first clause,
-	 * the ones before it included (cgen_sarg.c's seq_read()): at most
-	 * UBPF_KSTRARGS; past them the clause is user space's here */
-	{
-		uint8_t seen[UBPF_KSTRARGS];
-		unsigned ns = 0;
+	 * the ones before it included: past UBPF_KSTRARGS the clause is
+	 * user space's here */
+	if (!m.full) {
+		int a = strargs_over(pl, m.n);
 
-		for (i = 0; i < m.n && i < UBPF_KOPS && !m.full; i++) {
-			uint8_t a[2];
-			unsigned na = d_kplan_op_strargs(&pl->ops[i], a);
-
-			for (unsigned q = 0; q < na && !m.full; q++) {
-				unsigned z;
-
-				for (z = 0; z < ns && seen[z] != a[q]; z++)
-					;
-				if (z < ns)
-					continue;
-				if (ns < UBPF_KSTRARGS) {
-					seen[ns++] = a[q];
-					continue;
-				}
-				unfit(&m,
-				      "the probe's plan has no room to copy "
-				      "copyinstr(arg%u) before its first "
-				      "clause",
-				      (unsigned)a[q]);
-			}
-		}
+		if (a >= 0)
+			unfit(&m,
+			      "the probe's plan has no room to copy "
+			      "copyinstr(arg%d) before its first clause",
+			      a);
 	}
 	if (m.full || m.max > UBPF_KSTACK) {
 		/* what was written past pl->nops is not part of the plan */
@@ -618,7 +633,8 @@ bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
 		pred = put(&m, UBPF_K_PRED, 1, 0);
 	}
 	put(&m, UBPF_K_REC, 0, 0);
-	if (m.full || m.max > UBPF_KSTACK || m.tls) {
+	if (m.full || m.max > UBPF_KSTACK || m.tls ||
+	    strargs_over(pl, m.n) >= 0) {
 		anc_back(pl, nanc, ancx);
 		return false;
 	}

@@ -351,6 +351,25 @@ static struct ubpf_kop *pred_test(struct em *m, const struct node *n)
 }
 
 /*
+ * The dispatch of typed forms on open bit b (kstmt's forms, the
+ * predicate's pforms): a VLD of the self-> variable whose bit it is
+ * (kplan_vars.c's var_keep()), false (and unfit) where none has it,
+ * never another variable's load.
+ */
+bool form_load(struct em *m, uint32_t b)
+{
+	int bit = __builtin_ctz(b);
+
+	for (unsigned v = 0; v < m->k->prog->nvars; v++)
+		if (m->k->vbit[v] == bit) {
+			var_op(m, put(m, UBPF_K_VLD, 0, 1), v);
+			return true;
+		}
+	unfit(m, "no self-> variable has the open bit %d", bit);
+	return false;
+}
+
+/*
  * The test of predicate n dispatched on its open bits (k->pforms: self->
  * integers whose type set and unset differ), as kplan_stmt.c's
  * emit_forms() dispatches a statement: per bit, lowest first, the
@@ -368,7 +387,7 @@ static void pred_forms(struct em *m, const struct node *n, uint32_t bits,
 	struct d_kplan *kw = (struct d_kplan *)m->k; /* its typing state */
 	struct ubpf_kop *o;
 	uint32_t b = bits & -bits, was = kw->absent;
-	unsigned pj, v = 0;
+	unsigned pj;
 
 	if (!bits) { /* a form: typed with those bits alone unset */
 		kw->absent = absent;
@@ -378,10 +397,8 @@ static void pred_forms(struct em *m, const struct node *n, uint32_t bits,
 			preds[(*np)++] = (unsigned)(o - m->pl->ops);
 		return;
 	}
-	while (v + 1 < m->k->prog->nvars && m->k->vbit[v] != __builtin_ctz(b))
-		v++;
-	o = put(m, UBPF_K_VLD, 0, 1);
-	var_op(m, o, v);
+	if (!form_load(m, b))
+		return;
 	put(m, UBPF_K_PRED, 1, 0);
 	pj = m->n - 1;
 	pred_forms(m, n, bits & ~b, absent, preds, np, jmps, nj);

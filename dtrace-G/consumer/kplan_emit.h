@@ -41,6 +41,7 @@ void unfit(struct em *m, const char *fmt, ...)
 struct ubpf_kop *put(struct em *m, int op, int pops, int pushes);
 void norm(struct em *m, uint8_t fz, uint8_t fg, uint8_t sz, uint8_t sg);
 void var_op(struct em *m, struct ubpf_kop *o, unsigned v);
+bool form_load(struct em *m, uint32_t b);
 
 /* kplan_expr.c */
 void mem_site(struct em *m, struct ubpf_kop *o, const struct node *n);

@@ -421,16 +421,6 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	}
 }
 
-/* The self-> variable whose open bit is b (kplan_vars.c's var_keep()) */
-static unsigned bit_var(const struct d_kplan *k, int b)
-{
-	unsigned v = 0;
-
-	while (v + 1 < k->prog->nvars && k->vbit[v] != b)
-		v++;
-	return v;
-}
-
 /*
  * Statement i dispatched on its open bits (kstmt's forms: self->
  * integers whose type set and unset differ; kplan_vars.c's
@@ -450,7 +440,6 @@ static void emit_forms(struct em *m, const struct clause *c, unsigned clause,
 		       unsigned *jmps, unsigned *nj)
 {
 	struct d_kplan *kw = (struct d_kplan *)m->k; /* its typing state */
-	struct ubpf_kop *o;
 	uint32_t b = bits & -bits;
 	unsigned pj;
 
@@ -462,8 +451,8 @@ static void emit_forms(struct em *m, const struct clause *c, unsigned clause,
 		kw->absent = was;
 		return;
 	}
-	o = put(m, UBPF_K_VLD, 0, 1);
-	var_op(m, o, bit_var(m->k, __builtin_ctz(b)));
+	if (!form_load(m, b))
+		return;
 	put(m, UBPF_K_PRED, 1, 0);
 	pj = m->n - 1;
 	emit_forms(m, c, clause, i, bits & ~b, absent, jmps, nj);

@@ -22,13 +22,14 @@
 #  - an element read where its set and unset types compute differently
 #    (uint32_t - 1 against a signed 0 - 1): user space, -v says so;
 #  - stores of two types (timestamp and an int): user space, -v says so;
-#  - self-> integers set and unset computing differently, statements and
-#    predicates dispatched at the hit (doc/DESIGN.md §8 "vtimestamp,
-#    copyout() and unset variables ...", part 3), gc.d's shape beside,
-#    and what stays user space's.
+#  - self-> and this-> integers set and unset computing differently,
+#    statements and predicates dispatched at the hit (doc/DESIGN.md §8
+#    "vtimestamp, copyout() and unset variables ...", part 3), gc.d's
+#    shape beside, and what stays user space's.
 # Each of the first two fails on a tree that kept such arrays in user
-# space (-v counted no clause in the kernel), each of the last two on
-# one without the forms.  About 5 s idle.
+# space (-v counted no clause in the kernel), each of the last three on
+# one without the forms (the this-> one on one with self->'s alone).
+# About 6 s idle.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -135,6 +136,28 @@ tr$target:::tick {
 expect_grep "forms: a vin clause" \
 	'^dtrace: 1 clause in user space reading self-> variables the kernel keeps' \
 	errg.txt
+
+# this-> integers the same (doc/DESIGN.md §8 part 3: a this-> variable
+# is set when the firing stored it, 0 included, cgen_plan.c's
+# S_FLAGS_THIS() bits and UBPF_K_TSET): this->u = (uint64_t)0 on the
+# odd hits, so this->u - 1 > 0 is 1 there (0 - 1 wrapped) and 0 on the
+# even ones (a signed 0 - 1), which a set test by value would get wrong;
+# this->w's (uint32_t)arg0 (0 at hit 0) in a sum, a predicate and
+# beside this->u (four forms), and stored in an if's branch before a
+# statement reading it
+three "forms: this->" 5 0 '
+tr$target:::tick /arg0 % 2/ { this->u = (uint64_t)0; }
+tr$target:::tick /arg0 % 3 == 0/ { this->w = (uint32_t)arg0; }
+tr$target:::tick {
+	@u[this->u - 1 > 0] = count(); @w[arg0] = sum(this->w - 1);
+}
+tr$target:::tick /this->w - 1 < 5/ {
+	@p = count(); @s[arg0] = sum(this->u - this->w);
+}
+tr$target:::tick {
+	if (arg0 > 4) { this->w = (uint32_t)1; }
+	@v[arg0] = sum(this->w - 1);
+}'
 
 # what stays: a printed value (the out area has one type a slot) and a
 # key whose type differs set and unset (one layout a statement): those

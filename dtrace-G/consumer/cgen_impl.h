@@ -46,6 +46,13 @@
  * where the plan ends */
 #define S_FLAGS_ANC(i) (1u << (17 + (unsigned)(i)))
 #define S_FLAGS_ANCS (S_FLAGS_ANC(UBPF_KANC) - S_FLAGS_ANC(0))
+/* ... bits 22 to 29 this-> slot i stored by the firing (a VST of it in
+ * a plan that has UBPF_K_TSET, which reads them), cleared where the
+ * plan ends (bit 21 the designed S_FLAGS_ANCOK's) */
+#define S_FLAGS_THIS(i) (1u << (22 + (unsigned)(i)))
+#define S_FLAGS_THISS (S_FLAGS_THIS(UBPF_KTHIS) - S_FLAGS_THIS(0))
+_Static_assert(22 + UBPF_KTHIS <= 31, "S_FLAGS_THIS() below bit 31");
+_Static_assert(17 + UBPF_KANC <= 21, "S_FLAGS_ANC() below bit 21");
 #define S_TS (S_FLAGS - 8)   /* the firing's timestamp, if the plan reads it */
 #define S_VKEY (S_TS - 8)    /* cgtls's key {tid, variable} */
 #define S_VVAL (S_VKEY - 8)  /* a value stored there; rb_wake_ask()'s */

@@ -47,7 +47,10 @@
  *     keys popped, in the hash cgtlsa under {tid, variable and key
  *     types, keys}: tlsa_key()) and of this-> variables
  *     (stack slots zeroed where the plan starts: the kernel's clauses
- *     of a probe are one run of this program), and SEQ, SKEY, SKEY2
+ *     of a probe are one run of this program; where the plan has TSET,
+ *     the typed forms' test of a slot stored by the firing, each VST
+ *     of one also sets its bit S_FLAGS_THIS(), cleared where the plan
+ *     ends, as PROG's bits are), and SEQ, SKEY, SKEY2
  *     and SLEN, a string argument's compares, keys and length, with
  *     the fault sites of plans whose kernel keeps self-> variables:
  *     cgen_sarg.c's.  When no clause of the probe needs the record
@@ -463,6 +466,7 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_GID:
 	case UBPF_K_PROG: /* its bit, set by the walk before the plan */
 	case UBPF_K_PROGX: /* compares with the walk's words alone */
+	case UBPF_K_TSET: /* reads S_FLAGS's bit */
 	case UBPF_K_PPID: /* its scratch the slot it pushes */
 	case UBPF_K_ECRED:
 	case UBPF_K_SESS:
@@ -677,6 +681,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	bool *tgt = xcalloc((size_t)pl->nops + 1, sizeof(*tgt));
 	unsigned sp = 0, np = 0, nf = 0, from = 0;
 	bool landed, pure = true; /* op_pure() every instruction so far */
+	/* this-> slots' set bits (S_FLAGS_THIS()): kept where TSET reads
+	 * them, a plan without one unchanged */
+	bool tset = cgen_plan_has(pl, UBPF_K_TSET, -1);
 	uint8_t jn;
 
 	e->nxpj = 0;
@@ -879,6 +886,16 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_PROGX:
 			progx(e, pl, &sp);
 			continue;
+		case UBPF_K_TSET: /* (S_FLAGS >> (22 + slot)) & 1 */
+			if (o->n != UBPF_KV_THIS || o->slot >= UBPF_KTHIS) {
+				e->bad = true;
+				continue;
+			}
+			ldx(e, BPF_DW, 1, 10, S_FLAGS);
+			alu_i(e, BPF_RSH, 1, 22 + o->slot);
+			alu_i(e, BPF_AND, 1, 1);
+			push_r1(e, &sp);
+			continue;
 		case UBPF_K_SLEN:
 			slen(e, o, &sp);
 			continue;
@@ -1053,6 +1070,12 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			} else if (o->n == UBPF_KV_THIS &&
 				   o->slot < UBPF_KTHIS) {
 				stx(e, BPF_DW, 10, (int16_t)S_THIS(o->slot), 1);
+				if (tset) { /* stored: TSET's bit */
+					ldx(e, BPF_DW, 1, 10, S_FLAGS);
+					alu_i(e, BPF_OR, 1,
+					      (int32_t)S_FLAGS_THIS(o->slot));
+					stx(e, BPF_DW, 10, S_FLAGS, 1);
+				}
 			} else {
 				e->bad = true;
 			}
@@ -1200,6 +1223,11 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			 * a REC's for cgen.c's S_FLAGS >> 16 */
 		ldx(e, BPF_DW, 1, 10, S_FLAGS);
 		alu_i(e, BPF_AND, 1, (int32_t)~S_FLAGS_ANCS);
+		stx(e, BPF_DW, 10, S_FLAGS, 1);
+	}
+	if (tset) { /* the this-> slots' bits, as the walk's */
+		ldx(e, BPF_DW, 1, 10, S_FLAGS);
+		alu_i(e, BPF_AND, 1, (int32_t)~S_FLAGS_THISS);
 		stx(e, BPF_DW, 10, S_FLAGS, 1);
 	}
 	if (np || nf) /* a jump to the end: cgbuf may not be held there */

@@ -6,8 +6,8 @@
  * as ../d/run.c narrows it).  kplan.c decided which clauses qualify,
  * the types of their variables and their fault sites; this file and
  * its two parts only walk a qualifying clause's tree: the predicate
- * (where its self-> integers' types differ set and unset, one test per
- * case, dispatched on their values: pred_forms()), a
+ * (where its self-> or this-> integers' types differ set and unset,
+ * one test per case, dispatched on whether they are: pred_forms()), a
  * forward PRED jump to the clause's end (SC for an && or || whose right
  * side may fault: a string compared, or a copy read, where their faults
  * are the hit's), then each statement (kplan_stmt.c), each expression
@@ -352,29 +352,48 @@ static struct ubpf_kop *pred_test(struct em *m, const struct node *n)
 
 /*
  * The dispatch of typed forms on open bit b (kstmt's forms, the
- * predicate's pforms): a VLD of the self-> variable whose bit it is
- * (kplan_vars.c's var_keep()), false (and unfit) where none has it,
- * never another variable's load.
+ * predicate's pforms): whether the variable whose bit it is
+ * (kplan_vars.c's var_keep()) is set, pushed: a self-> integer's VLD
+ * (set exactly when non-zero: a store of 0 deletes it), a this->
+ * integer's TSET (stored by the firing, 0 included: run.c's var_set()
+ * sets it whatever the value); false (and unfit) where none has it,
+ * never another variable's test.
  */
 bool form_load(struct em *m, uint32_t b)
 {
 	int bit = __builtin_ctz(b);
 
-	for (unsigned v = 0; v < m->k->prog->nvars; v++)
-		if (m->k->vbit[v] == bit) {
+	for (unsigned v = 0; v < m->k->prog->nvars; v++) {
+		const struct var *var = &m->k->prog->vars[v];
+
+		if (m->k->vbit[v] != bit)
+			continue;
+		if (var->scope == SC_SELF) {
 			var_op(m, put(m, UBPF_K_VLD, 0, 1), v);
 			return true;
 		}
-	unfit(m, "no self-> variable has the open bit %d", bit);
+		if (var->scope == SC_THIS && m->k->vslot[v] >= 0 &&
+		    m->k->vslot[v] < UBPF_KTHIS) {
+			struct ubpf_kop *o = put(m, UBPF_K_TSET, 0, 1);
+
+			o->n = UBPF_KV_THIS;
+			o->slot = (uint16_t)m->k->vslot[v];
+			o->sz = 4;
+			o->sg = 1;
+			return true;
+		}
+		break;
+	}
+	unfit(m, "no self-> or this-> integer has the open bit %d", bit);
 	return false;
 }
 
 /*
  * The test of predicate n dispatched on its open bits (k->pforms: self->
- * integers whose type set and unset differ), as kplan_stmt.c's
- * emit_forms() dispatches a statement: per bit, lowest first, the
- * variable's VLD and a PRED to its unset forms (a self-> variable is
- * set exactly when non-zero), each form pred_test() with k->absent
+ * and this-> integers whose type set and unset differ), as
+ * kplan_stmt.c's emit_forms() dispatches a statement: per bit, lowest
+ * first, the variable's set test (form_load()) and a PRED to its unset
+ * forms, each form pred_test() with k->absent
  * those bits, its PRED's index into preds (the caller's jump: false
  * ends the clause), its true path a JMP past the last form (into jmps,
  * patched by the caller to the clause's first statement).  Without

@@ -63,7 +63,7 @@ struct kstmt {
 	 * KV_STR variable svar2); 0: none */
 	uint8_t vkey2, sx2;
 	int svar2;
-	/* the open bits (vbit) of self-> integers the statement is
+	/* the open bits (vbit) of self->, this-> integers the statement is
 	 * dispatched on at the hit, one form per subset of them typed
 	 * unset (kplan_vars.c's clause_typed(), kplan_stmt.c's
 	 * emit_forms()); 0: one form */

@@ -7,8 +7,8 @@
  * flagged UBPF_KF_KEEP), a PRED to its else, its body, a JMP past the
  * else, the else: emit_list(), the statements numbered by the clause's
  * flat list, ../d/compile.c's flatten(); a statement with forms, one
- * per case of the self-> integers it reads set or unset, a dispatch on
- * their values: emit_forms()).  Each expression is
+ * per case of the self-> and this-> integers it reads set or unset, a
+ * dispatch on whether they are: emit_forms()).  Each expression is
  * kplan_expr.c's emit(); struct em and put() are kplan_emit.h's.
  */
 #ifndef _GNU_SOURCE
@@ -422,12 +422,15 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 }
 
 /*
- * Statement i dispatched on its open bits (kstmt's forms: self->
- * integers whose type set and unset differ; kplan_vars.c's
+ * Statement i dispatched on its open bits (kstmt's forms: self-> and
+ * this-> integers whose type set and unset differ; kplan_vars.c's
  * clause_typed()), absent those typed unset so far.  A bit at a time,
- * lowest first: the variable's VLD, a PRED to its unset forms (a
- * self-> variable is set exactly when non-zero: a store of 0 deletes
- * it, cgen_plan.c's tls_store(), run.c's dyn_put()), its set forms
+ * lowest first: the variable's set test (kplan_emit.c's form_load():
+ * a self-> variable's VLD, set exactly when non-zero, a store of 0
+ * deleting it, cgen_plan.c's tls_store(), run.c's dyn_put(); a this->
+ * variable's TSET, set when the firing stored it, 0 included, as
+ * run.c's var_set() stores a 0 of its type), a PRED to its unset
+ * forms, its set forms
  * then a JMP past the last form (jmps, patched by the caller), the
  * unset forms.  Each form is the statement emitted with k->absent
  * those bits alone (it reads no other open bit), as run.c types its

@@ -9,8 +9,9 @@
  * its variables set or unset, an array whose T is not its zero's each
  * element read apart (KV_ELEMS: one element may be set, another not):
  * clause_typed(), open_bits(); where the plan differs, a statement or
- * predicate reading at most two self-> integers whose types differ is
- * dispatched at the hit on their values, one form each: form_bits(),
+ * predicate reading at most two self-> or this-> integers whose types
+ * differ is dispatched at the hit on whether they are set (a self->
+ * one's value, a this-> one's stored bit), one form each: form_bits(),
  * kstmt's forms, k->pforms); this-> and self-> strings (KV_SARG,
  * KV_STR: kplan_svar.c's sarg_var() and str_var());
  * this-> pointers into a copy of their clause (KV_PLACE, kplan_mem.c's
@@ -352,19 +353,26 @@ static bool typed_all(struct d_kplan *k, unsigned ci)
 /*
  * Open bits b, read by one statement or predicate, if it may be
  * dispatched on them at the hit, else 0: at most two (KP_FORMS forms),
- * each a self-> integer's, set exactly when non-zero (a this->
- * variable's set-ness would need a bit of its own at the hit, and an
- * array's element reads (KV_ELEMS) keys evaluated twice: not built).
+ * each a self-> integer's, set exactly when non-zero, or a this->
+ * integer's in a stack slot, set when the firing stored it (its bit
+ * at the hit: cgen_plan.c's S_FLAGS_THIS(), UBPF_K_TSET); not an
+ * array's element reads (KV_ELEMS: keys evaluated twice, not built).
  */
 static uint32_t form_check(const struct d_kplan *k, uint32_t b)
 {
 	if (!b || __builtin_popcount(b) > 2 || (b & KP_OPEN) ||
 	    (k->nbits < 31 && (b >> k->nbits)))
 		return 0;
-	for (unsigned v = 0; v < k->prog->nvars; v++)
-		if (k->vbit[v] >= 0 && (b >> k->vbit[v] & 1) &&
-		    k->prog->vars[v].scope != SC_SELF)
+	for (unsigned v = 0; v < k->prog->nvars; v++) {
+		const struct var *var = &k->prog->vars[v];
+
+		if (k->vbit[v] < 0 || !(b >> k->vbit[v] & 1))
+			continue;
+		if (var->scope != SC_SELF &&
+		    (var->scope != SC_THIS || k->vslot[v] < 0 ||
+		     k->vslot[v] >= UBPF_KTHIS))
 			return 0;
+	}
 	return b;
 }
 

@@ -329,6 +329,11 @@ enum {
 		       * clause, 0 where not (a chain it could not finish
 		       * sent the hit to user space whole there; generated
 		       * programs only, as PROG) */
+	UBPF_K_TSET,  /* push whether the this-> variable slot (as VLD's
+		       * with UBPF_KV_THIS) was stored by this firing, as
+		       * an int: a this-> integer set to 0 is set, not its
+		       * zero (the typed forms' dispatch, kplan_stmt.c's
+		       * emit_forms(); generated programs only, as TIME) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

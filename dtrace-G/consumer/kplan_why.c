@@ -136,10 +136,13 @@ static const char *node_name(const struct d_kplan *k, const struct node *n,
  * a this-> variable) or, where it may, has a key whose type differs
  * (a statement's forms share one layout: typed_all()'s key test).  A
  * replay on the plan as decided, typing as typed_all() does (k->absent,
- * k->elem registered and reset after, as it leaves them); a node typed
- * the same in every subset emits the same code, so a statement passed
- * over here is never the plan's difference, and where none is named
- * the caller says the clause-wide reason, as before.
+ * k->elem registered and reset after, as it leaves them).  A statement
+ * whose nodes are typed the same in every subset emits the same code;
+ * a bare variable read (a 64-bit VLD) counts only where its own type
+ * is the statement's (printed, a key).  So a statement named differs
+ * by its types, the first in the clause that does and has no forms;
+ * where none is found the caller says the clause-wide reason, as
+ * before.
  */
 struct fwhy {
 	int line;	 /* the statement's, the predicate's */
@@ -177,13 +180,17 @@ static bool ty_differs(struct d_kplan *kw, const struct node *n, uint32_t s,
 	return false;
 }
 
-/* ... in any subset of b (its open bits), any of n[0..nn) */
+/* ... in any subset of b (its open bits), any of n[0..nn), n[j] a
+ * whole value where top[j] (a printed value, a key: its own type is
+ * the out area's or the layout's; a predicate, a condition, an
+ * aggregation's value is tested or taken as 64 bits), all where top is
+ * NULL */
 static bool any_differs(struct d_kplan *kw, const struct node *const *n,
-			unsigned nn, uint32_t b)
+			const bool *top, unsigned nn, uint32_t b)
 {
 	for (uint32_t s = next_subset(0, b); s; s = next_subset(s, b))
 		for (unsigned j = 0; j < nn; j++)
-			if (ty_differs(kw, n[j], s, true))
+			if (ty_differs(kw, n[j], s, !top || top[j]))
 				return true;
 	return false;
 }
@@ -261,6 +268,7 @@ static bool form_why1(struct d_kplan *kw, unsigned ci, int only_v,
 	for (int i = c->pred ? -1 : 0; i < (int)c->nflat; i++) {
 		const struct stmt *st = i < 0 ? NULL : c->flat[i];
 		const struct node *n[64];
+		bool top[64];
 		unsigned nn = 0;
 		struct kstmt ks;
 		uint32_t b = 0;
@@ -268,14 +276,20 @@ static bool form_why1(struct d_kplan *kw, unsigned ci, int only_v,
 
 		if (st && 1 + st->nargs + st->nkeys > 64)
 			continue; /* (none named: the old reason) */
-		if (!st)
+		if (!st) {
+			top[nn] = false;
 			n[nn++] = c->pred;
-		else {
+		} else {
+			top[nn] = st->kind == S_TRACE;
 			n[nn++] = st->e;
-			for (unsigned j = 0; j < st->nargs && nn < 64; j++)
+			for (unsigned j = 0; j < st->nargs && nn < 64; j++) {
+				top[nn] = st->kind == S_PRINTF;
 				n[nn++] = st->args[j];
-			for (unsigned j = 0; j < st->nkeys && nn < 64; j++)
+			}
+			for (unsigned j = 0; j < st->nkeys && nn < 64; j++) {
+				top[nn] = true;
 				n[nn++] = st->keys[j];
+			}
 		}
 		kw->nelem = 0;
 		kw->elem_full = false;
@@ -285,7 +299,7 @@ static bool form_why1(struct d_kplan *kw, unsigned ci, int only_v,
 			b |= 1u << 31;
 		w = only_v >= 0 ? only_v : bit_var(kw, b & ~(1u << 31));
 		if (!b || w < 0 || !reads_var(kw, b, (unsigned)w) ||
-		    !any_differs(kw, n, nn, b & ~(1u << 31)))
+		    !any_differs(kw, n, top, nn, b & ~(1u << 31)))
 			continue;
 		f->var = w;
 		f->line = st ? st->line : c->pred->line;
@@ -334,7 +348,7 @@ static bool form_why1(struct d_kplan *kw, unsigned ci, int only_v,
 		for (unsigned j = 0; j < st->nkeys; j++)
 			if (st->keys[j]->kind != T_STR &&
 			    any_differs(kw, &(const struct node *){ st->keys[j] },
-					1, b)) {
+					NULL, 1, b)) {
 				snprintf(f->why, sizeof(f->why),
 					 "its forms would need a layout each, "
 					 "key %u's type differing",

@@ -341,11 +341,17 @@ done
 # pass its room of 8: lone and in pairs, first and second, a literal
 # filling its room before execname's, three ways alike; and "" in a
 # pair, user space's (no room of its own: taken, it made the event's
-# program the code generator's refusal, and the run with it)
+# program the code generator's refusal, and the run with it); and two
+# pairs that fit, refused for another reason, which -v says (main said
+# "a second string key, of a pair the kernel does not keep"): a global
+# key after the pair, and the pair in a clause with an if statement
 cat >pair9.d <<'EOF2'
+int glob;
 pid$target::hit:entry { @a[execname] = count(); @m[arg1 & 1 ? execname : "x"] = count(); }
 pid$target::hit:entry { @p[execname, arg1 & 1 ? execname : "yy"] = count(); @q["abcdefgh", execname] = count(); }
 pid$target::hit:entry { self->n += 1; @z[execname, ""] = sum(self->n); }
+pid$target::hit:entry { @g[execname, "z", glob] = count(); }
+pid$target::hit:entry { if (arg1 > 2) { @h[execname, "z"] = count(); } }
 EOF2
 pair9_case() {
 	w="pairs of string keys (strsize 9)"
@@ -361,6 +367,12 @@ pair9_case() {
 		pair91.txt.err
 	expect_grep "$w: the literal's room full" '^  abcdefgh  *Z  *1$' \
 		pair91.txt
+	expect_grep "$w: -v, a key after the pair" \
+		'^dtrace: clause 4 (pid[0-9]*::hit:entry) runs in user space, from its record: line 5: its @g = count() is not one the kernel runs: key 3: glob is a global variable: the kernel keeps self-> and this-> variables only$' \
+		pair91.txt.err
+	expect_grep "$w: -v, the pair beside an if" \
+		"^dtrace: clause 5 (pid[0-9]*::hit:entry) runs in user space, from its record: line 6: its @h = count() is not one the kernel runs: key 2: a second string key, whose pair the kernel keeps only in a clause without if statements\$" \
+		pair91.txt.err
 }
 cgout_bg pair-9 pair9_case
 

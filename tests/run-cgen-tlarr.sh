@@ -96,7 +96,7 @@ tr$target:::tick /arg0 % 2 == 1/ {
 	@s[arg0] = sum(self->u[arg0 / 2] - 1); self->u[arg0 / 2] = 0;
 }'
 expect_grep "uint32_t - 1: -v says why" \
-	'^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 4: its @s = sum() is not one the kernel runs: its value: self->u\[\]: clause 2 would compute differently with an element set and unset: its stores are unsigned 4-byte values, an unset element a signed 8-byte 0 (declare it, or cast the value to int64_t)$' \
+	'^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 4: its @s = sum() is not one the kernel runs: its value: self->u\[\]: clause 2'"'"'s @s = sum() at line 4 would compute differently with an element set and unset, and no forms are chosen at the hit for an array'"'"'s element, whose keys they would compute twice (its stores are unsigned 4-byte values, an unset element a signed 8-byte 0: declare it, or cast the value to int64_t)$' \
 	errg.txt
 
 three "two types" 0 10 '
@@ -175,10 +175,14 @@ tr$target:::tick /self->t - 1 < 5/ { @p = count(); self->t = 0; }
 tr$target:::tick /copyinstr(arg1) == "beta"/ { self->trace = 1; }
 tr$target:::tick /self->trace/ { printf("%d %d\n", arg0, timestamp > 0); }
 tr$target:::tick /arg0 == 7/ { self->trace = 0; }' 1
-for n in 2 3; do
-	expect_grep "forms: what stays: -v says why (clause $n)" \
-		"^dtrace: clause $n (tr[0-9]*:::tick) runs in user space, from its record: its plan would differ with its variables set and unset" \
-		errg.txt
-done
+# each names its statement and why it has no forms (main said "its
+# plan would differ with its variables set and unset" for both)
+ty='(its stores are unsigned 4-byte values, unset it is a signed 8-byte 0: declare it, or cast the value to int64_t)$'
+expect_grep "forms: what stays: -v says why (clause 2)" \
+	"^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 3: its printf() would compute differently with self->t set and unset, and no forms are chosen at the hit for a printed value, the out area having one type a slot $ty" \
+	errg.txt
+expect_grep "forms: what stays: -v says why (clause 3)" \
+	"^dtrace: clause 3 (tr[0-9]*:::tick) runs in user space, from its record: line 4: its @k = count() would compute differently with self->t set and unset, and its forms would need a layout each, key 1's type differing $ty" \
+	errg.txt
 
 finish

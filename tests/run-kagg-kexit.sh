@@ -357,7 +357,7 @@ expect_grep "copyinstr() of a self-> address: -v says it reads late" \
 expect_eq "copyinstr() of a self-> address: -v says it once" 1 \
 	"$(grep -c 'not at the probe' errw.txt)"
 vwhy "a thread-local array of 4-byte values" \
-	"clause 1 (syscall::close:entry) runs in user space, from its record: line 2: its store to self->t\\[\\] is not one the kernel runs: self->t\\[\\]: clause 2 would compute differently with an element set and unset: its stores are unsigned 4-byte values, an unset element a signed 8-byte 0 (declare it, or cast the value to int64_t)" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 2: its store to self->t\\[\\] is not one the kernel runs: self->t\\[\\]: clause 2's @ = sum() at line 2 would compute differently with an element set and unset, and no forms are chosen at the hit for an array's element, whose keys they would compute twice (its stores are unsigned 4-byte values, an unset element a signed 8-byte 0: declare it, or cast the value to int64_t)" \
 	-n 'syscall::close:entry /pid == $target/ {
 		self->t[arg0] = (uint32_t)arg0; }' \
 	-n 'syscall::close:return /pid == $target/ {

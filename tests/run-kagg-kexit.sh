@@ -23,6 +23,12 @@
 #    the first 10 calls counted, the 10 after the spin not;
 #  - the pid provider's exit() beside a system call's count (a uprobe
 #    site: decided at the hit before this change too);
+#  - aggregations before an exit() decided at the hit (kplan_exit.c's
+#    "Aggregations before the exit()"), the winner's updates alone,
+#    once: at close(2) beside a kernel clause sharing them, and at a
+#    USDT probe 8 threads of tests/data/trace/trprog.c race to exit at
+#    (count(), sum(), max(), two keys, lquantize(); @[ustack(3)] =
+#    count()); one record;
 #  - syscall:::entry exiting at close(1005): every system call, on the
 #    raw tracepoint, its generated program tail-called by number,
 #    decided there too, one record;
@@ -72,13 +78,14 @@ records() {
 }
 
 # kx WHAT NCLAUSES STATUS CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog
-# CMD three ways: g, the generated programs (DTRACE_KAGG=1); 0, every
-# hit a record run in user space (DTRACE_KAGG=0); c, the generic
-# programs (DTRACE_CGEN=0).  Each exits with STATUS and prints
-# expected.txt; -v says g ran NCLAUSES clauses in the kernel, c none
+# CMD (kxprog: another program) three ways: g, the generated programs
+# (DTRACE_KAGG=1); 0, every hit a record run in user space
+# (DTRACE_KAGG=0); c, the generic programs (DTRACE_CGEN=0).  Each exits
+# with STATUS and prints expected.txt (empty: what g printed); -v says
+# g ran NCLAUSES clauses in the kernel, c none
 # (it decides no exit()), and no run drops a record; gen=0: g is the
 # generic programs' run too (no prologue fits).
-gen=1
+gen=1 kxprog=./kpprog
 kx() {
 	what=$1 ncl=$2 st=$3 cmd=$4
 	shift 4
@@ -89,7 +96,7 @@ kx() {
 		c) m=0 ;;
 		esac
 		run_err=err$k.txt run_status=$st run_what="$what ($k)"
-		run_mode $m out$k.txt "./kpprog $cmd" "$@"
+		run_mode $m out$k.txt "$kxprog $cmd" "$@"
 		# the two reference modes record every process's calls at a
 		# glob (syscall:::return) for user space to filter: on a busy
 		# machine (CI's -j2 beside run-cgen-kprov.sh's flood of
@@ -101,8 +108,10 @@ kx() {
 				head -1); once more" >&2
 			run_err=err$k.txt run_status=$st \
 				run_what="$what ($k, again)"
-			run_mode $m out$k.txt "./kpprog $cmd" "$@"
+			run_mode $m out$k.txt "$kxprog $cmd" "$@"
 		fi
+		# an empty expected.txt: the generated run's output is it
+		[ $k != g ] || [ -s expected.txt ] || cp outg.txt expected.txt
 		expect_file_eq "$what ($k)" expected.txt out$k.txt
 	done
 	expect_eq "$what: clauses run in the kernel" "$ncl" "$(vcount errg.txt)"
@@ -218,6 +227,74 @@ kx "exit() at pid\$target::spin:entry" 1 6 "closes 10 300000000" \
 	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
 		@[arg0 / 1000] = count(); }' \
 	-n 'pid$target::spin:entry { exit(6); }'
+
+# ---------------------------------------------------------------------
+# aggregations before the exit() (kplan_exit.c's "Aggregations before
+# the exit()"): the clause is decided at the hit still, run from the
+# winner's record alone, so its updates count once, whichever of the
+# threads racing to exit wins; before, they kept every clause in user
+# space (-v: "a statement before it is not printf() or trace() ...",
+# every hit a record).  tests/data/trace/trprog.c's `threads T N`: T
+# threads each fire tr:::tick(t, "thread", i) for i = 0 .. N - 1, all at
+# once.  A clause the kernel runs beside it (never true: what the
+# threads count before the exit is the interleaving's) stays there.
+
+# at a system call, the aggregations of a kernel clause updated by the
+# exit clause too (merged as any user space clause's): the kernel's 6
+# and the winner's 1; avg() of 1000 .. 1005 and 1005 again
+printf '\n                7\n             1002\n             1005\n' \
+	>expected.txt
+kx "aggregations before exit() at syscall::close:entry, shared" 1 3 \
+	"closes 10" \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@c = count(); @a = avg(arg0); }' \
+	-n 'syscall::close:entry /pid == $target && arg0 == 1005/ {
+		@c = count(); @a = avg(arg0); @s = sum(arg0); exit(3); }'
+expect_eq "aggregations before exit() at syscall::close:entry, shared: one record, generated" \
+	1 "$(records errg.txt)"
+
+trace_progs_build
+kxprog=./trprog
+cat >expected.txt <<'EOF'
+
+                1
+                1
+        1                1
+        1        1                1
+
+           value  ------------- Distribution ------------- count    
+               0 |                                         0        
+               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        
+            >= 2 |                                         0        
+
+EOF
+kx "aggregations before exit() at a racing USDT probe" 1 0 "'threads 8 3000'" \
+	-x bufsize=16m \
+	-n 'tr$target:::tick /arg2 >= 100/ { @c = count();
+		@s = sum(arg2 >= 100); @m[arg2 > 99] = max(arg2 >= 100);
+		@k[arg2 >= 100, arg0 >= 0] = count();
+		@q = lquantize(arg2 >= 100, 0, 2); exit(0); }' \
+	-n 'tr$target:::tick /arg2 < 0/ { @never = count(); }'
+expect_eq "aggregations before exit() at a racing USDT probe: one record, generated" \
+	1 "$(records errg.txt)"
+
+# the user stack as the key of the exit clause's count(), the brief's
+# `{ @[ustack()] = count(); exit(0); }` (made from the record's stack,
+# as d_stmt_ukey()'s in a kernel clause): every hit exits or loses, one
+# stack counted once; its frames are this machine's, so the expected
+# text is the generated run's (kx: expected.txt empty), checked here
+: >expected.txt
+kx "ustack() before exit() at a racing USDT probe" 1 0 "'threads 8 500'" \
+	-x bufsize=16m \
+	-n 'tr$target:::tick { @[ustack(3)] = count(); exit(0); }' \
+	-n 'tr$target:::tick /arg2 < 0/ { @never = count(); }'
+expect_eq "ustack() before exit(): one stack, counted once" "1 thread_main" \
+	"$(awk 'NF == 1 && $1 ~ /^[0-9]+$/ { n++; c = $1 }
+		/`thread_main/ { f = "thread_main" }
+		END { print (n == 1 ? c : "lines " n), f }' outg.txt)"
+expect_eq "ustack() before exit(): one record, generated" 1 \
+	"$(records errg.txt)"
+kxprog=./kpprog
 
 # every system call: the raw tracepoints, each call's generated program
 # reached by its direction's dispatcher (kprov_syscall.c), the exit()

@@ -404,6 +404,33 @@
  *    run-kagg-kexit.sh).  A system call on the raw tracepoint has its
  *    generated program, reached through the direction's dispatcher
  *    (kprov_syscall.c), which tests it as on the call's own.
+ *
+ * Aggregations before the exit().  exit_at_hit() takes, before the
+ * clause's exit(), aggregations too: keys and values integers the hit
+ * alone decides (hit_int(): gate_ok() and kp_ty(), no variable,
+ * string or function, / and % by a constant other than 0 only), or a
+ * count() keyed by the user stack alone (../d/stmt.c's d_stmt_ukey()),
+ * with any aggregating function (lquantize()'s bounds are constants).
+ * The exit clause is user space's whatever it holds (above), so such
+ * an update is made by the interpreter, from the record, and only
+ * from the winner's: a hit that found the run ended or lost the swap
+ * wrote no record and ran nothing (the test comes before every clause
+ * of the hit), one whose exit test failed did not pass the clause's
+ * predicate, and the winner's record is run once, by run_clauses(),
+ * which stops at its exit.  So each counts what the runs from every
+ * record count (DTRACE_KAGG=0, DTRACE_CGEN=0): the update of the hit
+ * that exits, once, and none of a hit after it.  Nothing between such
+ * an update and exit() can end the clause: the values cannot fault,
+ * and the stack is the record's, which every record of an event
+ * whose clauses need ustack() carries (D_NEED_USTACK: bpf_attach.c's
+ * ev_spec_make(); a kernel probe's, kprov.c's kp_ustk()), named by the
+ * interpreter's ustack() as for any clause user space runs.  The
+ * clauses beside it, kernel or user space's, are decided as before; an
+ * aggregation the exit clause and a kernel clause share is merged as
+ * any user space clause's is (kplan_merge.c).
+ * Still refused: an aggregation of anything else (a string, a
+ * variable, which an earlier clause of the probe may set in user
+ * space, a function's value but the stack key), a store, an if.
  * A winner's record a full ring dropped is found from cgact itself
  * (bpf_agg_read.c's bpf_kagg_exit_lost()): the run ends, its status
  * unknown.
@@ -440,9 +467,14 @@ static bool stmts_fold(const struct stmt *v, unsigned n)
 /*
  * Clause c calls exit() where the kernel can decide it at the hit
  * ("exit() at a traced probe", above): its predicate, if any, and
- * everything before its first exit() -- printf() and trace() only --
+ * everything before its first exit() -- printf(), trace() and
+ * aggregations only ("Aggregations before the exit()", above) --
  * compute integers the hit alone decides and cannot fault, so the
- * clause reaches exit() exactly when its predicate holds.
+ * clause reaches exit() exactly when its predicate holds.  A count()
+ * keyed by the user stack alone (../d/stmt.c's d_stmt_ukey()) is the
+ * one key that is not an integer: the interpreter's ustack() reads it
+ * from the record's stack, which every record of the event carries
+ * (D_NEED_USTACK), the winner's too, and cannot fault.
  */
 static bool hit_int(const struct d_kplan *k, const struct node *n)
 {
@@ -459,10 +491,15 @@ bool exit_at_hit(const struct d_kplan *k, const struct clause *c)
 		const struct stmt *st = &c->stmts[i];
 
 		if (st->kind != S_EXIT && st->kind != S_PRINTF &&
-		    st->kind != S_TRACE)
+		    st->kind != S_TRACE && st->kind != S_AGG)
 			return false;
 		if (!hit_int(k, st->e))
 			return false;
+		if (st->kind == S_AGG && d_stmt_ukey(k->prog, st))
+			continue;
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (!hit_int(k, st->keys[j]))
+				return false;
 		for (unsigned j = 0; j < st->nargs; j++)
 			if (!hit_int(k, st->args[j]))
 				return false;
@@ -505,8 +542,8 @@ const char *exit_why(const struct d_kplan *k, const struct clause *c, bool tr)
 		return "it fires where no generated program runs (tick-N, "
 		       "or in-process activation)";
 	if (hit_int(k, c->pred))
-		return "a statement before it is not printf() or trace() of "
-		       "values the hit decides";
+		return "a statement before it is not printf(), trace() or "
+		       "an aggregation of values the hit decides";
 	if (reads_scope(k, c->pred, SC_GLOBAL))
 		return "its predicate reads a global variable, which only "
 		       "user space keeps";

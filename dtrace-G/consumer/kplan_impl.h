@@ -387,8 +387,10 @@ uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg);
 /* ... the next subset of set after s (0 after the last) */
 uint32_t next_subset(uint32_t s, uint32_t set);
 /* ... the open bits the reads under n may be dispatched on at the hit
- * (at most two, each a self-> integer's), else 0 */
+ * (at most two, each a self-> integer's or a this-> one's in a slot:
+ * kp_form_var()), else 0 */
 uint32_t kp_form_bits(struct d_kplan *k, const struct node *n);
+bool kp_form_var(const struct d_kplan *k, unsigned v);
 /* ... does n store into variable v? */
 bool stores_into(const struct node *n, unsigned v);
 /* kplan_svar.c: this-> string v is argument N's string (KV_SARG): N,

@@ -363,17 +363,23 @@ static uint32_t form_check(const struct d_kplan *k, uint32_t b)
 	if (!b || __builtin_popcount(b) > 2 || (b & KP_OPEN) ||
 	    (k->nbits < 31 && (b >> k->nbits)))
 		return 0;
-	for (unsigned v = 0; v < k->prog->nvars; v++) {
-		const struct var *var = &k->prog->vars[v];
-
-		if (k->vbit[v] < 0 || !(b >> k->vbit[v] & 1))
-			continue;
-		if (var->scope != SC_SELF &&
-		    (var->scope != SC_THIS || k->vslot[v] < 0 ||
-		     k->vslot[v] >= UBPF_KTHIS))
+	for (unsigned v = 0; v < k->prog->nvars; v++)
+		if (k->vbit[v] >= 0 && (b >> k->vbit[v] & 1) &&
+		    !kp_form_var(k, v))
 			return 0;
-	}
 	return b;
+}
+
+/* Can the hit tell variable v set from unset (a form's dispatch,
+ * kplan_emit.c's form_load())?  A self-> integer (VLD: set is
+ * non-zero), a this-> one in a slot (TSET, its bit in S_FLAGS) */
+bool kp_form_var(const struct d_kplan *k, unsigned v)
+{
+	const struct var *var = &k->prog->vars[v];
+
+	return var->scope == SC_SELF ||
+	       (var->scope == SC_THIS && k->vslot[v] >= 0 &&
+		k->vslot[v] < UBPF_KTHIS);
 }
 
 uint32_t kp_form_bits(struct d_kplan *k, const struct node *n)

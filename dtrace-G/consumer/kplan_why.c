@@ -234,11 +234,11 @@ static bool bits_why(const struct d_kplan *k, uint32_t b, char *w, size_t len)
 	}
 	for (unsigned v = 0; v < k->prog->nvars; v++)
 		if (k->vbit[v] >= 0 && (b >> k->vbit[v] & 1) &&
-		    k->prog->vars[v].scope != SC_SELF) {
+		    !kp_form_var(k, v)) {
 			snprintf(w, len,
-				 "no forms are chosen at the hit on %s, a "
-				 "this-> variable, whose being set the hit "
-				 "does not keep",
+				 "no forms are chosen at the hit on %s, whose "
+				 "being set the hit does not keep (a this-> "
+				 "variable without a slot of the kernel's)",
 				 var_name(k->prog, v, name, sizeof(name)));
 			return true;
 		}

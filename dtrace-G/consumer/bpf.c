@@ -50,9 +50,9 @@
  * (traces_nothing()) asks nothing and loads nothing: open() leaves the
  * object unloaded, and a first event, should a USDT probe be named
  * BEGIN, loads it then.  Otherwise open() asks the kernel whether it
- * has what the program needs (libbpf's feature probes), then loads it, with dtrace's own pid
- * in it and a ring buffer of -x bufsize (or the default) times the CPUs,
- * and keeps it: a kernel that has every feature can still refuse the
+ * has what the program needs (libbpf's feature probes), then loads it, with
+ * dtrace's own pid in it and a ring buffer of -x bufsize (or the default) times
+ * the CPUs, and keeps it: a kernel that has every feature can still refuse the
  * program (its verifier, a lockdown, an LSM), and then the next backend
  * is used, not a run that fails at its first event.  A #pragma D option
  * bufsize is known only once the program is compiled; if it asks for

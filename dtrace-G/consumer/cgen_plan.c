@@ -466,7 +466,7 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_GID:
 	case UBPF_K_PROG: /* its bit, set by the walk before the plan */
 	case UBPF_K_PROGX: /* compares with the walk's words alone */
-	case UBPF_K_TSET: /* reads S_FLAGS's bit */
+	case UBPF_K_TSET:  /* reads S_FLAGS's bit */
 	case UBPF_K_PPID: /* its scratch the slot it pushes */
 	case UBPF_K_ECRED:
 	case UBPF_K_SESS:

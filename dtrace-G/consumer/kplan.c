@@ -1025,8 +1025,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
 	k->untyped =
 		xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->untyped));
-	k->pforms =
-		xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->pforms));
+	k->pforms = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->pforms));
 	k->user = user; /* read by kp_vars_decide() only, below */
 	k->vst = xcalloc(nv, sizeof(*k->vst));
 	k->vsz = xcalloc(nv, sizeof(*k->vsz));

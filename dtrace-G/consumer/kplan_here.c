@@ -271,8 +271,8 @@ bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 					continue;
 				here[i] = false;
 				room = false;
-				if (why && !strncmp(w, room_r,
-						    sizeof(room_r) - 1))
+				if (why &&
+				    !strncmp(w, room_r, sizeof(room_r) - 1))
 					snprintf(why[i], sizeof(why[i]), "%s",
 						 w);
 				else if (why)

@@ -420,9 +420,9 @@ int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v);
  * it), as a vin clause's, dispatched on the open bits forms (0: none),
  * or with n NULL store st (a vin clause's kernel store: kplan_vin.c's
  * kstore_ok()); false where it does not fit */
-bool kp_pred_emit(const struct d_kplan *k, const struct node *n,
-		  uint32_t forms, const struct stmt *st,
-		  const struct d_probe *probe, struct ubpf_kplan *pl);
+bool kp_pred_emit(const struct d_kplan *k, const struct node *n, uint32_t forms,
+		  const struct stmt *st, const struct d_probe *probe,
+		  struct ubpf_kplan *pl);
 
 /* kplan_mem.c: copyin(argN, C)'s copy, read before the plan's first
  * clause: N, C, and a place's offset into it */
@@ -502,11 +502,11 @@ bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci);
  * that a fault of its copy must end the clause there (OSTR's jump)? */
 bool kp_out_ends(const struct clause *c, unsigned i);
 /* Is probe a uprobe site's (its provider none of dtrace's or the
- * kernel's: USDT, pid; or none, a trial's)?  May clause c fire at one (some description's
- * provider field not one of those names, or a glob)?  Statement i of
- * clause ci's first R2 form's argument (doc/DESIGN.md §8, "R2 and R3:
- * the as-built plan": an argument string copied before the probe's
- * first clause), else -1 */
+ * kernel's: USDT, pid; or none, a trial's)?  May clause c fire at one (some
+ * description's provider field not one of those names, or a glob)?  Statement i
+ * of clause ci's first R2 form's argument (doc/DESIGN.md §8, "R2 and R3: the
+ * as-built plan": an argument string copied before the probe's first clause),
+ * else -1 */
 bool kp_usite(const struct d_probe *probe);
 bool kp_usite_clause(const struct clause *c);
 int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i);

@@ -396,8 +396,8 @@ bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci)
 
 /* The providers whose probes are no uprobe site's: dtrace's own and
  * the kernel's (kprov.c), one list for the three questions below */
-static const char *const kern_prov[] = { "dtrace", "syscall", "profile",
-					 "tick", "proc" };
+static const char *const kern_prov[] = { "dtrace", "syscall", "profile", "tick",
+					 "proc" };
 
 /* Is the n bytes at d one of them? */
 static bool kern_named(const char *d, size_t n)
@@ -433,8 +433,8 @@ bool kp_usite(const struct d_probe *probe)
 {
 	/* (a probe with no provider is a trial's, kplan_vars.c's
 	 * clause_typed(): its plans are compared, never run) */
-	return probe && (!probe->prov ||
-			 !kern_named(probe->prov, strlen(probe->prov)));
+	return probe &&
+	       (!probe->prov || !kern_named(probe->prov, strlen(probe->prov)));
 }
 
 bool kp_usite_clause(const struct clause *c)
@@ -1151,8 +1151,7 @@ int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i)
 	    (unsigned)e->a->sub < k->prog->nvars &&
 	    k->prog->vars[e->a->sub].kind == T_STR)
 		return kp_copyinstr_arg(e->b);
-	if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
-	    !kp_out_ends(c, i))
+	if ((st->kind != S_PRINTF && st->kind != S_TRACE) || !kp_out_ends(c, i))
 		return -1;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 		struct kp_leaf lv[KP_LEAVES];

@@ -137,7 +137,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 				o = put(m, UBPF_K_OSTR, 0, 0);
 				o->flags = UBPF_KF_APRE;
 				o->step = (uint16_t)(sa >= 0 ? sa
-						     : kp_ostr_arg(w));
+							     : kp_ostr_arg(w));
 				m->full |= !m->full &&
 					   !kp_out_op(k, pl, m->n - 1, w);
 				continue;

@@ -282,7 +282,6 @@ static bool vars_type_pass(struct d_kplan *k, bool suppose)
 	return false;
 }
 
-
 /*
  * Whether clause ci's plan is the same whichever of its variables are
  * set (a statement with forms, kstmt's, is the same dispatch in every

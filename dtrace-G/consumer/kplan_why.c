@@ -145,10 +145,10 @@ static const char *node_name(const struct d_kplan *k, const struct node *n,
  * before.
  */
 struct fwhy {
-	int line;	 /* the statement's, the predicate's */
-	char what[160];	 /* "predicate", "printf()", "@k = count()" */
-	int var;	 /* the variable named */
-	char why[240];	 /* why no forms */
+	int line;	/* the statement's, the predicate's */
+	char what[160]; /* "predicate", "printf()", "@k = count()" */
+	int var;	/* the variable named */
+	char why[240];	/* why no forms */
 };
 
 /* Is n (a whole value: top) typed differently with bits s unset?  A
@@ -254,8 +254,7 @@ static bool reads_var(const struct d_kplan *k, uint32_t b, unsigned w)
 	if (k->vbit[w] >= 0)
 		return b >> k->vbit[w] & 1;
 	for (unsigned e = 0; k->vbit[w] == KV_ELEMS && e < k->nelem; e++)
-		if (k->elem[e]->sub == (int)w &&
-		    (b >> (k->nbits + (int)e) & 1))
+		if (k->elem[e]->sub == (int)w && (b >> (k->nbits + (int)e) & 1))
 			return true;
 	return false;
 }
@@ -334,9 +333,8 @@ static bool form_why1(struct d_kplan *kw, unsigned ci, int only_v,
 				 "aggregation or an integer store");
 			return true;
 		}
-		if (ks.assign &&
-		    (kw->vst[kp_assigned_var(st)] != KV_KERN ||
-		     kp_place_store(kw, st))) {
+		if (ks.assign && (kw->vst[kp_assigned_var(st)] != KV_KERN ||
+				  kp_place_store(kw, st))) {
 			snprintf(f->why, sizeof(f->why),
 				 "no forms are chosen at the hit for a store "
 				 "of a variable the kernel does not keep");
@@ -347,7 +345,8 @@ static bool form_why1(struct d_kplan *kw, unsigned ci, int only_v,
 		/* forms it may have: one layout for all (its keys) */
 		for (unsigned j = 0; j < st->nkeys; j++)
 			if (st->keys[j]->kind != T_STR &&
-			    any_differs(kw, &(const struct node *){ st->keys[j] },
+			    any_differs(kw,
+					&(const struct node *){ st->keys[j] },
 					NULL, 1, b)) {
 				snprintf(f->why, sizeof(f->why),
 					 "its forms would need a layout each, "
@@ -542,17 +541,16 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	for (o = 0; st > 0 && o < p->nclauses; o++)
 		if (k->untyped[o] && touches(p, &p->clauses[o], v, mark))
 			break;
-	if (st > 0 && o < p->nclauses &&
-	    form_why(k, o, (int)v, tz, tg, &fw)) {
+	if (st > 0 && o < p->nclauses && form_why(k, o, (int)v, tz, tg, &fw)) {
 		char ty[160];
 
 		put_why(buf, len,
-			 "%s: clause %u's %s at line %d would compute "
-			 "differently with %s set and unset, and %s (%s: "
-			 "declare it, or cast the value to int64_t)",
-			 name, o + 1, fw.what, fw.line,
-			 var->scope == SC_SELFASSOC ? "an element" : "it",
-			 fw.why, fwhy_types(k, &fw, tz, tg, ty, sizeof(ty)));
+			"%s: clause %u's %s at line %d would compute "
+			"differently with %s set and unset, and %s (%s: "
+			"declare it, or cast the value to int64_t)",
+			name, o + 1, fw.what, fw.line,
+			var->scope == SC_SELFASSOC ? "an element" : "it",
+			fw.why, fwhy_types(k, &fw, tz, tg, ty, sizeof(ty)));
 		goto out;
 	}
 	if (st > 0 && o < p->nclauses) {
@@ -1307,14 +1305,14 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 		char name[128], ty[160];
 
 		put_why(buf, len,
-			 "line %d: its %s would compute differently with %s "
-			 "set and unset, and %s (%s: declare it, or cast "
-			 "the value to int64_t)",
-			 fw.line, fw.what,
-			 var_name(p, (unsigned)fw.var, name, sizeof(name)),
-			 fw.why,
-			 fwhy_types(k, &fw, k->vsz[fw.var], k->vsg[fw.var],
-				    ty, sizeof(ty)));
+			"line %d: its %s would compute differently with %s "
+			"set and unset, and %s (%s: declare it, or cast "
+			"the value to int64_t)",
+			fw.line, fw.what,
+			var_name(p, (unsigned)fw.var, name, sizeof(name)),
+			fw.why,
+			fwhy_types(k, &fw, k->vsz[fw.var], k->vsg[fw.var], ty,
+				   sizeof(ty)));
 		return buf;
 	}
 	snprintf(buf, len,

@@ -705,9 +705,10 @@ static void lines_make(struct us_proc *up)
 
 		if (file_line(l) &&
 		    sscanf(l, "%llx-%llx %*s %llx", &lo, &hi, &off) == 3 &&
-		    lo < hi && (!up->nlines || up->lines[up->nlines - 1].hi <= lo))
+		    lo < hi &&
+		    (!up->nlines || up->lines[up->nlines - 1].hi <= lo))
 			PUSH(up->lines, up->nlines,
-			     ((struct us_line){lo, hi, off, 0}));
+			     ((struct us_line){ lo, hi, off, 0 }));
 		l = e ? e + 1 : NULL;
 	}
 }

@@ -84,7 +84,7 @@ struct us_proc {
 	struct us_line {
 		uint64_t lo, hi, off;
 		int8_t at;
-	} *lines;
+	} * lines;
 	size_t nlines;
 	bool lines_made;
 	/* usym.c: names by address, open addressing */

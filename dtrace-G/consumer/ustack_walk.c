@@ -615,8 +615,7 @@ void uw_build(struct consumer *c, struct us_proc *up, pid_t pid)
 		    perm[2] == 'x' && path[0] == '/' && !(off & 4095) &&
 		    off >> 12 <= UINT32_MAX &&
 		    (mod = dwfl_addrmodule(up->dwfl, a)) &&
-		    dwfl_module_getelf(mod, &bias) &&
-		    us_at_bias(up, a) &&
+		    dwfl_module_getelf(mod, &bias) && us_at_bias(up, a) &&
 		    (f = file_rows(uw, mod, maj << 20 | min, ino, path))) {
 			struct uw_mod *m = &sl.m[px.nmods++];
 

@@ -15,9 +15,9 @@
  * consecutive mappings, its bias libdwfl's (from the first): a mapping
  * a process made from another offset has its bytes elsewhere in the
  * module, and is looked up where they are (ustack.c's us_mod_at()), or
- * not named where no segment of the file holds them.  A return address (D_USYM_RET, a
- * caller's frame) is looked up one byte before it, in the call: a call
- * that is the last instruction of a function (to a noreturn function)
+ * not named where no segment of the file holds them.  A return address
+ * (D_USYM_RET, a caller's frame) is looked up one byte before it, in the call:
+ * a call that is the last instruction of a function (to a noreturn function)
  * returns to the next function's first byte, which is not the caller.
  * The offset printed stays that of the return address, as DTrace
  * prints it.
@@ -158,9 +158,8 @@ static char *demangle(const struct ustack_state *s, const char *name)
  * up, at, is at + d in the module (us_mod_at(): d 0 but where the file
  * is mapped from another offset than libdwfl's bias has it).
  */
-static void sym_fill(struct ustack_state *s, struct us_proc *up,
-		     Dwfl_Module *m, uint64_t pc, uint64_t d, unsigned flags,
-		     struct us_sym *e)
+static void sym_fill(struct ustack_state *s, struct us_proc *up, Dwfl_Module *m,
+		     uint64_t pc, uint64_t d, unsigned flags, struct us_sym *e)
 {
 	uint64_t at = ((flags & D_USYM_RET) && pc ? pc - 1 : pc) + d;
 	const char *mname, *name;

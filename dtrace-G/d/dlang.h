@@ -624,10 +624,9 @@ void d_report_drops(struct d_prog *prog, FILE *err);
  * came before its own is in hand (after a barrier and one more read of
  * the ring; the tags of the records lost are the run's drops), the
  * closes among them told by d_kspec_ahead() (told: this one too): the
- * generation it closed is decided, its records in sequence order against specsize (drops
- * counted), a commit's written to out.
- * d_kspec_end(): tracing stopped; the generations never closed are
- * decided (drops counted) and freed.
+ * generation it closed is decided, its records in sequence order against
+ * specsize (drops counted), a commit's written to out. d_kspec_end(): tracing
+ * stopped; the generations never closed are decided (drops counted) and freed.
  */
 void d_kspec_open(struct d_prog *prog, uint32_t id, uint64_t c0);
 void d_kspec_hold(struct d_prog *prog, uint32_t id, uint64_t seq,

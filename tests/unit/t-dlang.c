@@ -1093,8 +1093,8 @@ static void ks_hand(struct d_prog *p, struct ks_tag *t)
 
 /* Tags lo .. hi - 1 not handed, in random order; ahead more of those
  * from hi on (no failed speculation: it is counted at its place) */
-static void ks_before(struct d_prog *p, struct ks_tag *t, size_t nt,
-		      size_t lo, size_t hi, size_t ahead)
+static void ks_before(struct d_prog *p, struct ks_tag *t, size_t nt, size_t lo,
+		      size_t hi, size_t ahead)
 {
 	size_t idx[KS_OPS], m = 0;
 
@@ -1194,8 +1194,9 @@ static void test_kspec_random(void)
 			fclose(f);
 			if (strcmp(got, c->want) && !(cross ? badx++ : bad++))
 				diag("run %u: close of %u at %llu: got '%s', "
-				     "want '%s'", run, c->id,
-				     (unsigned long long)c->a, got, c->want);
+				     "want '%s'",
+				     run, c->id, (unsigned long long)c->a, got,
+				     c->want);
 			free(got);
 		}
 		ks_before(p, t, nt, 0, nt, 0);
@@ -1208,10 +1209,13 @@ static void test_kspec_random(void)
 		free(err);
 		d_free(p);
 	}
-	is_int(bad, 0, "kspec: 300 random runs of one thread: each close's "
-		       "output and the drops as the user space path's");
-	is_int(badx, 0, "kspec: %u random runs, the closes run in another "
-			"order than their steps: each close's own", runs);
+	is_int(bad, 0,
+	       "kspec: 300 random runs of one thread: each close's "
+	       "output and the drops as the user space path's");
+	is_int(badx, 0,
+	       "kspec: %u random runs, the closes run in another "
+	       "order than their steps: each close's own",
+	       runs);
 }
 
 static void test_exit(void)

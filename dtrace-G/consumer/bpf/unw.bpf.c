@@ -11,9 +11,9 @@
  * module holding the pc (its process's slot of umods, found through upx
  * by tgid), checked once per walk with bpf_find_vma() to be the same
  * file (device, inode) from the same file offset over the same addresses
- * as when the tables were built (and not again by the thread's later hits while mm_lock_seq,
- * the count every change of the mappings moves, reads as it did before
- * the check: uvc, where the kernel keeps that count), then its row (a
+ * as when the tables were built (and not again by the thread's later hits while
+ * mm_lock_seq, the count every change of the mappings moves, reads as it did
+ * before the check: uvc, where the kernel keeps that count), then its row (a
  * binary search in urows) gives the CFA, the return address and the
  * caller's rbp (unw_bpf.h); the module and row of a pc the thread found
  * before in the same slot filling come from its uvc (uw_rc) instead of

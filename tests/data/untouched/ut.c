@@ -37,9 +37,20 @@
 #define L(i) [1500 + 32 * (i)] = "lit-" #i, [1516 + 32 * (i)] = "fn-" #i
 
 static const char big[2048][PG] __attribute__((aligned(PG))) = {
-	L(0), L(1), L(2), L(3), L(4), L(5), L(6), L(7), [1980] = "twice",
-	[1504] = "five-0", [1536] = "five-1", [1568] = "five-2",
-	[1600] = "five-3", [1632] = "five-4",
+	L(0),
+	L(1),
+	L(2),
+	L(3),
+	L(4),
+	L(5),
+	L(6),
+	L(7),
+	[1980] = "twice",
+	[1504] = "five-0",
+	[1536] = "five-1",
+	[1568] = "five-2",
+	[1600] = "five-3",
+	[1632] = "five-4",
 };
 
 /* the pid provider's probe: reads nothing of its argument */

@@ -408,24 +408,35 @@ static bool kern_named(const char *d, size_t n)
 	return false;
 }
 
+/*
+ * Description d's provider: 1 where it is a kernel one (kern_named()),
+ * 0 where it is another, named without a glob, -1 where it may be
+ * either (empty, a glob in it, or not a four-field description)
+ */
+static int desc_kern(const char *d)
+{
+	const char *colon = strchr(d, ':');
+	unsigned colons = 0;
+	size_t n;
+
+	for (const char *q = d; *q; q++)
+		colons += *q == ':';
+	if (colons != 3 || !colon || colon == d)
+		return -1;
+	n = (size_t)(colon - d);
+	if (strcspn(d, "*?[\\") < n)
+		return -1;
+	return kern_named(d, n);
+}
+
 /* May the clause fire only at probes of uprobes (USDT, pid)? */
 static bool uprobes_only(const struct clause *c)
 {
 	if (!c->ndescs)
 		return false;
-	for (unsigned j = 0; j < c->ndescs; j++) {
-		const char *d = c->descs[j], *colon = strchr(d, ':');
-		unsigned colons = 0;
-		size_t n;
-
-		for (const char *q = d; *q; q++)
-			colons += *q == ':';
-		if (colons != 3 || !colon || colon == d)
+	for (unsigned j = 0; j < c->ndescs; j++)
+		if (desc_kern(c->descs[j]) != 0)
 			return false;
-		n = (size_t)(colon - d);
-		if (strcspn(d, "*?[\\") < n || kern_named(d, n))
-			return false;
-	}
 	return true;
 }
 
@@ -439,19 +450,9 @@ bool kp_usite(const struct d_probe *probe)
 
 bool kp_usite_clause(const struct clause *c)
 {
-	for (unsigned j = 0; j < c->ndescs; j++) {
-		const char *d = c->descs[j], *colon = strchr(d, ':');
-		unsigned colons = 0;
-		size_t n;
-
-		for (const char *q = d; *q; q++)
-			colons += *q == ':';
-		if (colons != 3 || !colon) /* no provider field: any */
+	for (unsigned j = 0; j < c->ndescs; j++)
+		if (desc_kern(c->descs[j]) != 1)
 			return true;
-		n = (size_t)(colon - d);
-		if (strcspn(d, "*?[\\") < n || !kern_named(d, n))
-			return true;
-	}
 	return false;
 }
 

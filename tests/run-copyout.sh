@@ -152,8 +152,10 @@ run_dtrace -v -w -q -c ./cpout -n "$held_rw"
 expect_eq "held, generated: status" 0 "$status"
 expect_eq "held, generated: read before and after the write, as the generic program" \
 	"$held_out" "$(lines '^after the')"
+# (a program a site: how many sites the compiler made of cpout's probes
+# is its own, 4 with gcc -O2, 3 with clang)
 expect_grep "held, generated: the generated programs" \
-	"^dtrace: BPF: 4 generated programs, .* 2 records read$" err.txt
+	"^dtrace: BPF: [0-9][0-9]* generated programs*, .* 2 records read$" err.txt
 expect_grep "held, generated: count() in the kernel" \
 	"^dtrace: 1 clause aggregated in the kernel$" err.txt
 expect_grep "held, generated: printf() before it in the kernel" \

@@ -317,7 +317,8 @@ static void decide(struct d_prog *p, struct dkspec *k, uint64_t lo, uint64_t hi,
 	size_t max = p->specsize_set ? p->specsize : SPEC_DEFAULT_SIZE;
 	size_t used = 0, n = 0;
 
-	qsort(k->h, k->nh, sizeof(*k->h), by_seq);
+	if (k->nh > 1) /* (qsort() of a NULL array is undefined) */
+		qsort(k->h, k->nh, sizeof(*k->h), by_seq);
 	for (size_t i = 0; i < k->nh; i++) {
 		struct dkheld *h = &k->h[i];
 
@@ -360,7 +361,8 @@ static size_t closing(struct dkspec *k, uint64_t n)
 
 	for (size_t i = 0; i < k->npend; i++)
 		r += k->pend[i] < n;
-	qsort(k->g, k->ng, sizeof(*k->g), by_u64);
+	if (k->ng > 1)
+		qsort(k->g, k->ng, sizeof(*k->g), by_u64);
 	if (r < k->ng && k->g[r] <= n && (r + 1 == k->ng || k->g[r + 1] >= n))
 		return r;
 	return SIZE_MAX;
@@ -398,7 +400,8 @@ void d_kspec_end(struct d_prog *p)
 	for (unsigned i = 0; p->kspecs && i < p->nspec; i++) {
 		struct dkspec *k = &p->kspecs[i];
 
-		qsort(k->g, k->ng, sizeof(*k->g), by_u64);
+		if (k->ng > 1)
+			qsort(k->g, k->ng, sizeof(*k->g), by_u64);
 		for (size_t j = 0; j < k->ng; j++)
 			decide(p, k, k->g[j],
 			       j + 1 < k->ng ? k->g[j + 1] : UINT64_MAX, NULL);

@@ -439,6 +439,10 @@ void u_sess(struct em *e, const uint32_t o[4]);
 /* cgen_rec.c: the record's pr_psargs at r8 (r9 the record, in cgbuf),
  * from task_struct's mm and mm_struct's arg_start, arg_end (offsets + 1) */
 void cgen_psargs(struct em *e, const uint32_t o[3]);
+/* r1 = 1 where one of the neq jumps at jeq lands, 0 where one at jne
+ * does (cgen_svar.c) */
+void cmp_result(struct em *e, const size_t *jeq, unsigned neq,
+		const size_t *jne, unsigned nne);
 /* ... vtimestamp at off of base (r9, the record; or r10, S_VT), from
  * the clock cgen_vtime_start() keeps, its entry in register ent (r7 at
  * the record, r9 in the prologue: clobbered) */

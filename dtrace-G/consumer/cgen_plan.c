@@ -580,7 +580,6 @@ static void progx(struct em *e, const struct ubpf_kplan *pl, unsigned *sp)
 {
 	size_t jy[UBPF_ANC + 1], jn[UBPF_ANC];
 	unsigned ny = 0, nn = 0;
-	size_t jend;
 
 	if (!pl->ancx || !e->ancoff || !e->vbuf) {
 		e->bad = true;
@@ -595,14 +594,16 @@ static void progx(struct em *e, const struct ubpf_kplan *pl, unsigned *sp)
 		if (k) /* word 0 is the pid, not the chain's end */
 			jn[nn++] = jmp_i(e, BPF_JEQ, 3, 0);
 	}
-	for (unsigned i = 0; i < nn; i++)
-		fix(e, jn[i]);
-	alu_i(e, BPF_MOV, 1, 0);
-	jend = jmp_i(e, BPF_JA, 0, 0);
-	for (unsigned i = 0; i < ny; i++)
-		fix(e, jy[i]);
-	alu_i(e, BPF_MOV, 1, 1);
-	fix(e, jend);
+	cmp_result(e, jy, ny, jn, nn);
+	push_r1(e, sp);
+}
+
+/* push bit b of S_FLAGS (PROG's ancestors, TSET's this-> set bits) */
+static void flag_bit(struct em *e, unsigned b, unsigned *sp)
+{
+	ldx(e, BPF_DW, 1, 10, S_FLAGS);
+	alu_i(e, BPF_RSH, 1, (int32_t)b);
+	alu_i(e, BPF_AND, 1, 1);
 	push_r1(e, sp);
 }
 
@@ -878,10 +879,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				e->bad = true;
 				continue;
 			}
-			ldx(e, BPF_DW, 1, 10, S_FLAGS);
-			alu_i(e, BPF_RSH, 1, 17 + o->n);
-			alu_i(e, BPF_AND, 1, 1);
-			push_r1(e, &sp);
+			flag_bit(e, 17 + o->n, &sp);
 			continue;
 		case UBPF_K_PROGX:
 			progx(e, pl, &sp);
@@ -891,10 +889,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				e->bad = true;
 				continue;
 			}
-			ldx(e, BPF_DW, 1, 10, S_FLAGS);
-			alu_i(e, BPF_RSH, 1, 22 + o->slot);
-			alu_i(e, BPF_AND, 1, 1);
-			push_r1(e, &sp);
+			flag_bit(e, 22 + o->slot, &sp);
 			continue;
 		case UBPF_K_SLEN:
 			slen(e, o, &sp);

@@ -242,10 +242,11 @@ static void cmp_words(struct em *e, unsigned words, int32_t a, int32_t b,
 /*
  * r1 = cmp_words()'s verdict: 0 where one of the nne jumps at jne
  * lands (a difference), 1 where one of the neq at jeq does (equal),
- * the two joined after.  vveq()'s and vacmp()'s epilogue.
+ * the two joined after.  vveq()'s and vacmp()'s epilogue, and
+ * cgen_plan.c's progx()'s.
  */
-static void cmp_result(struct em *e, const size_t *jeq, unsigned neq,
-		       const size_t *jne, unsigned nne)
+void cmp_result(struct em *e, const size_t *jeq, unsigned neq,
+		const size_t *jne, unsigned nne)
 {
 	size_t j;
 

@@ -436,7 +436,7 @@ sema_run() {
 	done
 	bt_stop "$sr_pids"
 	for sr_dir in $sr_dirs; do
-		stop_pid "$(cat "$sr_dir/sema-bt.pid")" 0
+		bt_collect "$(cat "$sr_dir/sema-bt.pid")"
 		expect_eq "$sr_dir: bpftrace's exit status after SIGINT" 0 \
 			"$stop_status"
 	done

@@ -126,7 +126,7 @@ bt_args() {
 	done
 	bt_stop "$ba_pids"
 	for ba_v in "$@"; do
-		stop_pid "$(cat "$ba_v/bt.pid")" 0
+		bt_collect "$(cat "$ba_v/bt.pid")"
 		expect_eq "$ba_v: bpftrace's exit status" 0 "$stop_status"
 		grep -v -e '^Attaching ' -e '^$' -e '^READY$' "$ba_v/bt.out" |
 			LC_ALL=C sort >"$ba_v/bt.txt"

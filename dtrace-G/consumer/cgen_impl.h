@@ -591,4 +591,17 @@ void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
  * key {tid, v}, built in S_VKEY */
 void cgen_tlss_call(struct em *e, uint16_t v, int fd, int32_t fn);
 
+/* cgen_spec.c: speculation() on the nspec words of cgspec (fd words),
+ * its tag at tagoff in the out area, output clause bit's ran bit set;
+ * the ID it took (0: none) in r1 (r1-r5 clobbered) */
+void cgen_spec_take(struct em *e, int words, unsigned nspec, int16_t tagoff,
+		    unsigned bit);
+/* ... speculate() of the ID in r1; *jfault the jump taken for an ID
+ * past nspec (nothing written), for the caller to fix */
+void cgen_spec_step(struct em *e, int words, unsigned nspec, int16_t tagoff,
+		    unsigned bit, size_t *jfault);
+/* ... commit() or discard() of the ID in r1 (the same) */
+void cgen_spec_close(struct em *e, int words, unsigned nspec, int16_t tagoff,
+		     unsigned bit, size_t *jfault);
+
 #endif /* USDT_DTRACE_CGEN_IMPL_H */

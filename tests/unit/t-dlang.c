@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "d/dlang.h"
+#include "kspec_model.h"
 #include "tap.h"
 
 /* ------------------------------------------------------------------ */
@@ -986,7 +987,8 @@ static void test_kspec(void)
 
 /*
  * The held generations on random runs: the kernel's words stepped as
- * the plan's atomics step them, in one order of their steps (one
+ * the plan's atomics step them (kspec_model.h, as t-cgspec checks the
+ * kernel's steps against), in one order of their steps (one
  * thread's, or many threads' interleaved: the same to the words), the
  * oracle the buffers as d/spec.c keeps them stepped in that order (its
  * rules written again here).  The tags are handed over as a walk would:
@@ -1018,24 +1020,18 @@ static size_t ks_gen(struct ks_tag *t, uint64_t *fails, uint64_t *drops)
 	for (unsigned op = 0; op < KS_OPS; op++) {
 		unsigned r = (unsigned)rand() % 10;
 		unsigned id = (unsigned)rand() % (KS_N + 1);
-		uint64_t old;
+		struct ksm_tag g;
 
 		memset(&t[nt], 0, sizeof(t[nt]));
 		if (r < 2) { /* speculation() */
-			unsigned i;
+			unsigned i = ksm_take(w, KS_N, &g);
 
-			for (i = 0; i < KS_N; i++) {
-				old = w[i];
-				w[i] |= 1;
-				if (!(old & 1))
-					break;
-			}
 			t[nt].kind = 0;
-			t[nt].id = i < KS_N ? i + 1 : 0;
-			t[nt].a = i < KS_N ? old >> 1 : 0;
+			t[nt].id = g.id;
+			t[nt].a = g.n;
 			nt++;
-			if (i < KS_N)
-				olen[i] = 0;
+			if (i)
+				olen[i - 1] = 0;
 			else
 				++*fails;
 		} else if (r < 8) { /* speculate(id), a record */
@@ -1043,13 +1039,12 @@ static size_t ks_gen(struct ks_tag *t, uint64_t *fails, uint64_t *drops)
 
 			if (!id)
 				continue;
-			old = w[id - 1];
-			w[id - 1] += 2;
-			if (!(old & 1))
+			ksm_step(w, KS_N, id, false, &g);
+			if (!(g.act & 1))
 				continue; /* dropped silently */
 			k->kind = 1;
 			k->id = id;
-			k->a = old >> 1;
+			k->a = g.n;
 			k->len = (size_t)snprintf(k->rec, sizeof(k->rec),
 						  "%u.%u%s\n", op, id,
 						  r & 1 ? "xx" : "");
@@ -1063,13 +1058,12 @@ static size_t ks_gen(struct ks_tag *t, uint64_t *fails, uint64_t *drops)
 		} else { /* commit(id) or discard(id) */
 			if (!id)
 				continue;
-			old = w[id - 1];
-			w[id - 1] &= ~(uint64_t)1;
-			if (!(old & 1))
+			ksm_step(w, KS_N, id, true, &g);
+			if (!(g.act & 1))
 				continue;
 			t[nt].kind = 2;
 			t[nt].id = id;
-			t[nt].a = old >> 1;
+			t[nt].a = g.n;
 			t[nt].commit = r == 8;
 			if (r == 8)
 				memcpy(t[nt].want, obuf[id - 1], olen[id - 1]);

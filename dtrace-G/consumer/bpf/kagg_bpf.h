@@ -334,6 +334,19 @@ enum {
 		       * an int: a this-> integer set to 0 is set, not its
 		       * zero (the typed forms' dispatch, kplan_stmt.c's
 		       * emit_forms(); generated programs only, as TIME) */
+	/* speculations whose buffers' words the kernel keeps
+	 * (doc/DESIGN.md's "Speculations in the kernel: the build in
+	 * steps"; cgen_spec.c's three steps on cgspec's nspec words, each
+	 * one atomic instruction, and the tag, a struct ubpf_kspec at
+	 * slot in the out area; generated programs only: the generic
+	 * kagg.bpf.h and drti's recorder never meet them; nothing makes
+	 * them yet: the plan's side is step 3's) */
+	UBPF_K_SPEC,  /* push speculation(): the first inactive buffer's
+		       * ID, 0 where none is; imm nspec */
+	UBPF_K_SPECU, /* pop the ID; speculate() (an ID past nspec: the
+		       * fault site n - 1's illegal operation) */
+	UBPF_K_SPECX, /* pop the ID; n 0 commit(), 1 discard() (an ID
+		       * past nspec: the fault site levels - 1's) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 
@@ -456,6 +469,30 @@ struct ubpf_kostr {
 };
 #define UBPF_KOUTMAX 2048 /* bytes of an out area */
 #define UBPF_KOUTS 32	  /* output clauses of a plan */
+/* ... the ran word's bits past them: the area holds a struct
+ * ubpf_kspec (SPEC), and one of them a commit() or discard() that found
+ * its buffer active (CLOSE) */
+#define UBPF_KOUT_SPEC (1ull << 62)
+#define UBPF_KOUT_CLOSE (1ull << 63)
+
+/*
+ * The tag of a speculation step, 16 bytes at its slot of the out area
+ * (cgen_spec.c): speculation() {ID or 0 (failed), REACHED, the word's
+ * count when taken}; speculate(ID) {ID, REACHED | old's ACTIVE, the
+ * record's sequence}, speculate(0) {0, REACHED, 0}; commit(ID),
+ * discard(ID) {ID, REACHED | old's ACTIVE, the count at the close}.
+ * act 0: the statement was not reached.  cgspec's words (one array
+ * entry, nspec u64): bit 0 the buffer active, bits 1-63 a count of
+ * speculate()s that only grows.
+ */
+struct ubpf_kspec {
+	__u32 id;
+	__u32 act;
+	__u64 n;
+};
+#define UBPF_KSPEC_ACTIVE 1  /* ubpf_kspec.act: the word's bit 0 was set */
+#define UBPF_KSPEC_REACHED 2 /* ... the statement ran */
+#define UBPF_KSPECS 64	     /* the most nspec the kernel keeps */
 
 /* kplans[{event, pid}] */
 struct ubpf_kplan_key {

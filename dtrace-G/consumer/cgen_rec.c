@@ -69,6 +69,20 @@ void u_cred(struct em *e, int16_t off)
 }
 
 /*
+ * bpf_probe_read_kernel(fp + at, 8, r3): the 8 kernel bytes at r3 into
+ * the stack slot at (S_KEY8, a plan's S_STK()); the jump taken when the
+ * read faults, to be fixed.  r0-r2 clobbered.
+ */
+static size_t rd_kern8(struct em *e, int16_t at)
+{
+	alu_r(e, BPF_MOV, 1, 10);
+	alu_i(e, BPF_ADD, 1, at);
+	alu_i(e, BPF_MOV, 2, 8);
+	call(e, BPF_FUNC_probe_read_kernel);
+	return jmp_i(e, BPF_JNE, 0, 0);
+}
+
+/*
  * copyout() with the thread held at the hit, as usdt.bpf.c's
  * hold_thread(), in instructions, where the event's spec has hold (bpf.c's
  * ev_copyout()), right before the output: the tid's entry in the hold
@@ -109,11 +123,7 @@ void u_hold(struct em *e, const struct cgen_maps *m)
 			alu_i(e, BPF_ADD, 3,
 			      (int32_t)(m->hold1[i ? 1 : 0] - 1));
 		}
-		alu_r(e, BPF_MOV, 1, 10);
-		alu_i(e, BPF_ADD, 1, S_KEY8);
-		alu_i(e, BPF_MOV, 2, 8);
-		call(e, BPF_FUNC_probe_read_kernel);
-		jf[nf++] = jmp_i(e, BPF_JNE, 0, 0);
+		jf[nf++] = rd_kern8(e, S_KEY8);
 		ldx(e, BPF_DW, 1, 10, S_KEY8);
 		if (i == 0) /* no sighand */
 			jf[nf++] = jmp_i(e, BPF_JEQ, 1, 0);
@@ -185,11 +195,7 @@ void anc_walk(struct em *e, const uint32_t o[2], bool kp, bool anc)
 	call(e, BPF_FUNC_get_current_task);
 	alu_r(e, BPF_MOV, 3, 0);
 	alu_i(e, BPF_ADD, 3, (int32_t)(o[0] - 1));
-	alu_r(e, BPF_MOV, 1, 10);
-	alu_i(e, BPF_ADD, 1, S_KEY8);
-	alu_i(e, BPF_MOV, 2, 8);
-	call(e, BPF_FUNC_probe_read_kernel);
-	jn[0] = jmp_i(e, BPF_JNE, 0, 0);
+	jn[0] = rd_kern8(e, S_KEY8);
 	ldx(e, BPF_DW, 3, 10, S_KEY8);
 	jn[1] = jmp_i(e, BPF_JEQ, 3, 0);
 	alu_i(e, BPF_ADD, 3, (int32_t)(o[1] - 1));
@@ -229,11 +235,7 @@ void anc_walk(struct em *e, const uint32_t o[2], bool kp, bool anc)
 
 		ldx(e, BPF_DW, 3, 10, S_KEY8);
 		alu_i(e, BPF_ADD, 3, (int32_t)(o[0] - 1));
-		alu_r(e, BPF_MOV, 1, 10);
-		alu_i(e, BPF_ADD, 1, S_KEY8);
-		alu_i(e, BPF_MOV, 2, 8);
-		call(e, BPF_FUNC_probe_read_kernel);
-		jl[i][0] = jmp_i(e, BPF_JNE, 0, 0);
+		jl[i][0] = rd_kern8(e, S_KEY8);
 		ldx(e, BPF_DW, 3, 10, S_KEY8);
 		jl[i][1] = jmp_i(e, BPF_JEQ, 3, 0);
 		alu_i(e, BPF_ADD, 3, (int32_t)(o[1] - 1));
@@ -763,11 +765,7 @@ void cgen_anc_plan(struct em *e, const struct ubpf_kplan *pl, int buf)
 	for (unsigned k = 0; k < UBPF_ANC; k++) {
 		ldx(e, BPF_DW, 3, 10, tk);
 		alu_i(e, BPF_ADD, 3, (int32_t)pl->anc_off[0]);
-		alu_r(e, BPF_MOV, 1, 10);
-		alu_i(e, BPF_ADD, 1, tk);
-		alu_i(e, BPF_MOV, 2, 8);
-		call(e, BPF_FUNC_probe_read_kernel);
-		jcut[ncut++] = jmp_i(e, BPF_JNE, 0, 0);
+		jcut[ncut++] = rd_kern8(e, tk);
 		ldx(e, BPF_DW, 3, 10, tk);
 		jcut[ncut++] = jmp_i(e, BPF_JEQ, 3, 0);
 		st(e, BPF_DW, 10, tg, 0);

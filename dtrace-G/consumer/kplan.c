@@ -8,8 +8,9 @@
  * kplan_vin.c's), the instructions it runs for one probe kplan_emit.c's
  * (with kplan_stmt.c's and kplan_expr.c's), the printf() and trace()
  * values it computes kplan_out.c's, why a clause is not the kernel's
- * (-v) kplan_why.c's, the strings a plan compares, measures, stores and
- * keys by kplan_str.c's, what exit() and tick-N's printa(), clear() and
+ * (-v) kplan_why.c's (why an untyped clause has no typed forms
+ * kplan_why_form.c's), the strings a plan compares, measures, stores
+ * and keys by kplan_str.c's, what exit() and tick-N's printa(), clear() and
  * trunc() cut (the horizon, the lease, the flood, exit() at a traced
  * probe) kplan_exit.c's, speculating clauses kplan_spec.c's, and the
  * merge of the kernel's entries into the program's aggregations

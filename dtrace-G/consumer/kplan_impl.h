@@ -5,8 +5,8 @@
  * their variables, with kplan_svar.c and kplan_vin.c, kplan_emit.c
  * their instructions (with kplan_stmt.c and kplan_expr.c, sharing
  * kplan_emit.h), kplan_str.c their strings, kplan_exit.c and
- * kplan_spec.c, kplan_out.c, kplan_why.c, kplan_merge.c): the plan's
- * state, and the tree walks they all make.
+ * kplan_spec.c, kplan_out.c, kplan_why.c with kplan_why_form.c,
+ * kplan_merge.c): the plan's state, and the tree walks they all make.
  * Not for anything else: kplan.h is the interface.
  */
 #ifndef USDT_DTRACE_KPLAN_IMPL_H
@@ -457,6 +457,29 @@ bool kp_node_vt(const struct node *n);
 bool kp_mem_sites(struct d_kplan *k, unsigned nfs);
 /* ... why variable v, a this-> pointer, is not a place (kplan_why.c) */
 const char *kp_place_why(const struct d_kplan *k, unsigned v);
+
+/* kplan_why.c: variable v as the script writes it ("self->t",
+ * "self->a[]"), statement st as -v names it ("printf()", "@k =
+ * count()", "store to self->t"), into buf */
+const char *kp_var_name(const struct d_prog *p, unsigned v, char *buf,
+			size_t len);
+const char *kp_stmt_name(const struct d_kplan *k, const struct stmt *st,
+			 char *buf, size_t len);
+/* kplan_why_form.c: the statement (or predicate) of an untyped clause
+ * that differs with its variables set and unset and has no typed
+ * forms, and why not */
+struct fwhy {
+	int line;	/* the statement's, the predicate's */
+	char what[160]; /* "predicate", "printf()", "@k = count()" */
+	int var;	/* the variable named */
+	char why[240];	/* why no forms */
+};
+/* ... clause ci's, into f; false where none is found (k's typing state
+ * left as typed_all() leaves it).  only_v >= 0: a statement reading
+ * that variable, kept for the replay as var_keep() kept it (of type
+ * tz, tg) where the decision took it away since */
+bool kp_form_why(const struct d_kplan *k, unsigned ci, int only_v, uint8_t tz,
+		 uint8_t tg, struct fwhy *f);
 
 /* kplan_out.c: statement i of clause ci is a printf() or trace() the
  * kernel computes (ks: assign and out) */

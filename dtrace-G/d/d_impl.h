@@ -487,6 +487,7 @@ struct dspec {
  * its open generations opened at; those of the closes in hand, not run */
 struct dkheld {
 	uint64_t seq;
+	uint64_t stamp; /* its hit's, handed ahead; 0 at its place */
 	char *rec; /* NULL: a sequence with no record */
 	size_t len;
 };
@@ -527,6 +528,7 @@ struct d_prog {
 	/* speculations (spec.c) */
 	struct dspec *specs; /* nspec of them, made on first use */
 	struct dkspec *kspecs; /* ... or the kernel's, held (spec.c) */
+	bool kspec_lost; /* d_kspec_lost(): held records all dropped */
 	unsigned nspec;
 	size_t specsize;
 	bool specsize_set;

@@ -617,24 +617,33 @@ void d_report_drops(struct d_prog *prog, FILE *err);
  * 0: a failed speculation, counted: hand it over at its own place).
  * d_kspec_hold(): a speculate() tag that found its buffer active: rec,
  * len bytes, the record its clause made (NULL: the sequence has no
- * record), held at {id, seq}.  d_kspec_ahead(): a commit() or
- * discard() tag that found its buffer active at count n, in hand
- * before its place (the look ahead).  d_kspec_close(): such a tag at
- * its own place, handed over only once every tag whose kernel step
- * came before its own is in hand (after a barrier and one more read of
- * the ring; the tags of the records lost are the run's drops), the
- * closes among them told by d_kspec_ahead() (told: this one too): the
- * generation it closed is decided, its records in sequence order against
- * specsize (drops counted), a commit's written to out. d_kspec_end(): tracing
- * stopped; the generations never closed are decided (drops counted) and freed.
+ * record), held at {id, seq}; stamp its hit's stamp where it is handed
+ * over ahead of its place, 0 at its place (it has run).
+ * d_kspec_ahead(): a commit() or discard() tag that found its buffer
+ * active at count n, in hand before its place (the look ahead).
+ * d_kspec_close(): such a tag at its own place, handed over only once
+ * every tag whose kernel step came before its own is in hand (after a
+ * barrier and one more read of the ring: consumer/kspec_read.c; the
+ * tags of the records lost are the run's drops), the closes among them
+ * told by d_kspec_ahead() (told: this one too): the generation it
+ * closed is decided, its records in sequence order against specsize
+ * (drops counted), a commit's written to out.  d_kspec_end(): tracing
+ * stopped; the holds stamped after until (an exit()'s stamp, or
+ * UINT64_MAX: handed ahead, their place never run) are forgotten
+ * uncounted, the generations never closed are decided (drops counted)
+ * and freed.  d_kspec_lost(): a record was lost after its step (the
+ * ring's key-0 drops grew): every record held, and every one handed
+ * over from then on, is a drop; nothing more is printed from a close;
+ * err told once.
  */
 void d_kspec_open(struct d_prog *prog, uint32_t id, uint64_t c0);
 void d_kspec_hold(struct d_prog *prog, uint32_t id, uint64_t seq,
-		  const char *rec, size_t len);
+		  uint64_t stamp, const char *rec, size_t len);
 void d_kspec_ahead(struct d_prog *prog, uint32_t id, uint64_t n);
 void d_kspec_close(struct d_prog *prog, uint32_t id, uint64_t n, bool commit,
 		   bool told, FILE *out);
-void d_kspec_end(struct d_prog *prog);
+void d_kspec_end(struct d_prog *prog, uint64_t until);
+void d_kspec_lost(struct d_prog *prog, FILE *err);
 
 /* A thread exited: forget its self-> variables. */
 void d_thread_exit(struct d_prog *prog, pid_t tid);

@@ -84,9 +84,23 @@
  *    one's c0), a tag was lost with its record (the run's drops say
  *    so): the close takes the records from the highest n its ID
  *    closed at.
- *  - d_kspec_end(): generations never closed are discarded, their
- *    drops decided and counted, as the buffers d_spec_free_all() frees
- *    had counted theirs.
+ *  - d_kspec_end(p, until): generations never closed are discarded,
+ *    their drops decided and counted, as the buffers d_spec_free_all()
+ *    frees had counted theirs; but a hold handed over ahead of its place
+ *    (the caller gives it its hit's stamp) whose place the walk never
+ *    ran (stamped after until, an exit()'s stamp) is forgotten, not
+ *    counted: the user space path never met it.  A hold handed over at
+ *    its place has run (the caller gives it stamp 0): a read without a
+ *    barrier runs what it drained, so a hold run there may be stamped
+ *    after an exit() a later read meets.
+ *  - d_kspec_lost(): a record was lost after its step (a full ring, the
+ *    drops' key 0).  A lost tag cannot always be seen (a lost open or
+ *    close shifts the pairing for the rest of its ID's run), so the
+ *    pairing is no longer trusted: every record held, and every one
+ *    handed over from then on, is counted as a drop, no close prints,
+ *    and the run says once "dtrace: speculation buffers discarded after
+ *    lost records" (doc/DESIGN.md: the lead's decision).  Failed
+ *    speculations are still counted at their place.
  * Drops are decided at the close, not at each record's place: which
  * generation a record is of, nothing says before that (above).  The
  * counts are the same; only a once-a-second report falling between a
@@ -280,18 +294,22 @@ void d_kspec_open(struct d_prog *p, uint32_t id, uint64_t c0)
 		return;
 	}
 	k = kspec(p, id);
-	if (k)
+	if (k && !p->kspec_lost)
 		PUSH(k->g, k->ng, c0);
 }
 
-void d_kspec_hold(struct d_prog *p, uint32_t id, uint64_t seq, const char *rec,
-		  size_t len)
+void d_kspec_hold(struct d_prog *p, uint32_t id, uint64_t seq, uint64_t stamp,
+		  const char *rec, size_t len)
 {
 	struct dkspec *k = kspec(p, id);
-	struct dkheld h = { .seq = seq };
+	struct dkheld h = { .seq = seq, .stamp = stamp };
 
 	if (!k)
 		return;
+	if (p->kspec_lost) {
+		p->spec_drops += rec != NULL;
+		return;
+	}
 	if (rec) {
 		h.rec = xmalloc(len + 1);
 		memcpy(h.rec, rec, len);
@@ -349,7 +367,7 @@ void d_kspec_ahead(struct d_prog *p, uint32_t id, uint64_t n)
 {
 	struct dkspec *k = kspec(p, id);
 
-	if (k)
+	if (k && !p->kspec_lost)
 		PUSH(k->pend, k->npend, n);
 }
 
@@ -376,7 +394,7 @@ void d_kspec_close(struct d_prog *p, uint32_t id, uint64_t n, bool commit,
 	uint64_t c0;
 	size_t g;
 
-	if (!k)
+	if (!k || p->kspec_lost)
 		return;
 	g = closing(k, n);
 	c0 = g == SIZE_MAX ? k->floor : k->g[g];
@@ -395,11 +413,42 @@ void d_kspec_close(struct d_prog *p, uint32_t id, uint64_t n, bool commit,
 	free(sb.b);
 }
 
-void d_kspec_end(struct d_prog *p)
+/* A record was lost after its step (a full ring): which generations its
+ * tag's loss shifted, nothing says, so every record held and every one
+ * handed over later is counted as a drop, nothing more is printed, and
+ * the run says so once */
+void d_kspec_lost(struct d_prog *p, FILE *err)
 {
 	for (unsigned i = 0; p->kspecs && i < p->nspec; i++) {
 		struct dkspec *k = &p->kspecs[i];
 
+		for (size_t j = 0; j < k->nh; j++) {
+			p->spec_drops += k->h[j].rec != NULL;
+			free(k->h[j].rec);
+		}
+		k->nh = k->ng = k->npend = 0;
+	}
+	if (!p->kspec_lost && err)
+		fprintf(err, "dtrace: speculation buffers discarded after "
+			     "lost records\n");
+	p->kspec_lost = true;
+}
+
+void d_kspec_end(struct d_prog *p, uint64_t until)
+{
+	for (unsigned i = 0; p->kspecs && i < p->nspec; i++) {
+		struct dkspec *k = &p->kspecs[i];
+		size_t n = 0;
+
+		/* handed over ahead of a place the walk never reached (an
+		 * exit() before it): never run, so never counted, as the user
+		 * space path never meets them */
+		for (size_t j = 0; j < k->nh; j++)
+			if (k->h[j].stamp > until)
+				free(k->h[j].rec);
+			else
+				k->h[n++] = k->h[j];
+		k->nh = n;
 		if (k->ng > 1)
 			qsort(k->g, k->ng, sizeof(*k->g), by_u64);
 		for (size_t j = 0; j < k->ng; j++)

@@ -877,18 +877,18 @@ static void test_kspec(void)
 	/* sequence order, not the order read; a hole; ID 2 apart */
 	d_kspec_open(p, 1, 0);
 	d_kspec_open(p, 2, 0);
-	d_kspec_hold(p, 1, 2, "c\n", 2);
-	d_kspec_hold(p, 2, 0, "x\n", 2);
-	d_kspec_hold(p, 1, 0, "a\n", 2);
-	d_kspec_hold(p, 1, 1, NULL, 0);
+	d_kspec_hold(p, 1, 2, 0, "c\n", 2);
+	d_kspec_hold(p, 2, 0, 0, "x\n", 2);
+	d_kspec_hold(p, 1, 0, 0, "a\n", 2);
+	d_kspec_hold(p, 1, 1, 0, NULL, 0);
 	d_kspec_close(p, 1, 3, true, false, of);
 	fflush(of);
 	is_str(out, "a\nc\n", "kspec: a commit prints in sequence order");
 	/* the next generation's record in hand before its open and the
 	 * close: not the closing one's */
 	d_kspec_open(p, 1, 3);
-	d_kspec_hold(p, 1, 3, "d\n", 2);
-	d_kspec_hold(p, 1, 4, "e\n", 2);
+	d_kspec_hold(p, 1, 3, 0, "d\n", 2);
+	d_kspec_hold(p, 1, 4, 0, "e\n", 2);
 	d_kspec_close(p, 1, 4, true, false, of);
 	d_kspec_open(p, 1, 4);
 	d_kspec_close(p, 1, 5, true, false, of);
@@ -898,17 +898,17 @@ static void test_kspec(void)
 	/* specsize 7: the third 3-byte record is a drop, by commit() and
 	 * discard() alike; a stale sequence (6) is never handed over */
 	d_kspec_open(p, 1, 5);
-	d_kspec_hold(p, 1, 5, "ff\n", 3);
-	d_kspec_hold(p, 1, 7, "hh\n", 3);
+	d_kspec_hold(p, 1, 5, 0, "ff\n", 3);
+	d_kspec_hold(p, 1, 7, 0, "hh\n", 3);
 	d_kspec_close(p, 1, 6, true, false, of);
 	d_kspec_open(p, 1, 7);
-	d_kspec_hold(p, 1, 8, "ii\n", 3);
-	d_kspec_hold(p, 1, 9, "jj\n", 3);
+	d_kspec_hold(p, 1, 8, 0, "ii\n", 3);
+	d_kspec_hold(p, 1, 9, 0, "jj\n", 3);
 	d_kspec_close(p, 1, 10, false, false, of);
 	d_kspec_open(p, 1, 10);
-	d_kspec_hold(p, 1, 10, "kk\n", 3);
-	d_kspec_hold(p, 1, 11, "ll\n", 3);
-	d_kspec_hold(p, 1, 12, "mm\n", 3);
+	d_kspec_hold(p, 1, 10, 0, "kk\n", 3);
+	d_kspec_hold(p, 1, 11, 0, "ll\n", 3);
+	d_kspec_hold(p, 1, 12, 0, "mm\n", 3);
 	d_kspec_close(p, 1, 13, true, false, of);
 	fflush(of);
 	is_str(out, "a\nc\nd\ne\nff\nkk\nll\n",
@@ -921,8 +921,8 @@ static void test_kspec(void)
 	 * the empty one opened at 15; the first close run takes the first */
 	d_kspec_open(p, 1, 13);
 	d_kspec_open(p, 1, 15);
-	d_kspec_hold(p, 1, 13, "n\n", 2);
-	d_kspec_hold(p, 1, 14, "o\n", 2);
+	d_kspec_hold(p, 1, 13, 0, "n\n", 2);
+	d_kspec_hold(p, 1, 14, 0, "o\n", 2);
 	d_kspec_ahead(p, 1, 15);
 	d_kspec_close(p, 1, 15, false, false, of);
 	d_kspec_close(p, 1, 15, true, true, of);
@@ -931,8 +931,8 @@ static void test_kspec(void)
 	       "kspec: equal counts, the discard run first takes the records");
 	d_kspec_open(p, 1, 15);
 	d_kspec_open(p, 1, 17);
-	d_kspec_hold(p, 1, 15, "p\n", 2);
-	d_kspec_hold(p, 1, 16, "q\n", 2);
+	d_kspec_hold(p, 1, 15, 0, "p\n", 2);
+	d_kspec_hold(p, 1, 16, 0, "q\n", 2);
 	d_kspec_ahead(p, 1, 17);
 	d_kspec_close(p, 1, 17, true, false, of);
 	d_kspec_close(p, 1, 17, false, true, of);
@@ -942,9 +942,9 @@ static void test_kspec(void)
 	/* sequences running on into the next generation: the later close
 	 * run first takes its own only (the one opened at 19 between) */
 	d_kspec_open(p, 1, 17);
-	d_kspec_hold(p, 1, 17, "r\n", 2);
-	d_kspec_hold(p, 1, 18, "s\n", 2);
-	d_kspec_hold(p, 1, 19, "t\n", 2);
+	d_kspec_hold(p, 1, 17, 0, "r\n", 2);
+	d_kspec_hold(p, 1, 18, 0, "s\n", 2);
+	d_kspec_hold(p, 1, 19, 0, "t\n", 2);
 	d_kspec_open(p, 1, 19);
 	d_kspec_ahead(p, 1, 19);
 	d_kspec_close(p, 1, 20, true, false, of);
@@ -955,7 +955,7 @@ static void test_kspec(void)
 	/* a close at a count the next generation opened at (a stale
 	 * speculate() at 21 between): the empty one's close, run first */
 	d_kspec_open(p, 1, 20);
-	d_kspec_hold(p, 1, 20, "u\n", 2);
+	d_kspec_hold(p, 1, 20, 0, "u\n", 2);
 	d_kspec_open(p, 1, 22);
 	d_kspec_ahead(p, 1, 21);
 	d_kspec_close(p, 1, 22, true, false, of);
@@ -966,11 +966,11 @@ static void test_kspec(void)
 	/* a failed speculation; ID 2 never closed: discarded at the end,
 	 * its drops counted; an ID past nspec or 0 is ignored */
 	d_kspec_open(p, 0, 0);
-	d_kspec_hold(p, 2, 1, "yyyyyy\n", 7);
-	d_kspec_hold(p, 3, 0, "z\n", 2);
-	d_kspec_hold(p, 0, 0, "z\n", 2);
+	d_kspec_hold(p, 2, 1, 0, "yyyyyy\n", 7);
+	d_kspec_hold(p, 3, 0, 0, "z\n", 2);
+	d_kspec_hold(p, 0, 0, 0, "z\n", 2);
 	d_kspec_close(p, 0, 0, true, false, of);
-	d_kspec_end(p);
+	d_kspec_end(p, UINT64_MAX);
 	fflush(of);
 	is_str(out, "a\nc\nd\ne\nff\nkk\nll\np\nq\nt\nu\n",
 	       "kspec: nothing more printed");
@@ -983,6 +983,81 @@ static void test_kspec(void)
 	fclose(of);
 	free(out);
 	d_free(p);
+}
+
+/* After a lost record (d_kspec_lost()): every record held and every
+ * later one a drop, nothing printed, the message once; an exit()'s stamp
+ * (d_kspec_end()'s until): the holds stamped after it forgotten, not
+ * counted */
+static void test_kspec_lost(void)
+{
+	struct d_prog *p;
+	char *out = NULL, *err = NULL, *drops;
+	size_t ol = 0, el = 0;
+	FILE *of, *ef;
+
+	p = compile("#pragma D option quiet\n#pragma D option nspec=2\n"
+		    "#pragma D option specsize=7\nBEGIN { }");
+	if (!p)
+		return;
+	of = open_memstream(&out, &ol);
+	ef = open_memstream(&err, &el);
+	d_kspec_open(p, 1, 0);
+	d_kspec_hold(p, 1, 0, 10, "a\n", 2);
+	d_kspec_close(p, 1, 1, true, false, of);
+	d_kspec_open(p, 1, 1);
+	d_kspec_open(p, 2, 0);
+	d_kspec_hold(p, 1, 1, 20, "b\n", 2);
+	d_kspec_hold(p, 1, 2, 20, NULL, 0);
+	d_kspec_hold(p, 2, 0, 20, "c\n", 2);
+	d_kspec_lost(p, ef);
+	d_kspec_hold(p, 1, 3, 30, "d\n", 2);
+	d_kspec_ahead(p, 1, 4);
+	d_kspec_close(p, 1, 4, true, true, of);
+	d_kspec_open(p, 1, 4);
+	d_kspec_hold(p, 1, 4, 40, "e\n", 2);
+	d_kspec_lost(p, ef);
+	d_kspec_close(p, 1, 5, true, false, of);
+	d_kspec_open(p, 0, 0);
+	d_kspec_end(p, UINT64_MAX);
+	fflush(of);
+	fflush(ef);
+	is_str(out, "a\n", "kspec lost: a close before the loss prints, none "
+			    "after");
+	is_str(err, "dtrace: speculation buffers discarded after lost "
+		    "records\n",
+	       "kspec lost: the message once");
+	drops = kspec_drops(p);
+	is_str(drops,
+	       "dtrace: 1 failed speculation (no speculative buffer "
+	       "available)\ndtrace: 4 speculative drops\n",
+	       "kspec lost: every record held or later a drop, holes not");
+	free(drops);
+	d_free(p);
+	/* exit() at stamp 50: the holds stamped after it, never run by the
+	 * user space path, are forgotten uncounted; those at or before it
+	 * decided as the end decides them */
+	p = compile("#pragma D option quiet\n#pragma D option nspec=2\n"
+		    "#pragma D option specsize=4\nBEGIN { }");
+	if (!p)
+		return;
+	d_kspec_open(p, 1, 0);
+	d_kspec_hold(p, 1, 0, 40, "aa\n", 3);
+	d_kspec_hold(p, 1, 1, 60, "bb\n", 3);
+	d_kspec_hold(p, 1, 2, 50, "cc\n", 3);
+	d_kspec_open(p, 2, 0);
+	d_kspec_hold(p, 2, 0, 70, "dd\n", 3);
+	d_kspec_hold(p, 2, 1, 80, "ee\n", 3);
+	d_kspec_end(p, 50);
+	drops = kspec_drops(p);
+	is_str(drops, "dtrace: 1 speculative drop\n",
+	       "kspec end: holds stamped after the exit() not counted");
+	free(drops);
+	d_free(p);
+	fclose(of);
+	fclose(ef);
+	free(out);
+	free(err);
 }
 
 /*
@@ -1077,7 +1152,7 @@ static size_t ks_gen(struct ks_tag *t, uint64_t *fails, uint64_t *drops)
 static void ks_hand(struct d_prog *p, struct ks_tag *t)
 {
 	if (t->kind == 1)
-		d_kspec_hold(p, t->id, t->a, t->rec, t->len);
+		d_kspec_hold(p, t->id, t->a, 0, t->rec, t->len);
 	else if (t->kind == 0)
 		d_kspec_open(p, t->id, t->a);
 	else
@@ -1194,7 +1269,7 @@ static void test_kspec_random(void)
 			free(got);
 		}
 		ks_before(p, t, nt, 0, nt, 0);
-		d_kspec_end(p);
+		d_kspec_end(p, UINT64_MAX);
 		err = kspec_drops(p);
 		if (strcmp(err, ks_report(fails, drops)) &&
 		    !(cross ? badx++ : bad++))
@@ -2288,6 +2363,7 @@ int main(void)
 	test_run_fault();
 	test_kspec();
 	test_kspec_random();
+	test_kspec_lost();
 	test_exit();
 	test_aggregations();
 	test_printa_clear_trunc();

@@ -846,27 +846,47 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 	$gcc -O2 -fomit-frame-pointer -I. -c "$data/uwalk.c" -o uwalk.o &&
 		"$DTRACE" -G -s "$data/ustk.d" uwalk.o -o uwalk-p.o &&
 		$gcc -o uwalk uwalk.o uwalk-p.o || fail "building uwalk"
-	# uwrun WALK NAME ARGS...: dtrace -v with the walk on (1) or off
-	# (0): NAME.txt, NAME.err; the walked and copied counts in $walked
-	uwrun() {
+	# uwstart WALK NAME ARGS...: dtrace -v with the walk on (1) or off
+	# (0) started in the background: NAME.txt, NAME.err; uwend NAME:
+	# its end, its status checked, its walked and copied counts (from
+	# NAME.err) in $walked; uwrun: the two.  Each pair below, uwstart
+	# 0 NAME0 and uwstart 1 NAME1, runs side by side and is compared
+	# once both have ended (doc/DESIGN.md §11, item 10): each run has
+	# its own -c process and files, and the counts are checked against
+	# bounds or sums, not an idle machine's split (side by side at a
+	# load of 17-35 on 2 CPUs: uwalk1 189-200 walked, 60-71 copied;
+	# uwswap1 50-60 walked; uwpgoff1 3 walked, 5 copied)
+	uwstart() {
 		uw_w=$1
 		uw_n=$2
 		shift 2
 		DTRACE_USTACK_WALK=$uw_w DTRACE_BACKEND=bpf setarch -R \
 			timeout -s KILL 120 "$DTRACE" -v -q "$@" \
-			>"$uw_n.txt" 2>"$uw_n.err" </dev/null
-		expect_eq "$uw_n: exit status" 0 $?
-		walked=$(sed -n 's/^dtrace: BPF: user stacks: \([0-9]*\) walked in the kernel, \([0-9]*\) copied$/\1 \2/p' "$uw_n.err")
+			>"$uw_n.txt" 2>"$uw_n.err" </dev/null &
+		eval "uw_pid_$uw_n=\$!"
+		bg_pids="$bg_pids $!"
+	}
+	uwend() {
+		eval "uw_p=\$uw_pid_$1"
+		wait "$uw_p"
+		expect_eq "$1: exit status" 0 $?
+		forget_pid "$uw_p"
+		walked=$(sed -n 's/^dtrace: BPF: user stacks: \([0-9]*\) walked in the kernel, \([0-9]*\) copied$/\1 \2/p' "$1.err")
+	}
+	uwrun() {
+		uwstart "$@"
+		uwend "$2"
 	}
 	# (and printed by a clause the kernel runs: the record's pcs or
 	# copy, formatted by dtrace, kplan_out.c's OSTK)
-	uwrun 0 uwalk0 -c './uwalk 10 exec' \
-		-n 'ustk$target:::fire { @[ustack()] = count(); }' \
-		-n 'ustk$target:::fire { trace(ustack()); }'
+	for w in 0 1; do
+		uwstart $w uwalk$w -c './uwalk 10 exec' \
+			-n 'ustk$target:::fire { @[ustack()] = count(); }' \
+			-n 'ustk$target:::fire { trace(ustack()); }'
+	done
+	uwend uwalk0
 	expect_eq "uwalk, walk off: none walked" 0 "${walked%% *}"
-	uwrun 1 uwalk1 -c './uwalk 10 exec' \
-		-n 'ustk$target:::fire { @[ustack()] = count(); }' \
-		-n 'ustk$target:::fire { trace(ustack()); }'
+	uwend uwalk1
 	expect_file_eq "uwalk: stacks walked in the kernel as unwound copies" \
 		uwalk0.txt uwalk1.txt
 	expect_grep "uwalk: trace(ustack()) in the kernel" \
@@ -874,8 +894,10 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		uwalk1.err
 	[ "${walked%% *}" -gt 0 ] && [ "${walked#* }" -ge 40 ] ||
 		fail "uwalk: walked and copied: ${walked:-none said}: $(cat uwalk1.err)"
-	uwrun 0 dlswap0 -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"
-	uwrun 1 dlswap1 -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"
+	uwstart 0 dlswap0 -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"
+	uwstart 1 dlswap1 -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"
+	uwend dlswap0
+	uwend dlswap1
 	expect_file_eq "dlswap: stacks walked in the kernel as unwound copies" \
 		dlswap0.txt dlswap1.txt
 	expect_eq "dlswap: every hit's stack walked or copied" 60 \
@@ -900,8 +922,10 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		[ $((0x$uw_a)) -le $((0x$uw_b)) ] &&
 		[ $((0x$uw_b)) -lt $((0x$uw_a + 65536)) ] ||
 		fail "uwswap: bravo_inner ($uw_b) not within a's block ($uw_a)"
-	uwrun 0 uwswap0 -c "./dlswap 6 0 50 $PWD/uw 2" -n "$dlswap_d"
-	uwrun 1 uwswap1 -c "./dlswap 6 0 50 $PWD/uw 2" -n "$dlswap_d"
+	uwstart 0 uwswap0 -c "./dlswap 6 0 50 $PWD/uw 2" -n "$dlswap_d"
+	uwstart 1 uwswap1 -c "./dlswap 6 0 50 $PWD/uw 2" -n "$dlswap_d"
+	uwend uwswap0
+	uwend uwswap1
 	expect_file_eq "uwswap: checks reused only while the mappings hold" \
 		uwswap0.txt uwswap1.txt
 	[ "${walked%% *}" -gt 0 ] ||
@@ -952,7 +976,10 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		END { if (h != "") ck(); if (n != 8 || bad != "") { print n bad; exit 1 } }' "$1"
 	}
 	for w in 0 1; do
-		uwrun $w uwpgoff$w -c './uwpgoff 4' -n "$uwp_d"
+		uwstart $w uwpgoff$w -c './uwpgoff 4' -n "$uwp_d"
+	done
+	for w in 0 1; do
+		uwend uwpgoff$w
 		uwpgoff_ck uwpgoff$w.txt >uwpgoff$w.ck ||
 			fail "uwpgoff, walk $w: the library's frames (pg_a before the new mapping, pg_b or an address after it, the last): $(cat uwpgoff$w.ck): $(cat uwpgoff$w.txt)"
 		sed 's/^ *\(libuwpgoff\.so`pg_[ab]+0x[0-9a-f]*\|0x[0-9a-f]*\)$/LIB/' \

@@ -12,8 +12,11 @@
  * direct address (BPF_PSEUDO_MAP_VALUE, ldmapv()).  Word ID - 1: bit 0
  * the buffer active, bits 1-63 a count of speculate()s that only grows
  * (2^62 of them: never reached).  Each step is one atomic instruction
- * (BPF_ATOMIC with BPF_FETCH, Linux 5.12), so no hit waits or retries,
- * whatever runs beside it on other CPUs or nested on its own:
+ * (BPF_ATOMIC with BPF_FETCH, Linux 5.12), so no hit takes a lock or
+ * waits on another, whatever runs beside it on other CPUs or nested on
+ * its own (lock-free: x86's JIT makes fetch_add one locked xadd, but
+ * fetch_or and fetch_and a cmpxchg loop, which retries only when
+ * another CPU changed the word meanwhile):
  *  - take (speculation()): fetch_or(1) on word 0, 1, ... nspec - 1,
  *    unrolled, stopping at the first whose old bit 0 was clear (an
  *    active word's fetch_or changes nothing): the ID is i + 1 and the

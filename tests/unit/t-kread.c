@@ -458,6 +458,17 @@ static struct verdict judge(const struct walk *wk, unsigned run, bool say)
 			v.outs = false;
 		}
 	}
+	/* without an exit every close the ring delivered must have run: a
+	 * walk that lost one would otherwise pass wherever its generation
+	 * dropped nothing (decided at the end like the run holds) */
+	for (unsigned i = 0; wk->until == UINT64_MAX && i < NH; i++)
+		if (H[i].op == OP_CLOSE && (H[i].tag.act & 1) &&
+		    wk->drained[i] && !wk->ranord[i]) {
+			if (say && v.outs)
+				diag("run %u mode %u: close %u drained, never "
+				     "run", run, wk->mode, i);
+			v.outs = false;
+		}
 	for (unsigned k = 0; k < ngen; k++) {
 		if (pre[k])
 			continue;

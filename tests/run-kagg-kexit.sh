@@ -85,24 +85,45 @@ records() {
 # g ran NCLAUSES clauses in the kernel, c none
 # (it decides no exit()), and no run drops a record; gen=0: g is the
 # generic programs' run too (no prologue fits).
+# The three start together, each on its own process (-c) with its own
+# files (out$k.txt, err$k.txt), as lib.sh's run_mode runs one (its
+# settings, -o removed first, timeout), and are checked after all three
+# end, in the same order: most of a run is spent waiting on the kernel
+# (attaching, detaching), not on a CPU.
 gen=1 kxprog=./kpprog
 kx() {
 	what=$1 ncl=$2 st=$3 cmd=$4
 	shift 4
 	for k in g 0 c; do
 		case $k in
+		g) cg=1 ka=1 ;;
+		0) cg=1 ka=0 ;;
+		c) cg=0 ka=1 ;;
+		esac
+		rm -f out$k.txt # -o appends
+		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 \
+			"$DTRACE" -v -q -o out$k.txt "$@" -c "$kxprog $cmd" \
+			>/dev/null 2>err$k.txt &
+		eval "kx_pid$k=\$!"
+	done
+	for k in g 0 c; do
+		eval "wait \"\$kx_pid$k\""
+		expect_eq "$what ($k): status" "$st" "$?"
+		[ -f out$k.txt ] || : >out$k.txt
+	done
+	for k in g 0 c; do
+		case $k in
 		g) m=g ;;
 		0) m=u ;;
 		c) m=0 ;;
 		esac
-		run_err=err$k.txt run_status=$st run_what="$what ($k)"
-		run_mode $m out$k.txt "$kxprog $cmd" "$@"
 		# the two reference modes record every process's calls at a
 		# glob (syscall:::return) for user space to filter: on a busy
 		# machine (CI's -j2 beside run-cgen-kprov.sh's flood of
-		# calls) the ring can overflow with others' records, so
-		# a run that said drops is run once more; the generated
-		# program (g) records only the target's and gets no rerun
+		# calls, or the other two modes beside it) the ring can
+		# overflow with others' records, so a run that said drops
+		# is run once more, alone; the generated program (g) records
+		# only the target's and gets no rerun
 		if [ $k != g ] && grep -qi drop err$k.txt; then
 			echo "# $what ($k): $(grep -i drop err$k.txt |
 				head -1); once more" >&2

@@ -716,16 +716,36 @@ records() {
 after_exit() {
 	sed -n 's/^dtrace: BPF: \([0-9]*\) records* read after exit(), \([0-9]*\) stamped after the kernel stopped$/\1 \2/p' "$1"
 }
+# The exit() cases below run side by side through kbg, each in its own
+# directory, as the cases above; a check of the generated run's
+# messages (errg.txt) runs with its case, in the case's directory:
+# both_recs WHAT N BOTH-ARGS...: both, then the generated run read N
+# records (the check WHAT); both_grep WHAT PATTERN BOTH-ARGS...: both,
+# then errg.txt has a line matching PATTERN (the check WHAT).  The
+# runs that spin flat out come after their bg_join, never beside the
+# tick-N cases, whose order relies on their targets' sleeps keeping a
+# margin over a loaded CPU.
+both_recs() {
+	br_w=$1 br_n=$2
+	shift 2
+	both "$@"
+	expect_eq "$br_w" "$br_n" "$(records errg.txt)"
+}
+both_grep() {
+	bgr_w=$1 bgr_p=$2
+	shift 2
+	both "$@"
+	expect_grep "$bgr_w" "$bgr_p" errg.txt
+}
 GENERIC=0
 cat >expected.txt <<'EOF'
 
                 3
 EOF
-both "exit() in a probe clause" 1 "'tick 10'" \
+kbg k-x both_recs "exit() in a probe clause: one record, generated" 1 \
+	"exit() in a probe clause" 1 "'tick 10'" \
 	-n 'tr$target:::tick /arg0 < 3/ { @ = count(); }' \
 	-n 'tr$target:::tick /arg0 == 5/ { exit(0); }'
-expect_eq "exit() in a probe clause: one record, generated" 1 \
-	"$(records errg.txt)"
 
 # Exactly 10 hits, the 6th exits: a clause before the exit clause
 # counts the exiting hit (6), one after it does not (5: DTrace's ECBs
@@ -744,12 +764,13 @@ exit at 5
                 6
                 5
 EOF
-both "exit() in a probe clause, a clause after it" 1 "'tick 10'" \
+kbg k-xafter both_grep \
+	"exit() in a probe clause, a clause after it: printing in the kernel, generated" \
+	"^dtrace: 1 clause printing values computed in the kernel\$" \
+	"exit() in a probe clause, a clause after it" 1 "'tick 10'" \
 	-n 'tr$target:::tick { @a = count(); }' \
 	-n 'tr$target:::tick /arg0 == 5/ { printf("exit at %d\n", arg0); exit(0); }' \
 	-n 'tr$target:::tick { @b = count(); printf("after %d\n", arg0); }'
-expect_grep "exit() in a probe clause, a clause after it: printing in the kernel, generated" \
-	"^dtrace: 1 clause printing values computed in the kernel\$" errg.txt
 
 # Two exit clauses at one probe, clauses before, between and after
 # them, and a self-> variable the first and the last share: the 6th
@@ -768,23 +789,135 @@ exit at 5
                 5
                10
 EOF
-MODES="1 0 g" both "exit() in a probe clause, two of them" 3 "'tick 10'" \
+MODES="1 0 g"
+kbg k-x2 both_recs \
+	"exit() in a probe clause, two of them: one record, generated" 1 \
+	"exit() in a probe clause, two of them" 3 "'tick 10'" \
 	-n 'tr$target:::tick { @a = count(); self->n = arg0; }' \
 	-n 'tr$target:::tick /arg0 == 7/ { printf("exit at 7\n"); exit(0); }' \
 	-n 'tr$target:::tick { @m = count(); }' \
 	-n 'tr$target:::tick /arg0 == 5/ { printf("exit at 5\n"); exit(0); }' \
 	-n 'tr$target:::tick { @b = count(); @s = sum(self->n); self->n = 0; }'
-expect_eq "exit() in a probe clause, two of them: one record, generated" 1 \
-	"$(records errg.txt)"
 GENERIC=
 
 # An exit() whose predicate the kernel cannot decide at the hit (a
 # self-> variable it updates) keeps the program in user space: nothing
 # runs in the kernel, generated or not, and the count is the same.
 printf '\n                3\n' >expected.txt
-both "exit() in a probe clause, self-> predicate" 0 "'tick 10'" \
+kbg k-xself both "exit() in a probe clause, self-> predicate" 0 "'tick 10'" \
 	-n 'tr$target:::tick /arg0 < 3/ { @ = count(); }' \
 	-n 'tr$target:::tick /++self->n == 6/ { exit(0); }'
+
+# exit() in a probe clause and in tick-1s: whichever comes first ends
+# the run (the kernel's activity or the horizon), the other then does
+# nothing.  The probe's at the 4th hit, before the tick: 4 counted; one
+# that never holds: the tick's, after the 5 hits.
+GENERIC=0
+printf '\n                4\n' >expected.txt
+kbg k-xtick1 both "exit() in a probe clause before tick-1s's" 1 "'tick 5' 'sleep 3000'" \
+	-n 'tr$target:::tick { @ = count(); }' \
+	-n 'tr$target:::tick /arg0 == 3/ { exit(0); }' \
+	-n 'tick-1s { exit(0); }'
+printf '\n                5\n' >expected.txt
+kbg k-xtick2 both "exit() in tick-1s before a probe clause's" 1 "'tick 5' 'sleep 3000'" \
+	-n 'tr$target:::tick { @ = count(); }' \
+	-n 'tr$target:::tick /arg0 == 100/ { exit(0); }' \
+	-n 'tick-1s { exit(0); }'
+GENERIC=
+
+# The exiting hit's record dropped: dtrace is stopped while the target
+# fires 3000 ticks into a 4 KiB buffer, the last one exiting.  The kernel
+# runs nothing after the exit (the run's activity), and the record that
+# said so is lost, so dtrace would wait for the target (asleep for a
+# minute); at its refreshes it finds the activity ended, the exit not
+# run and drops counted, and ends the run, saying why, status 1.  The
+# target fires once dtrace is stopped: it waits for stopped.txt, which
+# the test writes after the SIGSTOP (before, a 2-second sleep, which a
+# loaded machine could outlast before the stop).
+# (in its own directory, k-lost, beside the cases before and after:
+# its SIGSTOP is of its own dtrace, its target's)
+lost_run() {
+	rm -f lost.txt lostp.txt stopped.txt
+	"$DTRACE" -q -x bufsize=4k -o lost.txt \
+		-n 'tr$target:::tick { printf("%d\n", arg0); }' \
+		-n 'tr$target:::tick /arg0 == 2999/ { exit(0); }' \
+		-c "./trprog 'wait tick' 'lines stopped.txt 1' 'tick 3000' 'sleep 60000'" \
+		>lostp.txt 2>lost.err &
+	lpid=$!
+	bg_pids="$bg_pids $lpid"
+	if wait_until 300 grep -qs '^ok wait' lostp.txt; then
+		kill -STOP $lpid
+		echo stopped >stopped.txt
+		# the target fired its 3000 hits ("ok tick") and sleeps
+		wait_until 600 grep -qs '^ok tick' lostp.txt ||
+			fail "exit() record dropped: the target did not fire its hits"
+		kill -CONT $lpid
+		wait_until 300 dead $lpid ||
+			fail "exit() record dropped: dtrace did not end"
+		wait $lpid
+		st=$?
+		forget_pid $lpid
+		expect_eq "exit() record dropped: status" 1 "$st"
+		expect_grep "exit() record dropped: said" \
+			"exit() ran in the kernel, but its record was dropped" lost.err
+		expect_grep "exit() record dropped: drops said" "drops" lost.err
+	else
+		fail "exit() record dropped: the target never saw its probe enabled"
+	fi
+}
+kbg k-lost lost_run
+
+# exit() in tick-N, the common end of a one-liner: DTrace counts the
+# hits before the firing's due time and none after.  The generated
+# programs aggregate in the kernel up to the horizon dtrace sets (the
+# next firing that may exit); the generic program has none, so it runs
+# nothing there.  The sleep keeps the target alive past the firing, so
+# exit() ends the run; its 5 hits come before, all in the kernel: no
+# record is read.
+GENERIC=0
+printf '\n                5\n' >expected.txt
+kbg k-xtick both_recs "exit() in tick-1s: no record, generated" 0 \
+	"exit() in tick-1s" 1 "'tick 5' 'sleep 3000'" \
+	-n 'tr$target:::tick { @ = count(); }' \
+	-n 'tick-1s { exit(0); }'
+
+# A tick-N clause whose predicate decides the exit, beside one of the
+# traced probe that keeps a self-> variable: past the horizon a hit's
+# clauses all run in user space, so the kernel keeps no self-> variable
+# (that clause is user space's) and runs the other.
+cat >expected.txt <<'EOF'
+
+                4
+                1                1
+                2                1
+                3                1
+                4                1
+EOF
+kbg k-xtickn both "exit() in tick-N decided by its predicate, self->" 1 \
+	"'tick 4' 'sleep 3000'" \
+	-n 'tr$target:::tick { @n = count(); }' \
+	-n 'tr$target:::tick { self->i++; @s[self->i] = count(); }' \
+	-n 'tick-100ms { k++; }' -n 'tick-100ms /k == 3/ { exit(0); }'
+
+# The same at a kernel probe (its program runs the plan on every hit,
+# cgen_kprov.c's kp_plan()): the target's writes of "ok sleep" before the
+# tick, three; the fourth comes after it.
+printf '\n                3\n' >expected.txt
+# ... its program, whose plan writes no record, reads no clock under
+# the horizon's lease (kplan_exit.c's "The lease": cgen.c's hzfree, once a
+# uprobe's alone)
+both_lease() {
+	both "$@"
+	expect_eq "exit() in tick-1s, a system call counted: its clock leased" \
+		1 "$(sed -n 's/^dtrace: the lease spared the clock of [0-9]* site programs*, \([0-9]*\) kernel probe programs*$/\1/p' \
+		errg.txt | awk '$1 >= 1 { print 1 }')"
+}
+kbg k-xsys both_lease "exit() in tick-1s, a system call counted" 1 \
+	"'sleep 10' 'sleep 10' 'sleep 10' 'sleep 3000'" \
+	-n 'syscall::write:entry /pid == $target/ { @ = count(); }' \
+	-n 'tick-1s { exit(0); }'
+GENERIC=
+bg_join
 
 # Four threads firing flat out (spin: thread t fires tick(t, "spin", i),
 # i = 0, 1, ...), each exiting at its i = 5000: one wins, its status
@@ -801,154 +934,54 @@ tr$target:::tick { @n[arg0] = count(); @i[arg0] = max(arg2); }
 tr$target:::tick /arg2 == 5000/ { printf("exit %d\n", arg0); exit(arg0); }
 tr$target:::tick { @m[arg0] = count(); }
 EOF
-for k in 1 0; do
-	rm -f out$k.txt
-	DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
-		-x bufsize=16m -s x.d \
-		-c "./trprog 'spin 4' 'sleep 5000' stop" >/dev/null 2>err$k.txt
-	st=$?
-	if [ $k = 0 ] && grep -qi drop err0.txt; then
-		echo "exits flat out (DTRACE_KAGG=0): drops, not checked:" \
-			"$(grep -i drop err0.txt)" >&2
-		continue
-	fi
-	# exit W, then @n's K lines, @i's and @m's, each "thread value",
-	# K the threads that fired before the exit (1 to 4: a thread
-	# started after it fires nothing counted)
-	set -- $(cat out$k.txt)
-	nt=$((($# - 2) / 6))
-	expect_eq "exits flat out (DTRACE_KAGG=$k): output" "exit 1" \
-		"${1:-} $([ $# -ge 8 ] && [ $((($# - 2) % 6)) -eq 0 ] && echo 1)"
-	expect_eq "exits flat out (DTRACE_KAGG=$k): status" "${2:-}" "$st"
-	if [ "$nt" -ge 1 ] && [ $# -eq $((2 + 6 * nt)) ]; then
-		w=$2
-		shift 2
-		ok=0 okm=0
-		for t in 0 1 2 3; do
-			n=$(printf '%s %s\n' "$@" | sed -n "1,${nt}p" |
-				awk -v t=$t '$1 == t { print $2 }')
-			i=$(printf '%s %s\n' "$@" | sed -n "$((nt + 1)),$((2 * nt))p" |
-				awk -v t=$t '$1 == t { print $2 }')
-			m=$(printf '%s %s\n' "$@" | sed -n "$((2 * nt + 1)),$((3 * nt))p" |
-				awk -v t=$t '$1 == t { print $2 }')
-			[ -n "$n" ] && [ -n "$i" ] &&
-				[ "$n" -eq $((i + 1)) ] && ok=$((ok + 1))
-			[ -n "$n" ] && [ -n "$m" ] &&
-				[ "$m" -eq $((n - ($t == $w))) ] && okm=$((okm + 1))
-		done
-		expect_eq "exits flat out (DTRACE_KAGG=$k): each thread's first hits counted" \
-			"$nt" "$ok"
-		expect_eq "exits flat out (DTRACE_KAGG=$k): the clause after the exit's, all but the winner's hit" \
-			"$nt" "$okm"
-	fi
-	expect_eq "exits flat out (DTRACE_KAGG=$k): no drops" "" \
-		"$(grep -i drop err$k.txt)"
-done
-n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
-expect_eq "exits flat out: clauses run in the kernel" 2 "${n:-0}"
-expect_eq "exits flat out: one record" 1 "$(records err1.txt)"
-
-# exit() in a probe clause and in tick-1s: whichever comes first ends
-# the run (the kernel's activity or the horizon), the other then does
-# nothing.  The probe's at the 4th hit, before the tick: 4 counted; one
-# that never holds: the tick's, after the 5 hits.
-GENERIC=0
-printf '\n                4\n' >expected.txt
-both "exit() in a probe clause before tick-1s's" 1 "'tick 5' 'sleep 3000'" \
-	-n 'tr$target:::tick { @ = count(); }' \
-	-n 'tr$target:::tick /arg0 == 3/ { exit(0); }' \
-	-n 'tick-1s { exit(0); }'
-printf '\n                5\n' >expected.txt
-both "exit() in tick-1s before a probe clause's" 1 "'tick 5' 'sleep 3000'" \
-	-n 'tr$target:::tick { @ = count(); }' \
-	-n 'tr$target:::tick /arg0 == 100/ { exit(0); }' \
-	-n 'tick-1s { exit(0); }'
-GENERIC=
-
-# The exiting hit's record dropped: dtrace is stopped while the target
-# fires 3000 ticks into a 4 KiB buffer, the last one exiting.  The kernel
-# runs nothing after the exit (the run's activity), and the record that
-# said so is lost, so dtrace would wait for the target (asleep for a
-# minute); at its refreshes it finds the activity ended, the exit not
-# run and drops counted, and ends the run, saying why, status 1.  The
-# target fires once dtrace is stopped: it waits for stopped.txt, which
-# the test writes after the SIGSTOP (before, a 2-second sleep, which a
-# loaded machine could outlast before the stop).
-rm -f lost.txt lostp.txt stopped.txt
-"$DTRACE" -q -x bufsize=4k -o lost.txt \
-	-n 'tr$target:::tick { printf("%d\n", arg0); }' \
-	-n 'tr$target:::tick /arg0 == 2999/ { exit(0); }' \
-	-c "./trprog 'wait tick' 'lines stopped.txt 1' 'tick 3000' 'sleep 60000'" \
-	>lostp.txt 2>lost.err &
-lpid=$!
-bg_pids="$bg_pids $lpid"
-if wait_until 300 grep -qs '^ok wait' lostp.txt; then
-	kill -STOP $lpid
-	echo stopped >stopped.txt
-	# the target fired its 3000 hits ("ok tick") and sleeps
-	wait_until 600 grep -qs '^ok tick' lostp.txt ||
-		fail "exit() record dropped: the target did not fire its hits"
-	kill -CONT $lpid
-	wait_until 300 dead $lpid ||
-		fail "exit() record dropped: dtrace did not end"
-	wait $lpid
-	st=$?
-	forget_pid $lpid
-	expect_eq "exit() record dropped: status" 1 "$st"
-	expect_grep "exit() record dropped: said" \
-		"exit() ran in the kernel, but its record was dropped" lost.err
-	expect_grep "exit() record dropped: drops said" "drops" lost.err
-else
-	fail "exit() record dropped: the target never saw its probe enabled"
-fi
-
-# exit() in tick-N, the common end of a one-liner: DTrace counts the
-# hits before the firing's due time and none after.  The generated
-# programs aggregate in the kernel up to the horizon dtrace sets (the
-# next firing that may exit); the generic program has none, so it runs
-# nothing there.  The sleep keeps the target alive past the firing, so
-# exit() ends the run; its 5 hits come before, all in the kernel: no
-# record is read.
-GENERIC=0
-printf '\n                5\n' >expected.txt
-both "exit() in tick-1s" 1 "'tick 5' 'sleep 3000'" \
-	-n 'tr$target:::tick { @ = count(); }' \
-	-n 'tick-1s { exit(0); }'
-expect_eq "exit() in tick-1s: no record, generated" 0 "$(records errg.txt)"
-
-# A tick-N clause whose predicate decides the exit, beside one of the
-# traced probe that keeps a self-> variable: past the horizon a hit's
-# clauses all run in user space, so the kernel keeps no self-> variable
-# (that clause is user space's) and runs the other.
-cat >expected.txt <<'EOF'
-
-                4
-                1                1
-                2                1
-                3                1
-                4                1
-EOF
-both "exit() in tick-N decided by its predicate, self->" 1 \
-	"'tick 4' 'sleep 3000'" \
-	-n 'tr$target:::tick { @n = count(); }' \
-	-n 'tr$target:::tick { self->i++; @s[self->i] = count(); }' \
-	-n 'tick-100ms { k++; }' -n 'tick-100ms /k == 3/ { exit(0); }'
-
-# The same at a kernel probe (its program runs the plan on every hit,
-# cgen_kprov.c's kp_plan()): the target's writes of "ok sleep" before the
-# tick, three; the fourth comes after it.
-printf '\n                3\n' >expected.txt
-both "exit() in tick-1s, a system call counted" 1 \
-	"'sleep 10' 'sleep 10' 'sleep 10' 'sleep 3000'" \
-	-n 'syscall::write:entry /pid == $target/ { @ = count(); }' \
-	-n 'tick-1s { exit(0); }'
-# ... its program, whose plan writes no record, reads no clock under
-# the horizon's lease (kplan_exit.c's "The lease": cgen.c's hzfree, once a
-# uprobe's alone)
-expect_eq "exit() in tick-1s, a system call counted: its clock leased" \
-	1 "$(sed -n 's/^dtrace: the lease spared the clock of [0-9]* site programs*, \([0-9]*\) kernel probe programs*$/\1/p' \
-	errg.txt | awk '$1 >= 1 { print 1 }')"
-GENERIC=
+exits_flat() {
+	for k in 1 0; do
+		rm -f out$k.txt
+		DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
+			-x bufsize=16m -s x.d \
+			-c "./trprog 'spin 4' 'sleep 5000' stop" >/dev/null 2>err$k.txt
+		st=$?
+		if [ $k = 0 ] && grep -qi drop err0.txt; then
+			echo "exits flat out (DTRACE_KAGG=0): drops, not checked:" \
+				"$(grep -i drop err0.txt)" >&2
+			continue
+		fi
+		# exit W, then @n's K lines, @i's and @m's, each "thread value",
+		# K the threads that fired before the exit (1 to 4: a thread
+		# started after it fires nothing counted)
+		set -- $(cat out$k.txt)
+		nt=$((($# - 2) / 6))
+		expect_eq "exits flat out (DTRACE_KAGG=$k): output" "exit 1" \
+			"${1:-} $([ $# -ge 8 ] && [ $((($# - 2) % 6)) -eq 0 ] && echo 1)"
+		expect_eq "exits flat out (DTRACE_KAGG=$k): status" "${2:-}" "$st"
+		if [ "$nt" -ge 1 ] && [ $# -eq $((2 + 6 * nt)) ]; then
+			w=$2
+			shift 2
+			ok=0 okm=0
+			for t in 0 1 2 3; do
+				n=$(printf '%s %s\n' "$@" | sed -n "1,${nt}p" |
+					awk -v t=$t '$1 == t { print $2 }')
+				i=$(printf '%s %s\n' "$@" | sed -n "$((nt + 1)),$((2 * nt))p" |
+					awk -v t=$t '$1 == t { print $2 }')
+				m=$(printf '%s %s\n' "$@" | sed -n "$((2 * nt + 1)),$((3 * nt))p" |
+					awk -v t=$t '$1 == t { print $2 }')
+				[ -n "$n" ] && [ -n "$i" ] &&
+					[ "$n" -eq $((i + 1)) ] && ok=$((ok + 1))
+				[ -n "$n" ] && [ -n "$m" ] &&
+					[ "$m" -eq $((n - ($t == $w))) ] && okm=$((okm + 1))
+			done
+			expect_eq "exits flat out (DTRACE_KAGG=$k): each thread's first hits counted" \
+				"$nt" "$ok"
+			expect_eq "exits flat out (DTRACE_KAGG=$k): the clause after the exit's, all but the winner's hit" \
+				"$nt" "$okm"
+		fi
+		expect_eq "exits flat out (DTRACE_KAGG=$k): no drops" "" \
+			"$(grep -i drop err$k.txt)"
+	done
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
+	expect_eq "exits flat out: clauses run in the kernel" 2 "${n:-0}"
+	expect_eq "exits flat out: one record" 1 "$(records err1.txt)"
+}
 
 # Flat out across several firings (spin: one thread firing tick(0,
 # "spin", i) for i = 0, 1, ...): the kernel counts, dtrace moves the
@@ -969,53 +1002,59 @@ tr$target:::tick { @n = count(); @i = max(arg2); @t = max(timestamp); }
 tick-50ms { k++; }
 tick-100ms /k >= 5/ { printf("due %d\n", timestamp); exit(0); }
 EOF
-for k in 1 0; do
-	rm -f out$k.txt # -o appends
-	DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
-		-x bufsize=16m -s s.d \
-		-c "./trprog 'spin 1' 'sleep 5000' stop" >/dev/null 2>err$k.txt
-	expect_eq "flat out (DTRACE_KAGG=$k): status" 0 "$?"
-	# due D, then @n, @i, @t; in check-kmod's emulated guest the
-	# spinning thread may start after the exit (2,533 records, all
-	# past it, and "due" alone once): said, not checked, there
-	set -- $(cat out$k.txt)
-	if [ -n "${TRACE_EMULATED:-}" ] && [ "${1:-} $#" = "due 2" ]; then
-		echo "flat out (DTRACE_KAGG=$k): no hit before the exit" \
-			"(the emulated guest's slow start), not checked" >&2
-		continue
-	fi
-	expect_eq "flat out (DTRACE_KAGG=$k): output" "due 5" "${1:-} $#"
-	if grep -qi drop err$k.txt; then
-		echo "flat out (DTRACE_KAGG=$k): drops, not checked:" \
-			"$(grep -i drop err$k.txt)" >&2
-		continue
-	fi
-	if [ $# -eq 5 ]; then
-		expect_eq "flat out (DTRACE_KAGG=$k): each hit once" \
-			"$3" "$(($4 + 1))"
-		expect_eq "flat out (DTRACE_KAGG=$k): none at or past the exit" \
-			1 "$(($5 < $2))"
-	fi
-	expect_eq "flat out (DTRACE_KAGG=$k): no drops" "" \
-		"$(grep -i drop err$k.txt)"
-done
-n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
-expect_eq "flat out: clauses run in the kernel" 1 "${n:-0}"
-# Once the tick's exit() has run, the kernel is told (cgact, kplan_exit.c's
-# "The flood"): after a barrier, no program writes a record, so none
-# read after the exit is stamped after it (a dtrace that does not tell
-# it read 60,931 records, all but one after the exit, on the idle VM)
-expect_eq "flat out: no record stamped after the kernel stopped" 0 \
-	"$(after_exit err1.txt | awk '{ print $2 }')"
-# ... and most hits counted there, not sent as records: how many is
-# how soon dtrace moves the horizon after each tick, a matter of speed
-# (2,054 records for 1,529 hits once in check-kmod's emulated guest,
-# 70,109 for 52,052 under the sanitizers, 68,794 for 57,244 at load 9
-# on the 2-CPU VM, the counts exact each time): said, not checked; the
-# clause count above is what fails on a dtrace that runs it in user
-# space.
-set -- $(cat out1.txt)
-echo "flat out: $(records err1.txt) records for ${3:-?} hits," \
-	"$(after_exit err1.txt | awk '{ print $1 }') after the exit" >&2
+flat_out() {
+	for k in 1 0; do
+		rm -f out$k.txt # -o appends
+		DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
+			-x bufsize=16m -s s.d \
+			-c "./trprog 'spin 1' 'sleep 5000' stop" >/dev/null 2>err$k.txt
+		expect_eq "flat out (DTRACE_KAGG=$k): status" 0 "$?"
+		# due D, then @n, @i, @t; in check-kmod's emulated guest the
+		# spinning thread may start after the exit (2,533 records, all
+		# past it, and "due" alone once): said, not checked, there
+		set -- $(cat out$k.txt)
+		if [ -n "${TRACE_EMULATED:-}" ] && [ "${1:-} $#" = "due 2" ]; then
+			echo "flat out (DTRACE_KAGG=$k): no hit before the exit" \
+				"(the emulated guest's slow start), not checked" >&2
+			continue
+		fi
+		expect_eq "flat out (DTRACE_KAGG=$k): output" "due 5" "${1:-} $#"
+		if grep -qi drop err$k.txt; then
+			echo "flat out (DTRACE_KAGG=$k): drops, not checked:" \
+				"$(grep -i drop err$k.txt)" >&2
+			continue
+		fi
+		if [ $# -eq 5 ]; then
+			expect_eq "flat out (DTRACE_KAGG=$k): each hit once" \
+				"$3" "$(($4 + 1))"
+			expect_eq "flat out (DTRACE_KAGG=$k): none at or past the exit" \
+				1 "$(($5 < $2))"
+		fi
+		expect_eq "flat out (DTRACE_KAGG=$k): no drops" "" \
+			"$(grep -i drop err$k.txt)"
+	done
+	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' err1.txt)
+	expect_eq "flat out: clauses run in the kernel" 1 "${n:-0}"
+	# Once the tick's exit() has run, the kernel is told (cgact, kplan_exit.c's
+	# "The flood"): after a barrier, no program writes a record, so none
+	# read after the exit is stamped after it (a dtrace that does not tell
+	# it read 60,931 records, all but one after the exit, on the idle VM)
+	expect_eq "flat out: no record stamped after the kernel stopped" 0 \
+		"$(after_exit err1.txt | awk '{ print $2 }')"
+	# ... and most hits counted there, not sent as records: how many is
+	# how soon dtrace moves the horizon after each tick, a matter of speed
+	# (2,054 records for 1,529 hits once in check-kmod's emulated guest,
+	# 70,109 for 52,052 under the sanitizers, 68,794 for 57,244 at load 9
+	# on the 2-CPU VM, the counts exact each time): said, not checked; the
+	# clause count above is what fails on a dtrace that runs it in user
+	# space.
+	set -- $(cat out1.txt)
+	echo "flat out: $(records err1.txt) records for ${3:-?} hits," \
+		"$(after_exit err1.txt | awk '{ print $1 }') after the exit" >&2
+}
+# The two loops side by side (kbg), each its runs one after the other.
+kbg k-xflat exits_flat
+kbg k-flat flat_out
+bg_join
 
 finish

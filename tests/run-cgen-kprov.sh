@@ -54,31 +54,53 @@ tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
 # non-PIE: the text's run-time addresses are nm's
 kpprog_build
 
+# same_wait G: the end of same()'s DTRACE_CGEN=G run begun in the
+# background, its status in same_st<G> (kept where it ended already)
+same_wait() {
+	eval "[ -z \"\$same_pid$1\" ] ||
+		{ wait \"\$same_pid$1\"; same_st$1=\$?; same_pid$1=; }"
+}
+
 # same WHAT PATH CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog CMD with
 # DTRACE_CGEN=1 and 0: the same output, not empty; -v says the first
 # took PATH (generated or generic), the second the generic programs.
 # With NORM set, a sed script, both outputs pass through it first; with
-# PRE set, CMD is run under it.
+# PRE set, CMD is run under it.  The two runs start together, each on
+# its own process and files, and are checked once both have ended
+# (doc/DESIGN.md §11, "The suite's wall time"); with ALONE set, one
+# after the other: a case whose generic run records every process's
+# calls, where the other run beside it adds its own calls to that flood.
 same() {
 	what=$1 path=$2 cmd=$3
 	shift 3
-	rm -f out0.txt # (the last call's: the first run of 0 is always made)
-	for g in 1 0 0; do
-		# the generic programs (DTRACE_CGEN=0) send user space every
-		# process's calls that the kernel does not filter: on a busy
-		# machine (CI's -j2 beside run-kagg-kexit.sh) the ring can
-		# overflow with others' records, so a run of them that said
-		# drops is run once more; one that did not is not run again
-		if [ "$g" = 0 ] && [ -f out0.txt ] &&
-			! grep -qi drop err0.txt; then
-			continue
-		fi
-		[ ! -f out0.txt ] || echo "# $what: $(grep -i drop err0.txt |
-			head -1); once more" >&2
-		rm -f out$g.txt
+	for g in 1 0; do
+		rm -f out$g.txt # -o appends
 		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
-			-c "${PRE:+$PRE }./kpprog $cmd" "$@" >/dev/null 2>err$g.txt
-		expect_eq "$what (DTRACE_CGEN=$g): status" 0 "$?"
+			-c "${PRE:+$PRE }./kpprog $cmd" "$@" >/dev/null 2>err$g.txt &
+		eval "same_pid$g=\$!"
+		[ -z "${ALONE:-}" ] || same_wait $g
+	done
+	for g in 1 0 again; do
+		if [ "$g" = again ]; then
+			# the generic programs (DTRACE_CGEN=0) send user space
+			# every process's calls that the kernel does not filter:
+			# on a busy machine (CI's -j2 beside run-kagg-kexit.sh)
+			# the ring can overflow with others' records, so a run
+			# of them that said drops is run once more, alone; one
+			# that did not is not run again
+			grep -qi drop err0.txt || continue
+			echo "# $what: $(grep -i drop err0.txt | head -1);" \
+				"once more" >&2
+			g=0
+			rm -f out0.txt
+			DTRACE_CGEN=0 timeout -s KILL 120 "$DTRACE" -v -q \
+				-o out0.txt -c "${PRE:+$PRE }./kpprog $cmd" "$@" \
+				>/dev/null 2>err0.txt
+			same_st0=$?
+		fi
+		same_wait $g
+		eval "same_st=\$same_st$g"
+		expect_eq "$what (DTRACE_CGEN=$g): status" 0 "$same_st"
 		[ -f out$g.txt ] || : >out$g.txt
 		if [ -n "${NORM:-}" ]; then
 			sed -e "$NORM" out$g.txt >norm.txt && mv norm.txt out$g.txt
@@ -372,8 +394,9 @@ else
 fi
 
 # (these record every process's calls for user space to filter: a
-# large buffer, so a loaded machine's other processes cause no drops)
-same "syscall:::entry (the raw tracepoint)" generated "reads 5" \
+# large buffer, so a loaded machine's other processes cause no drops;
+# ALONE: the generated run beside it would add its own calls)
+ALONE=1 same "syscall:::entry (the raw tracepoint)" generated "reads 5" \
 	-x bufsize=32m -n 'syscall:::entry /pid == $target && probefunc == "read"/ { @ = count(); }'
 
 # ---------------------------------------------------------------------
@@ -405,7 +428,10 @@ NORM='s/`spin+0x[0-9a-f]*$/`spin/' \
 	-n "profile-997 /pid == \$target && arg1 >= $slo && arg1 < $shi/ {
 		ustack(); exit(0); }"
 expect_grep "profile-997: ustack() in user mode: spin" '`spin$' out1.txt
-same "profile-997: ustack() in the kernel" generated "getcpu 3000000" \
+# (ALONE: two floods of getcpu(2) at once, twice the calls a second that
+# a test beside this one counting every process's calls exactly sees:
+# doc/DESIGN.md §11's "the getcpu flood beside an exact syscall count")
+ALONE=1 same "profile-997: ustack() in the kernel" generated "getcpu 3000000" \
 	-n 'profile-997 /pid == $target && arg0 != 0/ { @[ustack()] = count(); }' \
 	-n 'END { trunc(@, 1); printa("%k\n", @); }'
 expect_grep "profile-997: ustack() in the kernel: getcpu(2)'s" \

@@ -57,9 +57,13 @@ require_uprobe_events
 [ -x "$HELPERD" ] || skip "dtrace-helperd not built (no libfuse3)"
 [ -c /dev/fuse ] || skip "no /dev/fuse for dtrace-helperd"
 
-hd_pid=
+hd_pid= hd4_pid=
 tf_cleanup() {
-	for p in $bg_pids $hd_pid; do
+	# the bg_checks group (section 4) kills what it started on TERM
+	for p in ${bg_runs:-}; do
+		kill -TERM "${p#*:}" 2>/dev/null
+	done
+	for p in $bg_pids $hd_pid $hd4_pid; do
 		kill -KILL "$p" 2>/dev/null
 	done
 	cleanup
@@ -90,9 +94,18 @@ mkdir -p hdev state
 "$HELPERD" -f -v --no-scan --device "$tmp/hdev/helper" \
 	--state-dir "$tmp/state" >hd.log 2>&1 &
 hd_pid=$!
+# section 4's group (g4) its own daemon, device and state/: its
+# processes are in no registry the others' registry-wide consumers read
+mkdir -p g4/hdev g4/state
+"$HELPERD" -f -v --no-scan --device "$tmp/g4/hdev/helper" \
+	--state-dir "$tmp/g4/state" >g4-hd.log 2>&1 &
+hd4_pid=$!
 wait_until 300 grep -q "serving $tmp/hdev/helper" hd.log ||
 	wait_until 300 test -e "$tmp/hdev/helper" ||
 	skip "dtrace-helperd did not start: $(cat hd.log)"
+wait_until 300 grep -q "serving $tmp/g4/hdev/helper" g4-hd.log ||
+	wait_until 300 test -e "$tmp/g4/hdev/helper" ||
+	skip "dtrace-helperd did not start: $(cat g4-hd.log)"
 export DTRACE_DOF_INIT_DEVNAME=$tmp/hdev/helper
 DTRACE_STATEDIR=$tmp/state
 export DTRACE_STATEDIR
@@ -212,6 +225,87 @@ grep -E '^srv[0-9]+ [0-9]+ [0-9]+$' b.txt | sort >got.txt
 expect_file_eq "a child's hits are its own probe's (srv<pid>)" want.txt got.txt
 
 # ---------------------------------------------------------------------
+# 4. -p and -c of a forking parent (its first part, begun here)
+
+# sec4: each case traces its own server (-p of it, -c), so the cases run
+# as a bg_checks group in g4 beside sections 2 and 3 (doc/DESIGN.md
+# §11, "The suite's wall time", item 8), one after the other there,
+# with the group's own daemon and state/ (registered) and its own copy
+# of fsrv (a glob of sections 2 and 3 arms ./fsrv binary-wide: its
+# sites are not the copy's); tmp names the group's directory there.
+# On TERM (tf_cleanup) it kills what it started.
+sec4() {
+	tmp=$tmp/g4
+	DTRACE_DOF_INIT_DEVNAME=$tmp/hdev/helper DTRACE_STATEDIR=$tmp/state
+	export DTRACE_DOF_INIT_DEVNAME DTRACE_STATEDIR
+	trap 'for p in $bg_pids; do kill -KILL "$p" 2>/dev/null; done' EXIT
+	trap 'exit 1' INT TERM HUP
+	cp ../fsrv . || {
+		fail "section 4: no copy of fsrv"
+		return
+	}
+	r=0
+	while [ $r -lt $rounds ]; do
+		r=$((r + 1))
+		# srv$target: the target's own hits, once; no child matches
+		server s5 3 2 1 5 0 0
+		wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+		consumer e -q -p "$srv_pid" -n "srv\$target:::req $COUNT" -n "$READY"
+		e=$dt_pid
+		ready e
+		touch s5/go
+		finished s5
+		stop e "$e"
+		grep "^$srv_pid " s5/pids >want.txt
+		check "-p, srv\$target, round $r" e want.txt
+
+		# srv*: the children too (registered processes)
+		server s6 3 2 1 5 0 0
+		wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+		consumer f -q -p "$srv_pid" -n "srv*:::req $COUNT" -n "$READY"
+		f=$dt_pid
+		ready f
+		touch s6/go
+		finished s6
+		stop f "$f"
+		sort s6/pids >want.txt
+		check "-p, srv*, round $r" f want.txt
+
+		# without the registry: children through the events they inherit
+		server s7 2 2 1 5 0 0
+		wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
+		rm -f g.txt g.err
+		DTRACE_STATEDIR=$tmp/none "$DTRACE" -q -p "$srv_pid" \
+			-n "srv*:::req $COUNT" -n "$READY" >g.txt 2>g.err </dev/null &
+		g=$!
+		bg_pids="$bg_pids $g"
+		ready g
+		touch s7/go
+		finished s7
+		stop g "$g"
+		sort s7/pids >want.txt
+		check "-p, srv*, no registry, round $r" g want.txt
+
+		# -c: the command's own hits once; with srv*, its children too
+		rm -rf s8 && mkdir s8 && touch s8/go
+		"$DTRACE" -q -c "./fsrv $tmp/s8 3 2 1 5 0 0" \
+			-n "srv\$target:::req $COUNT" >h.txt 2>h.err
+		[ -e s8/done ] || fail "-c: fsrv did not finish: $(cat h.err)"
+		pid8=$(tail -n 1 s8/pids | cut -d' ' -f1)
+		grep "^$pid8 " s8/pids >want.txt
+		check "-c, srv\$target, round $r" h want.txt
+		rm -rf s9 && mkdir s9 && touch s9/go
+		"$DTRACE" -q -c "./fsrv $tmp/s9 3 2 1 5 0 0" \
+			-n "srv*:::req $COUNT" >i.txt 2>i.err
+		[ -e s9/done ] || fail "-c: fsrv did not finish: $(cat i.err)"
+		sort s9/pids >want.txt
+		check "-c, srv*, round $r" i want.txt
+	done
+	trap - EXIT
+}
+bg_checks g4 sec4
+
+# ---------------------------------------------------------------------
 # 2. Children forked before tracing starts (each registered on its own)
 
 r=0
@@ -325,65 +419,12 @@ while [ $r -lt $rounds ]; do
 done
 
 # ---------------------------------------------------------------------
-# 4. -p and -c of a forking parent
+# 4. -p and -c of a forking parent (the rest, after the group's end:
+#    registry-wide and DTRACE_DOF_INIT_DISABLE runs)
 
-r=0
-while [ $r -lt $rounds ]; do
-	r=$((r + 1))
-	# srv$target: the target's own hits, once; no child matches
-	server s5 3 2 1 5 0 0
-	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
-	consumer e -q -p "$srv_pid" -n "srv\$target:::req $COUNT" -n "$READY"
-	e=$dt_pid
-	ready e
-	touch s5/go
-	finished s5
-	stop e "$e"
-	grep "^$srv_pid " s5/pids >want.txt
-	check "-p, srv\$target, round $r" e want.txt
-
-	# srv*: the children too (registered processes)
-	server s6 3 2 1 5 0 0
-	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
-	consumer f -q -p "$srv_pid" -n "srv*:::req $COUNT" -n "$READY"
-	f=$dt_pid
-	ready f
-	touch s6/go
-	finished s6
-	stop f "$f"
-	sort s6/pids >want.txt
-	check "-p, srv*, round $r" f want.txt
-
-	# without the registry: children through the events they inherit
-	server s7 2 2 1 5 0 0
-	wait_until 300 registered "$srv_pid" || fail "fsrv did not register"
-	rm -f g.txt g.err
-	DTRACE_STATEDIR=$tmp/none "$DTRACE" -q -p "$srv_pid" \
-		-n "srv*:::req $COUNT" -n "$READY" >g.txt 2>g.err </dev/null &
-	g=$!
-	bg_pids="$bg_pids $g"
-	ready g
-	touch s7/go
-	finished s7
-	stop g "$g"
-	sort s7/pids >want.txt
-	check "-p, srv*, no registry, round $r" g want.txt
-
-	# -c: the command's own hits once; with srv*, its children too
-	rm -rf s8 && mkdir s8 && touch s8/go
-	"$DTRACE" -q -c "./fsrv $tmp/s8 3 2 1 5 0 0" \
-		-n "srv\$target:::req $COUNT" >h.txt 2>h.err
-	[ -e s8/done ] || fail "-c: fsrv did not finish: $(cat h.err)"
-	pid8=$(tail -n 1 s8/pids | cut -d' ' -f1)
-	grep "^$pid8 " s8/pids >want.txt
-	check "-c, srv\$target, round $r" h want.txt
-	rm -rf s9 && mkdir s9 && touch s9/go
-	"$DTRACE" -q -c "./fsrv $tmp/s9 3 2 1 5 0 0" \
-		-n "srv*:::req $COUNT" >i.txt 2>i.err
-	[ -e s9/done ] || fail "-c: fsrv did not finish: $(cat i.err)"
-	sort s9/pids >want.txt
-	check "-c, srv*, round $r" i want.txt
-done
+bg_join
+stop_pid "$hd4_pid" TERM
+hd4_pid=
 
 # uid and gid of children known only through the fork tree (no
 # registry) that change their real ids between their hits: each hit has

@@ -92,6 +92,13 @@ tracefs_at -w uprobe_events ||
 bg_pids=
 hd_pid=
 au_cleanup() {
+	# a bg_checks group still running (the test ended early): its
+	# subshell, then the processes it started (a -p target waits for
+	# its go file for ever)
+	for r in ${bg_runs:-}; do
+		rp=$(pgrep -P "${r#*:}")
+		kill -KILL "${r#*:}" $rp 2>/dev/null
+	done
 	for p in $bg_pids; do
 		kill -KILL "$p" 2>/dev/null
 	done

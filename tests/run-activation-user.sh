@@ -92,6 +92,13 @@ tracefs_at -w uprobe_events ||
 bg_pids=
 hd_pid=
 au_cleanup() {
+	# a bg_checks group still running (the test ended early): its
+	# subshell, then the processes it started (a -p target waits for
+	# its go file for ever)
+	for r in ${bg_runs:-}; do
+		rp=$(pgrep -P "${r#*:}")
+		kill -KILL "${r#*:}" $rp 2>/dev/null
+	done
 	for p in $bg_pids; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -99,11 +106,12 @@ au_cleanup() {
 	[ -z "$hd_pid" ] || stop_pid "$hd_pid" TERM
 	cleanup
 }
-# au_wait PID: wait for a process started with ACT_WAIT=$tmp/go; go is
+# au_wait PID: wait for a process started with ACT_WAIT=$PWD/go (in the
+# test's directory or a bg_checks group's); go is
 # made first, so a dtrace that failed before its BEGIN (which makes it)
 # fails the test instead of leaving the process waiting, and it hanging
 au_wait() {
-	touch "$tmp/go"
+	touch "$PWD/go"
 	wait "$1"
 }
 # au_started PID: wait until the shell's fork PID has exec'd act or actdl:
@@ -145,124 +153,237 @@ site_bytes() {
 	done
 }
 
+# au_progs: act and libactl.so of its own in a bg_checks group's
+# directory, linked again: a kernel path's uprobe is on a file, its
+# breakpoints (and semaphores) in every process that maps it, so the
+# test's own act (section 2's -p targets, site_bytes) shares no file
+# with a group's runs
+au_progs() {
+	cp ../libactl.so . &&
+		$CC -o act ../act.o ../act-probes.o -L. -lactl \
+		-Wl,-rpath,"$PWD" -lpthread ||
+		fail "building the test program in $PWD"
+}
+
+# Sections 1 and 4 run as bg_checks groups, each in its own directory
+# with its own act (au_progs), beside section 2 (doc/DESIGN.md §11,
+# "The suite's wall time"): each of their runs has its own process
+# (-c, or -p of one it started) and its own files, and none is
+# registry-wide.  Section 3 (SIGKILLs, the reaper, take-overs: it reads
+# site bytes, semaphores and maps of processes whose file a kernel path
+# run could share) runs after their bg_join, and section 6
+# (registry-wide: it would count another section's drti.o processes)
+# after that, both alone.
+
 # 1. -c: the same output on both paths, and the program's own counts
-prog='act*:::hit { @n[pid == $target] = count(); @s = sum(arg1);
-	@q = quantize(arg1); }
+au_sec1() {
+	au_progs
+	prog='act*:::hit { @n[pid == $target] = count(); @s = sum(arg1);
+		@q = quantize(arg1); }
+	act*:::hit /arg0 == 42/ { printf("%d %d %d\n", pid == $target, arg0, arg1); }
+	act*:::tick { @t = count(); }
+	actl*:::fire { @l[pid == $target, arg1] = count(); @ls = sum(arg0); }
+	END { printa("hits %d %@d\n", @n); printa("sum %@d\n", @s); printa(@q);
+		printa("ticks %@d\n", @t); printa("lib %d %d %@d\n", @l);
+		printa("libsum %@d\n", @ls); }'
+	for a in user kernel; do
+		"$DTRACE" -q -x activation=$a -n "$prog" -c './act 3000 3 1 20' \
+			>out.$a 2>err.$a || fail "activation=$a -c: $(cat err.$a)"
+		# printf lines of different threads come in time order: sort
+		grep -v '^child\|^parent' out.$a | sort >sorted.$a
+	done
+	expect_file_eq "-c: the user path's output is the kernel path's" \
+		sorted.kernel sorted.user
+	# what the program says it fired, and what dtrace counted
+	expect_eq "-c: the parent's hits" "9000 9000" \
+		"$(sed -n 's/^parent [0-9]* //p' out.user) $(sed -n 's/^hits 1 //p' out.user)"
+	expect_eq "-c: the fork child's hits" "3000 3000" \
+		"$(sed -n 's/^child [0-9]* //p' out.user) $(sed -n 's/^hits 0 //p' out.user)"
+	expect_eq "-c: the library's hits (its own drti.o)" 1200 \
+		"$(awk '$1 == "lib" { s += $4 } END { print s }' out.user)"
+	expect_eq "-c: the ticks (semaphore up)" 1 "$(grep -c '^ticks 20$' out.user)"
+	expect_eq "-c: the child's printf lines" 30 \
+		"$(grep -c '^0 42 ' out.user)"
+	expect_eq "-c: nothing said" "" "$(cat err.user)"
+
+	# 1b. aggregating in the arena (drti/arena.h's plans): clauses that only
+	# aggregate run in the recorder, the rest from records; keys of integer
+	# expressions, predicates, every function, a note's narrow arguments
+	# (actl's short and char casts), a keyed aggregation with more keys than
+	# a thread's hash takes (those hits come as records), a fork child (its
+	# hits records, which the fork tree sorts out): the kernel path's output,
+	# and that of the in-process rings alone (DTRACE_KAGG=0)
+	prog='act*:::hit /arg0 < 50/ { @c[arg0 % 7] = count(); @mn = min(arg1);
+		@mx = max(arg1); @av = avg(arg1); @lq = lquantize(arg0, 0, 100, 10); }
+	act*:::hit /arg0 >= 50 && pid == $target/ {
+		@k[arg0 / 10, arg1 % 3] = sum(arg1); @q = quantize(arg1 - 100); }
+	act*:::hit { @many[arg1] = count(); }
+	actl*:::fire /arg1 > 0/ { @lib[(short)arg0, arg1] = count();
+		@lmx = max((char)arg0); }
+	END { printa("c %d %@d\n", @c); printa("min %@d\n", @mn);
+		printa("max %@d\n", @mx); printa("avg %@d\n", @av); printa(@lq);
+		printa("k %d %d %@d\n", @k); printa(@q); printa("many %d %@d\n", @many);
+		printa("lib %d %d %@d\n", @lib); printa("lmx %@d\n", @lmx); }'
+	for a in kernel user ring; do
+		act=$a kagg=1
+		[ $a = ring ] && act=user kagg=0
+		DTRACE_KAGG=$kagg "$DTRACE" -v -q -x activation=$act -n "$prog" \
+			-c './act 2000 2 1' >agg.out.$a 2>agg.err.$a ||
+			fail "aggregating, $a: $(cat agg.err.$a)"
+		grep -v '^child\|^parent' agg.out.$a >agg.$a
+	done
+	expect_file_eq "aggregating: the arena's output is the kernel path's" \
+		agg.kernel agg.user
+	expect_file_eq "aggregating: the arena's output is the rings'" agg.ring agg.user
+	expect_grep "aggregating: in the process" \
+		'^dtrace: 4 clauses aggregated in the process$' agg.err.user
+	expect_eq "aggregating: the rings' run aggregated nothing in the process" 0 \
+		"$(grep -c 'aggregated in the process' agg.err.ring)"
+	expect_eq "aggregating: every hit's key, parent and child" 6000 \
+		"$(awk '$1 == "many" { s += $3 } END { print s }' agg.user)"
+	# the plan's operators on negative and narrowed values, in keys, in an
+	# aggregated value, lquantize() with a negative base: the same three ways
+	prog='act$target:::hit {
+		@o[arg1 / -3 % 5, arg1 % -5, (arg1 >> 2) ^ ~arg0,
+		    arg0 > 50 ? -arg1 : arg1 << 1] = count();
+		@u[(unsigned)arg1 / 7 % 4, (char)arg1] = sum(arg1 < 0 || arg0 == 3);
+		@m[!arg0, -arg0 & 7] = max((long)(int)(arg1 * 3000000));
+		@l[arg0 % 4] = lquantize(arg1 % 100, -50, 50, 7); }
+	END { printa("o %d %d %d %d %@d\n", @o); printa("u %d %d %@d\n", @u);
+		printa("m %d %d %@d\n", @m); printa(@l); }'
+	for a in kernel user ring; do
+		act=$a kagg=1
+		[ $a = ring ] && act=user kagg=0
+		DTRACE_KAGG=$kagg "$DTRACE" -q -x activation=$act -n "$prog" \
+			-c './act 300 2 0' >ops.out.$a 2>ops.err.$a ||
+			fail "operators, $a: $(cat ops.err.$a)"
+		grep -v '^parent' ops.out.$a >ops.$a
+	done
+	expect_file_eq "operators: the arena's output is the kernel path's" \
+		ops.kernel ops.user
+	expect_file_eq "operators: the arena's output is the rings'" ops.ring ops.user
+	# rings of 32 records a thread, 800000 hits in bursts: records would be
+	# lost, the arena's counts are exact
+	"$DTRACE" -q -x activation=user -x bufsize=4k -n '
+	act$target:::hit { @h = count(); @s = sum(arg0); }
+	END { printa("hits %@d\n", @h); printa("sum %@d\n", @s); }' \
+		-c './act 200000 4 0' >tiny.out 2>tiny.err ||
+		fail "tiny rings: $(cat tiny.err)"
+	expect_eq "tiny rings: every hit counted" "hits 800000|sum 39600000" \
+		"$(grep -v '^parent' tiny.out | grep . | paste -sd'|')"
+	expect_eq "tiny rings: nothing dropped or said" "" "$(cat tiny.err)"
+
+	# a fork child shares its parent's arena and writes its header (offsets
+	# far outside it, a segment index past the end): the parent's recorder
+	# bounds everything by the size in its own control block, so it neither
+	# crashes nor writes elsewhere; its segment's hits come as records
+	# (exact), the segments its threads would claim now are refused (drops,
+	# said)
+	ACT_SCRIBBLE=1 "$DTRACE" -q -x activation=user -n '
+	act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
+		-c './act 1000 0 0' >sc.out 2>sc.err ||
+		fail "hostile child: $(cat sc.err)"
+	expect_eq "hostile child: the parent ran to its end, every hit counted" \
+		"parent 1000|hits 1001" \
+		"$(sed 's/^parent [0-9]* /parent /' sc.out | grep . | paste -sd'|')"
+	expect_eq "hostile child: nothing said" "" "$(cat sc.err)"
+	ACT_SCRIBBLE=1 "$DTRACE" -q -x activation=user -n '
+	act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
+		-c './act 1000 2 0' >sc.out 2>sc.err ||
+		fail "hostile child, threads: $(cat sc.err)"
+	expect_eq "hostile child, threads: the parent ran to its end" \
+		"parent 2000|hits 1" \
+		"$(sed 's/^parent [0-9]* /parent /' sc.out | grep . | paste -sd'|')"
+	expect_grep "hostile child, threads: the drops said" '^dtrace: 2000 drops' sc.err
+}
+
+# 4. exec chains: each new image asks to be armed (drti.o's constructor,
+# through the arena the process keeps at descriptor 1023) and waits, so
+# its hits from the first on are counted; every image forks a child (a
+# record of act*, not of act$target), its library fires, ticks under
+# the semaphore: the kernel path's output, the program's own counts,
+# under -p and -c, aggregating in the arena and from the rings
+# (its script, xprog, 5b' runs too)
+xprog='act*:::hit { @n[pid == $target] = count(); @s = sum(arg1); }
 act*:::hit /arg0 == 42/ { printf("%d %d %d\n", pid == $target, arg0, arg1); }
-act*:::tick { @t = count(); }
-actl*:::fire { @l[pid == $target, arg1] = count(); @ls = sum(arg0); }
-END { printa("hits %d %@d\n", @n); printa("sum %@d\n", @s); printa(@q);
-	printa("ticks %@d\n", @t); printa("lib %d %d %@d\n", @l);
+act$target:::tick { @t = count(); }
+actl$target:::fire { @l = count(); @ls = sum(arg0); }
+END { printa("hits %d %@d\n", @n); printa("sum %@d\n", @s);
+	printa("ticks %@d\n", @t); printa("lib %@d\n", @l);
 	printa("libsum %@d\n", @ls); }'
-for a in user kernel; do
-	"$DTRACE" -q -x activation=$a -n "$prog" -c './act 3000 3 1 20' \
-		>out.$a 2>err.$a || fail "activation=$a -c: $(cat err.$a)"
-	# printf lines of different threads come in time order: sort
-	grep -v '^child\|^parent' out.$a | sort >sorted.$a
-done
-expect_file_eq "-c: the user path's output is the kernel path's" \
-	sorted.kernel sorted.user
-# what the program says it fired, and what dtrace counted
-expect_eq "-c: the parent's hits" "9000 9000" \
-	"$(sed -n 's/^parent [0-9]* //p' out.user) $(sed -n 's/^hits 1 //p' out.user)"
-expect_eq "-c: the fork child's hits" "3000 3000" \
-	"$(sed -n 's/^child [0-9]* //p' out.user) $(sed -n 's/^hits 0 //p' out.user)"
-expect_eq "-c: the library's hits (its own drti.o)" 1200 \
-	"$(awk '$1 == "lib" { s += $4 } END { print s }' out.user)"
-expect_eq "-c: the ticks (semaphore up)" 1 "$(grep -c '^ticks 20$' out.user)"
-expect_eq "-c: the child's printf lines" 30 \
-	"$(grep -c '^0 42 ' out.user)"
-expect_eq "-c: nothing said" "" "$(cat err.user)"
+au_sec4() {
+	au_progs
+	for a in kernel user ring; do
+		act=$a kagg=1
+		[ $a = ring ] && act=user kagg=0
+		rm -f go
+		ACT_EXEC=3 ACT_WAIT=$PWD/go ./act 500 2 1 20 >e.out.$a 2>&1 &
+		ap=$!
+		bg_pids="$bg_pids $ap"
+		au_started $ap
+		# a glob under -p matches what the process maps when dtrace starts
+		wait_until 100 grep -q libactl /proc/$ap/maps
+		DTRACE_KAGG=$kagg "$DTRACE" -w -q -x activation=$act -p $ap -n "
+		BEGIN { system(\"touch $PWD/go\"); }" -n "$xprog" >x.out.$a 2>x.err.$a ||
+			fail "exec chain -p, $a: $(cat x.err.$a)"
+		au_wait $ap
+		expect_eq "exec chain -p, $a: the process's exit status" 0 $?
+		forget_pid $ap
+		sort x.out.$a >x.sorted.$a
+		ACT_EXEC=2 DTRACE_KAGG=$kagg "$DTRACE" -q -x activation=$act \
+			-n "$xprog" -c "./act 400 3 1 10" >xc.out.$a 2>xc.err.$a ||
+			fail "exec chain -c, $a: $(cat xc.err.$a)"
+		grep -v '^child\|^parent' xc.out.$a | sort >xc.sorted.$a
+	done
+	expect_eq "exec chain -p: four images ran" 4 "$(grep -c "^parent [0-9]* 1000$" e.out.user)"
+	expect_eq "exec chain -p: every image's hits, and its children's" \
+		"hits 0 2000|hits 1 4000" "$(grep '^hits' x.out.user | sort | paste -sd'|')"
+	expect_eq "exec chain -p: every image's ticks" "ticks 80" "$(grep '^ticks' x.out.user)"
+	expect_file_eq "exec chain -p: the kernel path's output" x.sorted.kernel x.sorted.user
+	expect_file_eq "exec chain -p: the rings' output" x.sorted.ring x.sorted.user
+	expect_eq "exec chain -p: nothing said" "" "$(cat x.err.user x.err.ring)"
+	expect_eq "exec chain -c: three images, threads and children" \
+		"hits 0 1200|hits 1 3600" "$(grep '^hits' xc.out.user | sort | paste -sd'|')"
+	expect_file_eq "exec chain -c: the kernel path's output" xc.sorted.kernel xc.sorted.user
+	expect_file_eq "exec chain -c: the rings' output" xc.sorted.ring xc.sorted.user
+	expect_eq "exec chain -c: nothing said" "" "$(cat xc.err.user xc.err.ring)"
+	# a fork child's exec (its image asks through the descriptor it
+	# inherited): let go, said; the target's hits as on the kernel path
+	for a in kernel user; do
+		ACT_CHILD_EXEC=1 "$DTRACE" -q -x activation=$a -n '
+		act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
+			-c './act 500 2 1' >ce.out.$a 2>ce.err.$a ||
+			fail "child exec, $a: $(cat ce.err.$a)"
+		grep hits ce.out.$a >ce.hits.$a
+	done
+	expect_eq "child exec: the target's hits" "hits 1000" "$(cat ce.hits.user)"
+	expect_file_eq "child exec: the kernel path's output" ce.hits.kernel ce.hits.user
+	expect_eq "child exec: the child's image ran" 2 \
+		"$(grep -c '^parent [0-9]* 500$\|^parent [0-9]* 1000$' ce.out.user)"
+	expect_grep "child exec: said" \
+		"forked from a process traced in-process, exec'd: .* not traced" ce.err.user
+	# an image that cannot ask (the descriptor closed before the exec): said
+	rm -f go
+	ACT_EXEC=1 ACT_CLOSEFD=1 ACT_WAIT=$PWD/go ./act 1000 0 0 300 >e.out 2>&1 &
+	ap=$!
+	bg_pids="$bg_pids $ap"
+	au_started $ap
+	# the shell's fork has exec'd act (libactl mapped), or act$ap is no probe
+	wait_until 100 grep -q libactl /proc/$ap/maps
+	"$DTRACE" -w -q -x activation=user -p $ap -n "
+	BEGIN { system(\"touch $PWD/go\"); }
+	act\$target:::hit { @h = count(); }
+	END { printa(\"hits %@d\n\", @h); }" >x.out 2>x.err ||
+		fail "exec, descriptor closed: $(cat x.err)"
+	au_wait $ap
+	forget_pid $ap
+	expect_eq "exec, descriptor closed: the first image's hits" "hits 1000" "$(cat x.out)"
+	expect_grep "exec, descriptor closed: said" \
+		"pid $ap exec'd and closed .* does not trace that image" x.err
+}
 
-# 1b. aggregating in the arena (drti/arena.h's plans): clauses that only
-# aggregate run in the recorder, the rest from records; keys of integer
-# expressions, predicates, every function, a note's narrow arguments
-# (actl's short and char casts), a keyed aggregation with more keys than
-# a thread's hash takes (those hits come as records), a fork child (its
-# hits records, which the fork tree sorts out): the kernel path's output,
-# and that of the in-process rings alone (DTRACE_KAGG=0)
-prog='act*:::hit /arg0 < 50/ { @c[arg0 % 7] = count(); @mn = min(arg1);
-	@mx = max(arg1); @av = avg(arg1); @lq = lquantize(arg0, 0, 100, 10); }
-act*:::hit /arg0 >= 50 && pid == $target/ {
-	@k[arg0 / 10, arg1 % 3] = sum(arg1); @q = quantize(arg1 - 100); }
-act*:::hit { @many[arg1] = count(); }
-actl*:::fire /arg1 > 0/ { @lib[(short)arg0, arg1] = count();
-	@lmx = max((char)arg0); }
-END { printa("c %d %@d\n", @c); printa("min %@d\n", @mn);
-	printa("max %@d\n", @mx); printa("avg %@d\n", @av); printa(@lq);
-	printa("k %d %d %@d\n", @k); printa(@q); printa("many %d %@d\n", @many);
-	printa("lib %d %d %@d\n", @lib); printa("lmx %@d\n", @lmx); }'
-for a in kernel user ring; do
-	act=$a kagg=1
-	[ $a = ring ] && act=user kagg=0
-	DTRACE_KAGG=$kagg "$DTRACE" -v -q -x activation=$act -n "$prog" \
-		-c './act 2000 2 1' >agg.out.$a 2>agg.err.$a ||
-		fail "aggregating, $a: $(cat agg.err.$a)"
-	grep -v '^child\|^parent' agg.out.$a >agg.$a
-done
-expect_file_eq "aggregating: the arena's output is the kernel path's" \
-	agg.kernel agg.user
-expect_file_eq "aggregating: the arena's output is the rings'" agg.ring agg.user
-expect_grep "aggregating: in the process" \
-	'^dtrace: 4 clauses aggregated in the process$' agg.err.user
-expect_eq "aggregating: the rings' run aggregated nothing in the process" 0 \
-	"$(grep -c 'aggregated in the process' agg.err.ring)"
-expect_eq "aggregating: every hit's key, parent and child" 6000 \
-	"$(awk '$1 == "many" { s += $3 } END { print s }' agg.user)"
-# the plan's operators on negative and narrowed values, in keys, in an
-# aggregated value, lquantize() with a negative base: the same three ways
-prog='act$target:::hit {
-	@o[arg1 / -3 % 5, arg1 % -5, (arg1 >> 2) ^ ~arg0,
-	    arg0 > 50 ? -arg1 : arg1 << 1] = count();
-	@u[(unsigned)arg1 / 7 % 4, (char)arg1] = sum(arg1 < 0 || arg0 == 3);
-	@m[!arg0, -arg0 & 7] = max((long)(int)(arg1 * 3000000));
-	@l[arg0 % 4] = lquantize(arg1 % 100, -50, 50, 7); }
-END { printa("o %d %d %d %d %@d\n", @o); printa("u %d %d %@d\n", @u);
-	printa("m %d %d %@d\n", @m); printa(@l); }'
-for a in kernel user ring; do
-	act=$a kagg=1
-	[ $a = ring ] && act=user kagg=0
-	DTRACE_KAGG=$kagg "$DTRACE" -q -x activation=$act -n "$prog" \
-		-c './act 300 2 0' >ops.out.$a 2>ops.err.$a ||
-		fail "operators, $a: $(cat ops.err.$a)"
-	grep -v '^parent' ops.out.$a >ops.$a
-done
-expect_file_eq "operators: the arena's output is the kernel path's" \
-	ops.kernel ops.user
-expect_file_eq "operators: the arena's output is the rings'" ops.ring ops.user
-# rings of 32 records a thread, 800000 hits in bursts: records would be
-# lost, the arena's counts are exact
-"$DTRACE" -q -x activation=user -x bufsize=4k -n '
-act$target:::hit { @h = count(); @s = sum(arg0); }
-END { printa("hits %@d\n", @h); printa("sum %@d\n", @s); }' \
-	-c './act 200000 4 0' >tiny.out 2>tiny.err ||
-	fail "tiny rings: $(cat tiny.err)"
-expect_eq "tiny rings: every hit counted" "hits 800000|sum 39600000" \
-	"$(grep -v '^parent' tiny.out | grep . | paste -sd'|')"
-expect_eq "tiny rings: nothing dropped or said" "" "$(cat tiny.err)"
-
-# a fork child shares its parent's arena and writes its header (offsets
-# far outside it, a segment index past the end): the parent's recorder
-# bounds everything by the size in its own control block, so it neither
-# crashes nor writes elsewhere; its segment's hits come as records
-# (exact), the segments its threads would claim now are refused (drops,
-# said)
-ACT_SCRIBBLE=1 "$DTRACE" -q -x activation=user -n '
-act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
-	-c './act 1000 0 0' >sc.out 2>sc.err ||
-	fail "hostile child: $(cat sc.err)"
-expect_eq "hostile child: the parent ran to its end, every hit counted" \
-	"parent 1000|hits 1001" \
-	"$(sed 's/^parent [0-9]* /parent /' sc.out | grep . | paste -sd'|')"
-expect_eq "hostile child: nothing said" "" "$(cat sc.err)"
-ACT_SCRIBBLE=1 "$DTRACE" -q -x activation=user -n '
-act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
-	-c './act 1000 2 0' >sc.out 2>sc.err ||
-	fail "hostile child, threads: $(cat sc.err)"
-expect_eq "hostile child, threads: the parent ran to its end" \
-	"parent 2000|hits 1" \
-	"$(sed 's/^parent [0-9]* /parent /' sc.out | grep . | paste -sd'|')"
-expect_grep "hostile child, threads: the drops said" '^dtrace: 2000 drops' sc.err
+bg_checks s1 au_sec1
+bg_checks s4 au_sec4
 
 # 2. -p: exact counts, then everything given back, the process running on
 rm -f go
@@ -298,7 +419,7 @@ expect_eq "-p: the process's own count" "parent $ap 80000" "$(cat act.out)"
 # while the process fires on: exact counts, then the sites and the arena
 # given back while its recorder may be running
 rm -f go
-ACT_WAIT=$tmp/go ./act 20000 4 0 4000 >pa.out 2>&1 &
+ACT_FIRED=1 ACT_WAIT=$tmp/go ./act 20000 4 0 4000 >pa.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 au_started $ap
@@ -311,7 +432,9 @@ END { printa(\"hits %@d\n\", @h); printa(\"q %d\n%@d\n\", @q); }" \
 dp=$!
 bg_pids="$bg_pids $dp"
 wait_until 100 test -e go || fail "-p, aggregating: BEGIN never ran"
-sleep 1 # the hits are fired, the ticks going on
+# the hits are fired (act says so), the ticks going on
+wait_until 600 grep -q '^fired' pa.out ||
+	fail "-p, aggregating: the threads never fired"
 kill -INT $dp
 wait $dp
 expect_eq "-p, aggregating: status" 0 $?
@@ -361,6 +484,8 @@ for k in 1 0; do
 	expect_eq "threads come and go, DTRACE_KAGG=$k: no drop" "" \
 		"$(grep drops tw.err.$k)"
 done
+
+bg_join
 
 # 3. SIGKILL of dtrace mid-run: the process and its child run on
 rm -f go
@@ -617,87 +742,6 @@ expect_eq "fork child: dtrace's counts" "0 20000|1 40000" \
 	"$(grep . fc.dt | sort | paste -sd'|')"
 expect_eq "fork child: nothing said" "" "$(cat fc.err)"
 
-# 4. exec chains: each new image asks to be armed (drti.o's constructor,
-# through the arena the process keeps at descriptor 1023) and waits, so
-# its hits from the first on are counted; every image forks a child (a
-# record of act*, not of act$target), its library fires, ticks under
-# the semaphore: the kernel path's output, the program's own counts,
-# under -p and -c, aggregating in the arena and from the rings
-prog='act*:::hit { @n[pid == $target] = count(); @s = sum(arg1); }
-act*:::hit /arg0 == 42/ { printf("%d %d %d\n", pid == $target, arg0, arg1); }
-act$target:::tick { @t = count(); }
-actl$target:::fire { @l = count(); @ls = sum(arg0); }
-END { printa("hits %d %@d\n", @n); printa("sum %@d\n", @s);
-	printa("ticks %@d\n", @t); printa("lib %@d\n", @l);
-	printa("libsum %@d\n", @ls); }'
-for a in kernel user ring; do
-	act=$a kagg=1
-	[ $a = ring ] && act=user kagg=0
-	rm -f go
-	ACT_EXEC=3 ACT_WAIT=$tmp/go ./act 500 2 1 20 >e.out.$a 2>&1 &
-	ap=$!
-	bg_pids="$bg_pids $ap"
-	au_started $ap
-	# a glob under -p matches what the process maps when dtrace starts
-	wait_until 100 grep -q libactl /proc/$ap/maps
-	DTRACE_KAGG=$kagg "$DTRACE" -w -q -x activation=$act -p $ap -n "
-	BEGIN { system(\"touch $tmp/go\"); }" -n "$prog" >x.out.$a 2>x.err.$a ||
-		fail "exec chain -p, $a: $(cat x.err.$a)"
-	au_wait $ap
-	expect_eq "exec chain -p, $a: the process's exit status" 0 $?
-	forget_pid $ap
-	sort x.out.$a >x.sorted.$a
-	ACT_EXEC=2 DTRACE_KAGG=$kagg "$DTRACE" -q -x activation=$act \
-		-n "$prog" -c "./act 400 3 1 10" >xc.out.$a 2>xc.err.$a ||
-		fail "exec chain -c, $a: $(cat xc.err.$a)"
-	grep -v '^child\|^parent' xc.out.$a | sort >xc.sorted.$a
-done
-expect_eq "exec chain -p: four images ran" 4 "$(grep -c "^parent [0-9]* 1000$" e.out.user)"
-expect_eq "exec chain -p: every image's hits, and its children's" \
-	"hits 0 2000|hits 1 4000" "$(grep '^hits' x.out.user | sort | paste -sd'|')"
-expect_eq "exec chain -p: every image's ticks" "ticks 80" "$(grep '^ticks' x.out.user)"
-expect_file_eq "exec chain -p: the kernel path's output" x.sorted.kernel x.sorted.user
-expect_file_eq "exec chain -p: the rings' output" x.sorted.ring x.sorted.user
-expect_eq "exec chain -p: nothing said" "" "$(cat x.err.user x.err.ring)"
-expect_eq "exec chain -c: three images, threads and children" \
-	"hits 0 1200|hits 1 3600" "$(grep '^hits' xc.out.user | sort | paste -sd'|')"
-expect_file_eq "exec chain -c: the kernel path's output" xc.sorted.kernel xc.sorted.user
-expect_file_eq "exec chain -c: the rings' output" xc.sorted.ring xc.sorted.user
-expect_eq "exec chain -c: nothing said" "" "$(cat xc.err.user xc.err.ring)"
-# a fork child's exec (its image asks through the descriptor it
-# inherited): let go, said; the target's hits as on the kernel path
-for a in kernel user; do
-	ACT_CHILD_EXEC=1 "$DTRACE" -q -x activation=$a -n '
-	act$target:::hit { @h = count(); } END { printa("hits %@d\n", @h); }' \
-		-c './act 500 2 1' >ce.out.$a 2>ce.err.$a ||
-		fail "child exec, $a: $(cat ce.err.$a)"
-	grep hits ce.out.$a >ce.hits.$a
-done
-expect_eq "child exec: the target's hits" "hits 1000" "$(cat ce.hits.user)"
-expect_file_eq "child exec: the kernel path's output" ce.hits.kernel ce.hits.user
-expect_eq "child exec: the child's image ran" 2 \
-	"$(grep -c '^parent [0-9]* 500$\|^parent [0-9]* 1000$' ce.out.user)"
-expect_grep "child exec: said" \
-	"forked from a process traced in-process, exec'd: .* not traced" ce.err.user
-# an image that cannot ask (the descriptor closed before the exec): said
-rm -f go
-ACT_EXEC=1 ACT_CLOSEFD=1 ACT_WAIT=$tmp/go ./act 1000 0 0 300 >e.out 2>&1 &
-ap=$!
-bg_pids="$bg_pids $ap"
-au_started $ap
-# the shell's fork has exec'd act (libactl mapped), or act$ap is no probe
-wait_until 100 grep -q libactl /proc/$ap/maps
-"$DTRACE" -w -q -x activation=user -p $ap -n "
-BEGIN { system(\"touch $tmp/go\"); }
-act\$target:::hit { @h = count(); }
-END { printa(\"hits %@d\n\", @h); }" >x.out 2>x.err ||
-	fail "exec, descriptor closed: $(cat x.err)"
-au_wait $ap
-forget_pid $ap
-expect_eq "exec, descriptor closed: the first image's hits" "hits 1000" "$(cat x.out)"
-expect_grep "exec, descriptor closed: said" \
-	"pid $ap exec'd and closed .* does not trace that image" x.err
-
 # 4b. an exec while dtrace is slow: stopped for 1.5 s around it, its
 # beat stale past the second the hit path allows, the new image waits
 # for a dtrace alive (drti/arena.h, "Following an exec"): both images'
@@ -869,9 +913,9 @@ for a in $de_paths; do
 	ap=$!
 	bg_pids="$bg_pids $ap"
 	au_sh $ap
-	# 4's $prog
+	# 4's script
 	"$DTRACE" -Z -w -q -x activation=$a -p $ap -n "
-	BEGIN { system(\"touch $tmp/go\"); }" -n "$prog" >dc.dt.$a 2>dc.err.$a ||
+	BEGIN { system(\"touch $tmp/go\"); }" -n "$xprog" >dc.dt.$a 2>dc.err.$a ||
 		fail "exec chain after -p, $a: $(cat dc.err.$a)"
 	au_wait $ap
 	expect_eq "exec chain after -p, $a: the process's exit status" 0 $?

@@ -37,6 +37,9 @@
  * ACT_SECCOMP_NS set: after ACT_WAIT's wait, a seccomp filter makes
  * newfstatat() fail with EPERM (a thread's claim cannot stat its pid
  * namespace), then it fires.
+ * ACT_FIRED set: once its threads (and its fork child) have fired, before
+ * the ticks, it prints "fired PID COUNT" (a test waits for that line
+ * instead of sleeping, then ends dtrace while the ticks go on).
  *
  *	act N T FORK [MS]
  */
@@ -295,6 +298,10 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 		waitpid(c, NULL, 0);
+	}
+	if (getenv("ACT_FIRED")) {
+		printf("fired %d %ld\n", (int)getpid(), n * (t ? t : 1));
+		fflush(stdout);
 	}
 	for (long i = 0; i < ms; i++) {
 		struct timespec ts = {0, 1000000};

@@ -1321,15 +1321,17 @@ if unshare -p -f true 2>/dev/null; then
 	ap=$!
 	bg_pids="$bg_pids $ap"
 	au_started $ap
+	# dtrace stops itself at BEGIN, in the system() that lets act go
+	# (dtrace waits for its shell: pid, in BEGIN, is dtrace's), so it
+	# is stopped before the child's 200 ms sleep ends whatever the
+	# load (polling for go and a SIGSTOP from here missed that under
+	# load 20), and let go 20 ms after the child is reaped
 	"$DTRACE" -w -q -x activation=user -p $ap -n "
-	BEGIN { system(\"touch $tmp/go\"); } $prog" >r.out 2>r.err &
+	BEGIN { system(\"touch $tmp/go; kill -STOP %d\", pid); } $prog" \
+		>r.out 2>r.err &
 	dp=$!
 	bg_pids="$bg_pids $dp"
-	# stopped within 10 ms of BEGIN, before the child's 200 ms sleep
-	# ends, and let go 20 ms after it is reaped
-	n=0
-	while [ ! -e go ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
-	kill -STOP $dp
+	wait_until 1000 test -e go
 	n=0
 	while { ! grep -q '^child' ns.app ||
 		[ -s "/proc/$ap/task/$ap/children" ]; } && [ $n -lt 250 ]; do

@@ -197,153 +197,374 @@ consumer() {
 }
 
 # ---------------------------------------------------------------------
-# 1. -c, printf, copyinstr, $target, -q
+# Sections 1-3: each case a -c run of its own trprog.  They run in six
+# groups side by side (bg_checks; each mostly waits on the kernel to
+# attach and detach), each group in its own directory with its own
+# copies of trprog, libtrl.so and trplug.so (found there first: the
+# uprobes of one group are on its own files) and its cases one after
+# another there, each writing that directory's out.txt and err.txt.
+# One case stays out, run when no group is: "BEGIN, END, exit()",
+# whose killed command is looked for after the run, as section 4's
+# SIGKILLed consumer's leftovers are (doc/DESIGN.md, "The suite's wall
+# time", item 2).
+trg_dir() {
+	for f in trprog libtrl.so trplug.so; do
+		cp "../$f" "$f" || exit 99
+	done
+	LD_LIBRARY_PATH=$PWD:$LD_LIBRARY_PATH
+	export LD_LIBRARY_PATH
+	plug=$PWD/trplug.so
+}
 
-trun -q -n 'tr$target:::tick { printf("%d %s %d\n", arg0, copyinstr(arg1), arg2); }' \
-	-c "./trprog 'tick 4'"
-expect_eq "printf: status" 0 "$status"
-expect_out "printf and copyinstr" '0 alpha 0\n1 beta -1000\n2 gamma -2000\n3 delta -3000\n\n'
-expect_eq "-q: nothing on stderr" "" "$(cat err.txt)"
+# 1. -c, printf, copyinstr, $target, -q; 2. aggregations; 3. libraries
 
-# printf conversions and widths
-trun -q -n 'tr$target:::tick /arg0 == 3/ {
-	printf("[%5d|%-5d|%05d|%x|%X|%o|%u|%c|%10s|%-10s|%.2s|%%]\n",
-	    arg0, arg0, arg0, 255, 255, 8, arg0, 65, copyinstr(arg1),
-	    copyinstr(arg1), copyinstr(arg1));
-}' -c "./trprog 'tick 4'"
-expect_out "printf conversions" '[    3|3    |00003|ff|FF|10|3|A|     delta|delta     |de|%]\n\n'
+# printf, its conversions, typed and twelve arguments, the builtins
+trg_out() {
+	trg_dir
+	trun -q -n 'tr$target:::tick { printf("%d %s %d\n", arg0, copyinstr(arg1), arg2); }' \
+		-c "./trprog 'tick 4'"
+	expect_eq "printf: status" 0 "$status"
+	expect_out "printf and copyinstr" '0 alpha 0\n1 beta -1000\n2 gamma -2000\n3 delta -3000\n\n'
+	expect_eq "-q: nothing on stderr" "" "$(cat err.txt)"
 
-# args[N] with the declared types; a D string argument; 12 arguments
-trun -q -n 'tr$target:::tick /arg0 == 1/ { printf("%d %d\n", args[0], args[2]); }
-	tr$target:::msg { printf("%s %d\n", args[0], args[1]); }
-	tr$target:::big { printf("%d %d %d %d %d %d %d %d %d %d %d %d\n",
-	    arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9,
-	    arg10, arg11); }' -c "./trprog 'tick 2' msg big"
-expect_out "typed args, string argument, 12 arguments" '1 -1000\nhello 7\n1 2 3 4 5 6 7 8 9 10 11 12\n\n'
+	# printf conversions and widths
+	trun -q -n 'tr$target:::tick /arg0 == 3/ {
+		printf("[%5d|%-5d|%05d|%x|%X|%o|%u|%c|%10s|%-10s|%.2s|%%]\n",
+		    arg0, arg0, arg0, 255, 255, 8, arg0, 65, copyinstr(arg1),
+		    copyinstr(arg1), copyinstr(arg1));
+	}' -c "./trprog 'tick 4'"
+	expect_out "printf conversions" '[    3|3    |00003|ff|FF|10|3|A|     delta|delta     |de|%]\n\n'
 
-# builtins
-trun -q -n 'tr$target:::tick /arg0 == 0/ {
-	printf("%d %d %s %s %s %s %s %d\n", pid == $target, tid == pid,
-	    execname, probeprov == strjoin("tr", lltostr($target)) ? "prov" : probeprov,
-	    probemod, probefunc, probename, id > 3);
-}' -c "./trprog 'tick 1'" 2>/dev/null
-if grep -q strjoin err.txt; then
-	# strjoin is not part of the subset: compare the provider in shell
+	# args[N] with the declared types; a D string argument; 12 arguments
+	trun -q -n 'tr$target:::tick /arg0 == 1/ { printf("%d %d\n", args[0], args[2]); }
+		tr$target:::msg { printf("%s %d\n", args[0], args[1]); }
+		tr$target:::big { printf("%d %d %d %d %d %d %d %d %d %d %d %d\n",
+		    arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9,
+		    arg10, arg11); }' -c "./trprog 'tick 2' msg big"
+	expect_out "typed args, string argument, 12 arguments" '1 -1000\nhello 7\n1 2 3 4 5 6 7 8 9 10 11 12\n\n'
+
+	# builtins
 	trun -q -n 'tr$target:::tick /arg0 == 0/ {
 		printf("%d %d %s %s %s %s %s %d\n", pid == $target, tid == pid,
-		    execname, probeprov, probemod, probefunc, probename, id > 3);
-	}' -c "./trprog 'tick 1'"
-	sed -i 's/ tr[0-9][0-9]* / prov /' out.txt
-fi
-expect_out "builtins" '1 1 trprog prov trprog run tick 1\n\n'
-
-# the process's ancestry (dtrace started it: ppid is dtrace,
-# progenyof() of dtrace and of the target are true); string functions
-# on a string of the process; if/else and a declared variable
-trun -q -n 'self int n; tr$target:::msg {
-	self->n += arg1;
-	printf("%d %d %d %d %d %s %s\n", ppid == $pid,
-	    progenyof($pid), progenyof($target), progenyof($target + 1000000),
-	    cpu >= 0, toupper(execname),
-	    substr(basename(strjoin("/x/", copyinstr(arg0))), 1, 3));
-	if (self->n == 7) {
-		printf("seven\n");
-	} else {
-		printf("not seven\n");
-	}
-}' -c "./trprog msg"
-expect_out "ppid progenyof cpu; string functions; if/else" \
-	"1 1 1 0 1 TRPROG ell\nseven\n\n"
-
-# uid and gid, curpsinfo->pr_psargs, pr_euid and pr_sid: the thread's
-# ids, the process's arguments and the session at the hit, which the
-# BPF backend copies; the uprobe backend copies none of them and refuses
-# the script before anything runs, rather than read /proc later, and so
-# does the user path (DTRACE_ACTIVATION=user: its records carry none)
-for what in 'printf("%d\n", uid == $uid && gid == $gid)' \
-	'printf("[%s]\n", curpsinfo->pr_psargs)' \
-	'printf("%d\n", curpsinfo->pr_euid == $euid)' \
-	'printf("%d\n", curpsinfo->pr_sid == $sid)'; do
-	trun -q -n "tr\$target:::msg /arg1 == 7/ { $what; }" -c "./trprog msg"
-	case $act_path:${DTRACE_BACKEND:-$HAVE_BPF}:$what in
-	kernel:bpf:*pr_psargs* | kernel:yes:*pr_psargs*)
-		expect_out "pr_psargs at the hit" '[./trprog msg]\n\n' ;;
-	kernel:bpf:* | kernel:yes:*) expect_out "$what at the hit" '1\n\n' ;;
-	*)
-		expect_eq "$what, $act_path path, ${DTRACE_BACKEND:-default} backend: status" 1 "$status"
-		expect_grep "$what, $act_path path, ${DTRACE_BACKEND:-default} backend: refused, naming it" \
-			"cannot use .* with the .* backend" err.txt
-		;;
-	esac
-done
-
-# bytes from the traced process are printed escaped (sdk/text.h's rules):
-# trprog's "hostile" names itself "ev" ESC "[31m" and fires tr:::msg with
-# ESC, BEL, CR, LF, DEL, a lone 0x9b (C1 CSI), 0xff and a backslash.
-# copyinstr(), a string argument, execname and what is computed from them
-# (string functions, ?:, this->, self->, arrays, aggregation keys), in
-# printf %s (widths and precision on the escaped text), trace(), printa
-# and the default aggregation layout; the script's own tab stays a tab.
-trun -q -n 'tr$target:::msg /arg1 == 9/ {
-	printf("[%s]\n", copyinstr(arg0));
-	printf("[%s]\n", args[0]);
-	printf("[%12s|%-5s|%.6s]\n", substr(copyinstr(arg0), 0, 2),
-	    stringof(arg1), copyinstr(arg0));
-	trace(copyinstr(arg0));
-	printf("\n[%s]\n", execname);
-	this->s = copyinstr(arg0); self->t = this->s; h[1] = self->t;
-	printf("[%s]\n", h[1]);
-	printf("[%s]\n", arg1 == 9 ? strjoin("<", toupper(h[1])) : "no");
-	printf("[%s]\n", strtok(copyinstr(arg0), "["));
-	printf("[%s]\n", strtok(NULL, "\n"));
-	printf("%s|\t|\n", strjoin("x", "\ty"));
-	@k[copyinstr(arg0), execname] = count();
-	@s[strjoin("lit", "\t")] = count();
+		    execname, probeprov == strjoin("tr", lltostr($target)) ? "prov" : probeprov,
+		    probemod, probefunc, probename, id > 3);
+	}' -c "./trprog 'tick 1'" 2>/dev/null
+	if grep -q strjoin err.txt; then
+		# strjoin is not part of the subset: compare the provider in shell
+		trun -q -n 'tr$target:::tick /arg0 == 0/ {
+			printf("%d %d %s %s %s %s %s %d\n", pid == $target, tid == pid,
+			    execname, probeprov, probemod, probefunc, probename, id > 3);
+		}' -c "./trprog 'tick 1'"
+		sed -i 's/ tr[0-9][0-9]* / prov /' out.txt
+	fi
+	expect_out "builtins" '1 1 trprog prov trprog run tick 1\n\n'
 }
-END { printa("%s %s %@d\n", @k); printa(@s); printa(@k); }' \
-	-c "./trprog hostile"
-{
-	printf '%s\n' '[a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b]' \
-		'[a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b]' \
-		'[       a\x1b|9    |a\x1b[]' \
-		'a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b' \
-		'[ev\x1b[31m]' \
-		'[a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b]' \
-		'[<A\x1b[2J\x07\r\n\x7f\x9b\xffZ\\B]' \
-		'[a\x1b]' \
-		'[2J\x07\r]'
-	printf 'x\ty|\t|\n'
-	printf '%s\n' 'a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b ev\x1b[31m 1' ''
-	printf '  %-50s %16s\n\n' "$(printf 'lit\t')" 1
-	printf '  %-50s  %-50s %16s\n\n' \
-		'a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b' 'ev\x1b[31m' 1
-} >expected.txt
-expect_eq "hostile strings: status" 0 "$status"
-expect_file_eq "hostile strings printed escaped" expected.txt out.txt
 
-# timestamp rises, walltimestamp is now, self-> latency between probes
-before=$(date +%s)
-trun -q -n 'tr$target:::tick /self->last/ { printf("%d\n", timestamp > self->last); }
-	tr$target:::tick { self->last = timestamp; }
-	tr$target:::tick /arg0 == 0/ { self->start = timestamp; }
-	tr$target:::done /self->start/ { printf("latency %d\n", timestamp - self->start > 0); self->start = 0; }
-	tr$target:::done { printf("%d\n", walltimestamp / 1000000000); }' \
-	-c "./trprog 'tick 3' done"
-after=$(date +%s)
-expect_eq "timestamp rises" "1 1" "$(head -2 out.txt | paste -sd' ')"
-expect_eq "self-> latency" "latency 1" "$(sed -n 3p out.txt)"
-wall=$(sed -n 4p out.txt)
-if [ -n "$wall" ] && [ "$wall" -ge "$before" ] && [ "$wall" -le "$after" ]; then
-	pass
-else
-	fail "walltimestamp: $wall not within $before..$after"
-fi
+# the process: its ancestry, string functions, uid and curpsinfo at the hit
+trg_proc() {
+	trg_dir
+	# the process's ancestry (dtrace started it: ppid is dtrace,
+	# progenyof() of dtrace and of the target are true); string functions
+	# on a string of the process; if/else and a declared variable
+	trun -q -n 'self int n; tr$target:::msg {
+		self->n += arg1;
+		printf("%d %d %d %d %d %s %s\n", ppid == $pid,
+		    progenyof($pid), progenyof($target), progenyof($target + 1000000),
+		    cpu >= 0, toupper(execname),
+		    substr(basename(strjoin("/x/", copyinstr(arg0))), 1, 3));
+		if (self->n == 7) {
+			printf("seven\n");
+		} else {
+			printf("not seven\n");
+		}
+	}' -c "./trprog msg"
+	expect_out "ppid progenyof cpu; string functions; if/else" \
+		"1 1 1 0 1 TRPROG ell\nseven\n\n"
 
-# predicates
-trun -q -n 'tr$target:::tick /arg0 > 0 && arg0 != 2/ { printf("a%d\n", arg0); }
-	tr$target:::tick /copyinstr(arg1) == "gamma" || !(arg0 < 3)/ { printf("b%d\n", arg0); }' \
-	-c "./trprog 'tick 4'"
-expect_out "predicates" 'a1\nb2\na3\nb3\n\n'
+	# uid and gid, curpsinfo->pr_psargs, pr_euid and pr_sid: the thread's
+	# ids, the process's arguments and the session at the hit, which the
+	# BPF backend copies; the uprobe backend copies none of them and refuses
+	# the script before anything runs, rather than read /proc later, and so
+	# does the user path (DTRACE_ACTIVATION=user: its records carry none)
+	for what in 'printf("%d\n", uid == $uid && gid == $gid)' \
+		'printf("[%s]\n", curpsinfo->pr_psargs)' \
+		'printf("%d\n", curpsinfo->pr_euid == $euid)' \
+		'printf("%d\n", curpsinfo->pr_sid == $sid)'; do
+		trun -q -n "tr\$target:::msg /arg1 == 7/ { $what; }" -c "./trprog msg"
+		case $act_path:${DTRACE_BACKEND:-$HAVE_BPF}:$what in
+		kernel:bpf:*pr_psargs* | kernel:yes:*pr_psargs*)
+			expect_out "pr_psargs at the hit" '[./trprog msg]\n\n' ;;
+		kernel:bpf:* | kernel:yes:*) expect_out "$what at the hit" '1\n\n' ;;
+		*)
+			expect_eq "$what, $act_path path, ${DTRACE_BACKEND:-default} backend: status" 1 "$status"
+			expect_grep "$what, $act_path path, ${DTRACE_BACKEND:-default} backend: refused, naming it" \
+				"cannot use .* with the .* backend" err.txt
+			;;
+		esac
+	done
+}
+
+# strings printed escaped, timestamps, predicates
+trg_str() {
+	trg_dir
+	# bytes from the traced process are printed escaped (sdk/text.h's rules):
+	# trprog's "hostile" names itself "ev" ESC "[31m" and fires tr:::msg with
+	# ESC, BEL, CR, LF, DEL, a lone 0x9b (C1 CSI), 0xff and a backslash.
+	# copyinstr(), a string argument, execname and what is computed from them
+	# (string functions, ?:, this->, self->, arrays, aggregation keys), in
+	# printf %s (widths and precision on the escaped text), trace(), printa
+	# and the default aggregation layout; the script's own tab stays a tab.
+	trun -q -n 'tr$target:::msg /arg1 == 9/ {
+		printf("[%s]\n", copyinstr(arg0));
+		printf("[%s]\n", args[0]);
+		printf("[%12s|%-5s|%.6s]\n", substr(copyinstr(arg0), 0, 2),
+		    stringof(arg1), copyinstr(arg0));
+		trace(copyinstr(arg0));
+		printf("\n[%s]\n", execname);
+		this->s = copyinstr(arg0); self->t = this->s; h[1] = self->t;
+		printf("[%s]\n", h[1]);
+		printf("[%s]\n", arg1 == 9 ? strjoin("<", toupper(h[1])) : "no");
+		printf("[%s]\n", strtok(copyinstr(arg0), "["));
+		printf("[%s]\n", strtok(NULL, "\n"));
+		printf("%s|\t|\n", strjoin("x", "\ty"));
+		@k[copyinstr(arg0), execname] = count();
+		@s[strjoin("lit", "\t")] = count();
+	}
+	END { printa("%s %s %@d\n", @k); printa(@s); printa(@k); }' \
+		-c "./trprog hostile"
+	{
+		printf '%s\n' '[a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b]' \
+			'[a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b]' \
+			'[       a\x1b|9    |a\x1b[]' \
+			'a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b' \
+			'[ev\x1b[31m]' \
+			'[a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b]' \
+			'[<A\x1b[2J\x07\r\n\x7f\x9b\xffZ\\B]' \
+			'[a\x1b]' \
+			'[2J\x07\r]'
+		printf 'x\ty|\t|\n'
+		printf '%s\n' 'a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b ev\x1b[31m 1' ''
+		printf '  %-50s %16s\n\n' "$(printf 'lit\t')" 1
+		printf '  %-50s  %-50s %16s\n\n' \
+			'a\x1b[2J\x07\r\n\x7f\x9b\xffz\\b' 'ev\x1b[31m' 1
+	} >expected.txt
+	expect_eq "hostile strings: status" 0 "$status"
+	expect_file_eq "hostile strings printed escaped" expected.txt out.txt
+
+	# timestamp rises, walltimestamp is now, self-> latency between probes
+	before=$(date +%s)
+	trun -q -n 'tr$target:::tick /self->last/ { printf("%d\n", timestamp > self->last); }
+		tr$target:::tick { self->last = timestamp; }
+		tr$target:::tick /arg0 == 0/ { self->start = timestamp; }
+		tr$target:::done /self->start/ { printf("latency %d\n", timestamp - self->start > 0); self->start = 0; }
+		tr$target:::done { printf("%d\n", walltimestamp / 1000000000); }' \
+		-c "./trprog 'tick 3' done"
+	after=$(date +%s)
+	expect_eq "timestamp rises" "1 1" "$(head -2 out.txt | paste -sd' ')"
+	expect_eq "self-> latency" "latency 1" "$(sed -n 3p out.txt)"
+	wall=$(sed -n 4p out.txt)
+	if [ -n "$wall" ] && [ "$wall" -ge "$before" ] && [ "$wall" -le "$after" ]; then
+		pass
+	else
+		fail "walltimestamp: $wall not within $before..$after"
+	fi
+
+	# predicates
+	trun -q -n 'tr$target:::tick /arg0 > 0 && arg0 != 2/ { printf("a%d\n", arg0); }
+		tr$target:::tick /copyinstr(arg1) == "gamma" || !(arg0 < 3)/ { printf("b%d\n", arg0); }' \
+		-c "./trprog 'tick 4'"
+	expect_out "predicates" 'a1\nb2\na3\nb3\n\n'
+}
+
+# -s, -o, a run-time fault, a path with a blank
+trg_files() {
+	trg_dir
+	# -s with several clauses, #pragma, $1
+	cat >prog.d <<-'EOF'
+	#!/usr/sbin/dtrace -s
+	#pragma D option quiet
+
+	tr$target:::tick
+	/arg0 >= $1/
+	{
+		printf("from %d: %d\n", $1, arg0);
+	}
+
+	tr$target:::done
+	{
+		printf("done\n");
+	}
+	EOF
+	trun -s prog.d -c "./trprog 'tick 4' done" 2
+	expect_out "-s script with \$1 and #pragma quiet" 'from 2: 2\nfrom 2: 3\ndone\n\n'
+
+	# -o appends
+	trun -q -n 'tr$target:::done { printf("one\n"); }' -c "./trprog done"
+	timeout 60 "$DTRACE" -q -o out.txt -n 'tr$target:::done { printf("two\n"); }' \
+		-c "./trprog done" >/dev/null 2>&1
+	expect_out "-o appends" 'one\n\ntwo\n\n'
+
+	# a run-time fault: reported as DTrace does, the clause ends, the next runs
+	trun -q -n 'tr$target:::tick /arg0 == 0/ { printf("%s\n", copyinstr(arg0)); }
+		tr$target:::tick /arg0 == 0/ { printf("next\n"); }' -c "./trprog 'tick 1'"
+	expect_eq "invalid address: status" 0 "$status"
+	expect_out "invalid address: the next clause runs" 'next\n\n'
+	expect_grep "invalid address: message" "^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: tr[0-9]*:trprog:run:tick): invalid address (0x0) in action #1" err.txt
+
+	# a program in a directory with a blank in its name, and one deleted
+	# while it runs: the uprobes go through /proc/PID/map_files
+	mkdir "sp ace"
+	cp trprog "sp ace/trprog"
+	trun -q -n 'tr$target:::tick { printf("%s %d\n", probemod, arg0); }' \
+		-c "'./sp ace/trprog' 'tick 2'"
+	expect_out "a path with a blank" 'trprog 0\ntrprog 1\n\n'
+}
+
+# aggregations; a library's probes
+trg_agg() {
+	trg_dir
+	# 2. Aggregations, printed at the end in DTrace's layout
+	trun -q -n 'tr$target:::pair { @c[copyinstr(arg0)] = count(); @n = count(); }' \
+		-c "./trprog pair"
+	expect_out "count() with and without keys" '\n  beta                                                              5\n  gamma                                                             5\n  alpha                                                             6\n               16\n'
+
+	trun -q -n 'tr$target:::pair { @s[copyinstr(arg0)] = sum(arg1); @mn = min(arg1); @mx = max(arg1); @a = avg(arg1); }' \
+		-c "./trprog pair"
+	# pairs: alpha 0 3 7 1000 42 3 = 1055; beta 1 4 8 -1 64 = 76;
+	# gamma 2 5 100 -5 65 = 167; min -5, max 1000, avg 1298/16 = 81
+	expect_out "sum, min, max, avg" '\n  beta                                                             76\n  gamma                                                           167\n  alpha                                                          1055\n               -5\n             1000\n               81\n'
+
+	trun -q -n 'tr$target:::pair { @q = quantize(arg1); }' -c "./trprog pair"
+	cat >expected.txt <<-'EOF'
+
+
+	           value  ------------- Distribution ------------- count    
+	              -8 |                                         0        
+	              -4 |@@@                                      1        
+	              -2 |                                         0        
+	              -1 |@@@                                      1        
+	               0 |@@@                                      1        
+	               1 |@@@                                      1        
+	               2 |@@@@@@@@                                 3        
+	               4 |@@@@@@@@                                 3        
+	               8 |@@@                                      1        
+	              16 |                                         0        
+	              32 |@@@                                      1        
+	              64 |@@@@@@@@                                 3        
+	             128 |                                         0        
+	             256 |                                         0        
+	             512 |@@@                                      1        
+	            1024 |                                         0        
+
+	EOF
+	expect_file_eq "quantize" expected.txt out.txt
+
+	trun -q -n 'tr$target:::pair { @l = lquantize(arg1, 0, 10, 2); }' -c "./trprog pair"
+	cat >expected.txt <<-'EOF'
+
+
+	           value  ------------- Distribution ------------- count    
+	             < 0 |@@@@@                                    2        
+	               0 |@@@@@                                    2        
+	               2 |@@@@@@@@                                 3        
+	               4 |@@@@@                                    2        
+	               6 |@@@                                      1        
+	               8 |@@@                                      1        
+	           >= 10 |@@@@@@@@@@@@@                            5        
+
+	EOF
+	expect_file_eq "lquantize" expected.txt out.txt
+
+	# 3. Libraries: linked, and dlopen()ed while traced
+	trun -q -n 'trlib$target:::call { printf("%s %s %s %d\n", probeprov == "" ? "?" : "ok", probemod, probefunc, arg0); }' \
+		-c "./trprog 'lib 3'"
+	expect_out "shared library probe" 'ok libtrl.so trl_call 0\nok libtrl.so trl_call 1\nok libtrl.so trl_call 2\n\n'
+}
+
+# the default output, trace(); a plugin, backends and activation paths
+# by name
+trg_lib() {
+	trg_dir
+	# default output: the header and one line per firing (tick is in three
+	# functions: three probes; the header's stub is no probe here, nothing
+	# calls it after -G)
+	trun -n 'tr$target:::tick' -c "./trprog 'tick 2'"
+	expect_eq "default output: header" "CPU     ID                    FUNCTION:NAME" "$(head -1 out.txt)"
+	expect_eq "default output: lines" 2 "$(grep -c '^ *[0-9][0-9]* *[0-9][0-9]* *run:tick *$' out.txt)"
+	expect_grep "matched message" "^dtrace: description 'tr\$target:::tick' matched 3 probes\$" err.txt
+	expect_grep "exit message" "^dtrace: pid [0-9]* has exited\$" err.txt
+
+	# trace()
+	trun -q -n 'tr$target:::tick { trace(arg0); trace(copyinstr(arg1)); printf("\n"); }' \
+		-c "./trprog 'tick 2'"
+	expect_out "trace(), quiet" '0alpha\n1beta\n\n'
+	trun -n 'tr$target:::tick /arg0 == 1/ { trace(arg0); trace(copyinstr(arg1)); }' \
+		-c "./trprog 'tick 2'"
+	expect_eq "trace(): line" "run:tick 1 beta" "$(sed -n 2p out.txt | awk '{ print $3, $4, $5 }')"
+	expect_eq "trace(): columns" \
+		"$(printf '%3s %6s %32s  %16s  %-33s\n' 0 0 run:tick 1 beta | wc -c)" \
+		"$(sed -n 2p out.txt | wc -c)"
+
+	trun -q -Z -n 'trplug$target:::hello { printf("%s %s %d\n", probemod, copyinstr(arg0), arg1); }' \
+		-c "./trprog 'open $plug' 'wait plug' 'plug 2'"
+	expect_out "plugin dlopen()ed while traced" 'trplug.so plugin 0\ntrplug.so plugin 1\n\n'
+
+	trun -q -n 'trplug$target:::hello { printf("x\n"); }' -c "./trprog 'open $plug'"
+	expect_eq "a probe not there yet, without -Z: status" 1 "$status"
+	expect_grep "a probe not there yet, without -Z" "does not match any probes" err.txt
+
+	# a backend asked for by a name dtrace does not know
+	: >out.txt
+	env DTRACE_BACKEND=nonesuch timeout -s KILL 120 "$DTRACE" -o out.txt -q \
+		-n 'tr$target:::tick { printf("x\n"); }' -c "./trprog 'tick 1'" \
+		2>err.txt </dev/null
+	expect_eq "DTRACE_BACKEND=nonesuch: status" 1 "$?"
+	expect_grep "DTRACE_BACKEND=nonesuch: message" "^dtrace: DTRACE_BACKEND=nonesuch: no such backend in this dtrace" err.txt
+	expect_eq "DTRACE_BACKEND=nonesuch: nothing traced" "" "$(cat out.txt)"
+	# ... on the user path too, which hands the kernel path what it cannot take
+	env DTRACE_BACKEND=nonesuch timeout -s KILL 120 "$DTRACE" -o out.txt -q \
+		-x activation=user -n 'tr$target:::tick { printf("x\n"); }' \
+		-c "./trprog 'tick 1'" 2>err.txt </dev/null
+	expect_eq "DTRACE_BACKEND=nonesuch, activation=user: status" 1 "$?"
+	expect_grep "DTRACE_BACKEND=nonesuch, activation=user: message" \
+		"^dtrace: DTRACE_BACKEND=nonesuch: no such backend in this dtrace" err.txt
+
+	# DTRACE_ACTIVATION: the default of -x activation, which wins over it.
+	# uid at the hit tells the paths apart: the in-process backend refuses
+	# it by name, a kernel backend takes it (BPF) or refuses it by its name.
+	# act VALUE ARGS...: trun with DTRACE_ACTIVATION=VALUE
+	act() {
+		DTRACE_ACTIVATION=$1
+		export DTRACE_ACTIVATION
+		shift
+		trun "$@"
+		kernel_path_end
+	}
+	uid_d='tr$target:::tick { trace(uid); }'
+	act user -q -n "$uid_d" -c "./trprog 'tick 1'"
+	expect_eq "DTRACE_ACTIVATION=user: status" 1 "$status"
+	expect_grep "DTRACE_ACTIVATION=user: the in-process path taken" \
+		"^dtrace: cannot use uid .* with the in-process backend" err.txt
+	act user -x activation=kernel -q -n "$uid_d" -c "./trprog 'tick 1'"
+	expect_eq "DTRACE_ACTIVATION=user, -x activation=kernel: the kernel path" \
+		"" "$(grep in-process err.txt)"
+	act kernel -x activation=user -q -n "$uid_d" -c "./trprog 'tick 1'"
+	expect_grep "DTRACE_ACTIVATION=kernel, -x activation=user: the in-process path" \
+		"with the in-process backend" err.txt
+	act sideways -q -n "$uid_d" -c "./trprog 'tick 1'"
+	expect_eq "DTRACE_ACTIVATION=sideways: status" 1 "$status"
+	expect_grep "DTRACE_ACTIVATION=sideways: the variable named" \
+		"^dtrace: DTRACE_ACTIVATION=sideways: not kernel or user$" err.txt
+	expect_eq "DTRACE_ACTIVATION=sideways: nothing traced" "" "$(cat out.txt)"
+}
+
+bg_checks out trg_out
+bg_checks proc trg_proc
+bg_checks str trg_str
+bg_checks files trg_files
+bg_checks agg trg_agg
+bg_checks lib trg_lib
+bg_join
 
 # BEGIN, END, exit(): the command is killed when dtrace ends first
 trun -q -n 'BEGIN { printf("begin\n"); }
@@ -359,179 +580,6 @@ left=$(for p in $(pgrep -f "trprog tick 5 sleep 60000"); do
 		echo "$p"
 done)
 expect_eq "exit(): the command is gone" "" "$left"
-
-# default output: the header and one line per firing (tick is in three
-# functions: three probes; the header's stub is no probe here, nothing
-# calls it after -G)
-trun -n 'tr$target:::tick' -c "./trprog 'tick 2'"
-expect_eq "default output: header" "CPU     ID                    FUNCTION:NAME" "$(head -1 out.txt)"
-expect_eq "default output: lines" 2 "$(grep -c '^ *[0-9][0-9]* *[0-9][0-9]* *run:tick *$' out.txt)"
-expect_grep "matched message" "^dtrace: description 'tr\$target:::tick' matched 3 probes\$" err.txt
-expect_grep "exit message" "^dtrace: pid [0-9]* has exited\$" err.txt
-
-# trace()
-trun -q -n 'tr$target:::tick { trace(arg0); trace(copyinstr(arg1)); printf("\n"); }' \
-	-c "./trprog 'tick 2'"
-expect_out "trace(), quiet" '0alpha\n1beta\n\n'
-trun -n 'tr$target:::tick /arg0 == 1/ { trace(arg0); trace(copyinstr(arg1)); }' \
-	-c "./trprog 'tick 2'"
-expect_eq "trace(): line" "run:tick 1 beta" "$(sed -n 2p out.txt | awk '{ print $3, $4, $5 }')"
-expect_eq "trace(): columns" \
-	"$(printf '%3s %6s %32s  %16s  %-33s\n' 0 0 run:tick 1 beta | wc -c)" \
-	"$(sed -n 2p out.txt | wc -c)"
-
-# -s with several clauses, #pragma, $1
-cat >prog.d <<'EOF'
-#!/usr/sbin/dtrace -s
-#pragma D option quiet
-
-tr$target:::tick
-/arg0 >= $1/
-{
-	printf("from %d: %d\n", $1, arg0);
-}
-
-tr$target:::done
-{
-	printf("done\n");
-}
-EOF
-trun -s prog.d -c "./trprog 'tick 4' done" 2
-expect_out "-s script with \$1 and #pragma quiet" 'from 2: 2\nfrom 2: 3\ndone\n\n'
-
-# -o appends
-trun -q -n 'tr$target:::done { printf("one\n"); }' -c "./trprog done"
-timeout 60 "$DTRACE" -q -o out.txt -n 'tr$target:::done { printf("two\n"); }' \
-	-c "./trprog done" >/dev/null 2>&1
-expect_out "-o appends" 'one\n\ntwo\n\n'
-
-# a run-time fault: reported as DTrace does, the clause ends, the next runs
-trun -q -n 'tr$target:::tick /arg0 == 0/ { printf("%s\n", copyinstr(arg0)); }
-	tr$target:::tick /arg0 == 0/ { printf("next\n"); }' -c "./trprog 'tick 1'"
-expect_eq "invalid address: status" 0 "$status"
-expect_out "invalid address: the next clause runs" 'next\n\n'
-expect_grep "invalid address: message" "^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: tr[0-9]*:trprog:run:tick): invalid address (0x0) in action #1" err.txt
-
-# a program in a directory with a blank in its name, and one deleted
-# while it runs: the uprobes go through /proc/PID/map_files
-mkdir "sp ace"
-cp trprog "sp ace/trprog"
-trun -q -n 'tr$target:::tick { printf("%s %d\n", probemod, arg0); }' \
-	-c "'./sp ace/trprog' 'tick 2'"
-expect_out "a path with a blank" 'trprog 0\ntrprog 1\n\n'
-
-# ---------------------------------------------------------------------
-# 2. Aggregations, printed at the end in DTrace's layout
-
-trun -q -n 'tr$target:::pair { @c[copyinstr(arg0)] = count(); @n = count(); }' \
-	-c "./trprog pair"
-expect_out "count() with and without keys" '\n  beta                                                              5\n  gamma                                                             5\n  alpha                                                             6\n               16\n'
-
-trun -q -n 'tr$target:::pair { @s[copyinstr(arg0)] = sum(arg1); @mn = min(arg1); @mx = max(arg1); @a = avg(arg1); }' \
-	-c "./trprog pair"
-# pairs: alpha 0 3 7 1000 42 3 = 1055; beta 1 4 8 -1 64 = 76;
-# gamma 2 5 100 -5 65 = 167; min -5, max 1000, avg 1298/16 = 81
-expect_out "sum, min, max, avg" '\n  beta                                                             76\n  gamma                                                           167\n  alpha                                                          1055\n               -5\n             1000\n               81\n'
-
-trun -q -n 'tr$target:::pair { @q = quantize(arg1); }' -c "./trprog pair"
-cat >expected.txt <<'EOF'
-
-
-           value  ------------- Distribution ------------- count    
-              -8 |                                         0        
-              -4 |@@@                                      1        
-              -2 |                                         0        
-              -1 |@@@                                      1        
-               0 |@@@                                      1        
-               1 |@@@                                      1        
-               2 |@@@@@@@@                                 3        
-               4 |@@@@@@@@                                 3        
-               8 |@@@                                      1        
-              16 |                                         0        
-              32 |@@@                                      1        
-              64 |@@@@@@@@                                 3        
-             128 |                                         0        
-             256 |                                         0        
-             512 |@@@                                      1        
-            1024 |                                         0        
-
-EOF
-expect_file_eq "quantize" expected.txt out.txt
-
-trun -q -n 'tr$target:::pair { @l = lquantize(arg1, 0, 10, 2); }' -c "./trprog pair"
-cat >expected.txt <<'EOF'
-
-
-           value  ------------- Distribution ------------- count    
-             < 0 |@@@@@                                    2        
-               0 |@@@@@                                    2        
-               2 |@@@@@@@@                                 3        
-               4 |@@@@@                                    2        
-               6 |@@@                                      1        
-               8 |@@@                                      1        
-           >= 10 |@@@@@@@@@@@@@                            5        
-
-EOF
-expect_file_eq "lquantize" expected.txt out.txt
-
-# ---------------------------------------------------------------------
-# 3. Libraries: linked, and dlopen()ed while traced
-
-trun -q -n 'trlib$target:::call { printf("%s %s %s %d\n", probeprov == "" ? "?" : "ok", probemod, probefunc, arg0); }' \
-	-c "./trprog 'lib 3'"
-expect_out "shared library probe" 'ok libtrl.so trl_call 0\nok libtrl.so trl_call 1\nok libtrl.so trl_call 2\n\n'
-
-trun -q -Z -n 'trplug$target:::hello { printf("%s %s %d\n", probemod, copyinstr(arg0), arg1); }' \
-	-c "./trprog 'open $plug' 'wait plug' 'plug 2'"
-expect_out "plugin dlopen()ed while traced" 'trplug.so plugin 0\ntrplug.so plugin 1\n\n'
-
-trun -q -n 'trplug$target:::hello { printf("x\n"); }' -c "./trprog 'open $plug'"
-expect_eq "a probe not there yet, without -Z: status" 1 "$status"
-expect_grep "a probe not there yet, without -Z" "does not match any probes" err.txt
-
-# a backend asked for by a name dtrace does not know
-: >out.txt
-env DTRACE_BACKEND=nonesuch timeout -s KILL 120 "$DTRACE" -o out.txt -q \
-	-n 'tr$target:::tick { printf("x\n"); }' -c "./trprog 'tick 1'" \
-	2>err.txt </dev/null
-expect_eq "DTRACE_BACKEND=nonesuch: status" 1 "$?"
-expect_grep "DTRACE_BACKEND=nonesuch: message" "^dtrace: DTRACE_BACKEND=nonesuch: no such backend in this dtrace" err.txt
-expect_eq "DTRACE_BACKEND=nonesuch: nothing traced" "" "$(cat out.txt)"
-# ... on the user path too, which hands the kernel path what it cannot take
-env DTRACE_BACKEND=nonesuch timeout -s KILL 120 "$DTRACE" -o out.txt -q \
-	-x activation=user -n 'tr$target:::tick { printf("x\n"); }' \
-	-c "./trprog 'tick 1'" 2>err.txt </dev/null
-expect_eq "DTRACE_BACKEND=nonesuch, activation=user: status" 1 "$?"
-expect_grep "DTRACE_BACKEND=nonesuch, activation=user: message" \
-	"^dtrace: DTRACE_BACKEND=nonesuch: no such backend in this dtrace" err.txt
-
-# DTRACE_ACTIVATION: the default of -x activation, which wins over it.
-# uid at the hit tells the paths apart: the in-process backend refuses
-# it by name, a kernel backend takes it (BPF) or refuses it by its name.
-# act VALUE ARGS...: trun with DTRACE_ACTIVATION=VALUE
-act() {
-	DTRACE_ACTIVATION=$1
-	export DTRACE_ACTIVATION
-	shift
-	trun "$@"
-	kernel_path_end
-}
-uid_d='tr$target:::tick { trace(uid); }'
-act user -q -n "$uid_d" -c "./trprog 'tick 1'"
-expect_eq "DTRACE_ACTIVATION=user: status" 1 "$status"
-expect_grep "DTRACE_ACTIVATION=user: the in-process path taken" \
-	"^dtrace: cannot use uid .* with the in-process backend" err.txt
-act user -x activation=kernel -q -n "$uid_d" -c "./trprog 'tick 1'"
-expect_eq "DTRACE_ACTIVATION=user, -x activation=kernel: the kernel path" \
-	"" "$(grep in-process err.txt)"
-act kernel -x activation=user -q -n "$uid_d" -c "./trprog 'tick 1'"
-expect_grep "DTRACE_ACTIVATION=kernel, -x activation=user: the in-process path" \
-	"with the in-process backend" err.txt
-act sideways -q -n "$uid_d" -c "./trprog 'tick 1'"
-expect_eq "DTRACE_ACTIVATION=sideways: status" 1 "$status"
-expect_grep "DTRACE_ACTIVATION=sideways: the variable named" \
-	"^dtrace: DTRACE_ACTIVATION=sideways: not kernel or user$" err.txt
-expect_eq "DTRACE_ACTIVATION=sideways: nothing traced" "" "$(cat out.txt)"
 
 # ---------------------------------------------------------------------
 # 4. -p, guarded probes, two consumers, another process of the same binary

@@ -884,7 +884,9 @@ kbg k-xtick both_recs "exit() in tick-1s: no record, generated" 0 \
 # A tick-N clause whose predicate decides the exit, beside one of the
 # traced probe that keeps a self-> variable: past the horizon a hit's
 # clauses all run in user space, so the kernel keeps no self-> variable
-# (that clause is user space's) and runs the other.
+# (that clause is user space's) and runs the other.  The exit at the
+# tenth firing (1 s), not the third: the target, released beside the
+# other cases' dtraces starting, must fire its 4 hits before it.
 cat >expected.txt <<'EOF'
 
                 4
@@ -897,7 +899,7 @@ kbg k-xtickn both "exit() in tick-N decided by its predicate, self->" 1 \
 	"'tick 4' 'sleep 3000'" \
 	-n 'tr$target:::tick { @n = count(); }' \
 	-n 'tr$target:::tick { self->i++; @s[self->i] = count(); }' \
-	-n 'tick-100ms { k++; }' -n 'tick-100ms /k == 3/ { exit(0); }'
+	-n 'tick-100ms { k++; }' -n 'tick-100ms /k == 10/ { exit(0); }'
 
 # The same at a kernel probe (its program runs the plan on every hit,
 # cgen_kprov.c's kp_plan()): the target's writes of "ok sleep" before the

@@ -420,6 +420,11 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		else if (d_kplan_kself(k->kp, cl[i]) ||
 			 (here[i] && d_kplan_kvars(k->kp, cl[i])))
 			pl->tls |= UBPF_KTLS_UNFIT;
+		/* ... nor one whose speculations are the kernel's (kplan.h's
+		 * d_kplan_kspec()): user space would step its own buffers
+		 * beside the kernel's words */
+		else if (d_kplan_kspec_clause(k->kp, cl[i]))
+			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
 		pl->ustr |= d_kplan_strargs(k->kp, cl[i]); /* cgen.c */
 		/* (a vin clause whose predicate the kernel tests is its

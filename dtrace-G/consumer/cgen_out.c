@@ -1015,8 +1015,8 @@ static void kspec_tags(struct consumer *c, const struct d_kplan *k,
 			if (!d_kplan_kspec_text(k, clause, a, n, f, &rec,
 						&rlen))
 				rec = NULL; /* a hole: no record */
-			d_kspec_hold(c->prog, t[i].id, t[i].n, ahead ? stamp : 0,
-				     rec, rlen);
+			d_kspec_hold(c->prog, t[i].id, t[i].n,
+				     ahead ? stamp : 0, rec, rlen);
 			free(rec);
 			break;
 		default: /* commit(), discard() that found it active */
@@ -1042,8 +1042,7 @@ bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 
 	if (!c->kout || !k || !d_kplan_kspec_clause(k, clause))
 		return false;
-	if (d_kplan_out_area(k, clause) &&
-	    (a = area_next(c, k, clause, w, &n)))
+	if (d_kplan_out_area(k, clause) && (a = area_next(c, k, clause, w, &n)))
 		kspec_tags(c, k, clause, a, n, f, false, taken, 0);
 	return true;
 }

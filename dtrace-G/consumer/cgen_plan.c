@@ -823,20 +823,19 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				continue;
 			}
 			cgen_out_need(e);
-			cgen_spec_take(e, e->spec, (unsigned)o->imm,
-				       (int16_t)(sizeof(struct ubpf_kout) +
-						 o->slot),
-				       o->agg);
+			cgen_spec_take(
+				e, e->spec, (unsigned)o->imm,
+				(int16_t)(sizeof(struct ubpf_kout) + o->slot),
+				o->agg);
 			push(e, &sp, o);
 			continue;
-		case UBPF_K_SPECU: /* speculate(), commit(), discard(): an */
+		case UBPF_K_SPECU:   /* speculate(), commit(), discard(): an */
 		case UBPF_K_SPECX: { /* ID past nspec, the site's fault */
 			unsigned site = op == UBPF_K_SPECU ? o->n : o->levels;
 			size_t jf = SIZE_MAX, jok;
 
-			if (e->spec < 0 || o->imm < 1 ||
-			    o->imm > UBPF_KSPECS || !site ||
-			    site > UBPF_KFSITES || o->jump <= pc ||
+			if (e->spec < 0 || o->imm < 1 || o->imm > UBPF_KSPECS ||
+			    !site || site > UBPF_KFSITES || o->jump <= pc ||
 			    o->jump > pl->nops) {
 				e->bad = true;
 				continue;
@@ -844,17 +843,17 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			cgen_out_need(e);
 			pop(e, &sp, 1);
 			if (op == UBPF_K_SPECU)
-				cgen_spec_step(e, e->spec, (unsigned)o->imm,
-					       (int16_t)(sizeof(
-							struct ubpf_kout) +
-							 o->slot),
-					       o->agg, &jf);
+				cgen_spec_step(
+					e, e->spec, (unsigned)o->imm,
+					(int16_t)(sizeof(struct ubpf_kout) +
+						  o->slot),
+					o->agg, &jf);
 			else
-				cgen_spec_close(e, e->spec, (unsigned)o->imm,
-						(int16_t)(sizeof(
-							 struct ubpf_kout) +
-							  o->slot),
-						o->agg, &jf);
+				cgen_spec_close(
+					e, e->spec, (unsigned)o->imm,
+					(int16_t)(sizeof(struct ubpf_kout) +
+						  o->slot),
+					o->agg, &jf);
 			if (jf == SIZE_MAX) {
 				e->bad = true;
 				continue;

@@ -208,11 +208,11 @@ struct d_kstag {
 	uint64_t n;
 };
 unsigned d_kplan_kspec_tags(const struct d_kplan *k, unsigned clause,
-			    const uint8_t *data, size_t len,
-			    struct d_kstag *t, unsigned max);
+			    const uint8_t *data, size_t len, struct d_kstag *t,
+			    unsigned max);
 bool d_kplan_kspec_text(const struct d_kplan *k, unsigned clause,
-			const uint8_t *data, size_t len,
-			const struct d_fire *f, char **rec, size_t *rlen);
+			const uint8_t *data, size_t len, const struct d_fire *f,
+			char **rec, size_t *rlen);
 /* A clause with speculate() that is neither a kernel nor a sout one:
  * why not, for -v (the first reason found); NULL for any other */
 const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause);

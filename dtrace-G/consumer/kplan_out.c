@@ -1554,8 +1554,8 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 }
 
 unsigned d_kplan_kspec_tags(const struct d_kplan *k, unsigned clause,
-			    const uint8_t *data, size_t len,
-			    struct d_kstag *t, unsigned max)
+			    const uint8_t *data, size_t len, struct d_kstag *t,
+			    unsigned max)
 {
 	const struct clause *c = &k->prog->clauses[clause];
 	unsigned off = 0, n = 0;
@@ -1580,8 +1580,8 @@ unsigned d_kplan_kspec_tags(const struct d_kplan *k, unsigned clause,
 }
 
 bool d_kplan_kspec_text(const struct d_kplan *k, unsigned clause,
-			const uint8_t *data, size_t len,
-			const struct d_fire *f, char **rec, size_t *rlen)
+			const uint8_t *data, size_t len, const struct d_fire *f,
+			char **rec, size_t *rlen)
 {
 	const struct clause *c = &k->prog->clauses[clause];
 	struct orun r = { .k = k,

@@ -543,9 +543,8 @@ static bool node_safe(const struct node *n)
 static bool stmts_if_spec(const struct stmt *v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (v[i].kind == S_IF &&
-		    (stmts_spec(v[i].body, v[i].nbody) ||
-		     stmts_spec(v[i].els, v[i].nels)))
+		if (v[i].kind == S_IF && (stmts_spec(v[i].body, v[i].nbody) ||
+					  stmts_spec(v[i].els, v[i].nels)))
 			return true;
 	return false;
 }
@@ -610,8 +609,8 @@ static const char *kspec_shape(const struct clause *c)
 			return "after speculate(), a statement other than "
 			       "printf() and trace() of integers (strings: "
 			       "the next step)";
-		if (close && (kp_assigned_var(st) < 0 || st->e->op != N_ASSIGN ||
-			      !node_safe(st->e->b)))
+		if (close && (kp_assigned_var(st) < 0 ||
+			      st->e->op != N_ASSIGN || !node_safe(st->e->b)))
 			return "after commit() or discard(), a statement "
 			       "other than a store free of faults";
 		if (node_spec(st->e))
@@ -704,9 +703,9 @@ static bool spec_sites(struct d_kplan *k, unsigned nfs)
 				continue;
 			if (k->nfs >= UBPF_KFSITES)
 				return false;
-			k->fs[k->nfs++] = (struct kfsite){
-				c->flat[i]->e, ci, c->flat[i]->action, 0, true
-			};
+			k->fs[k->nfs++] =
+				(struct kfsite){ c->flat[i]->e, ci,
+						 c->flat[i]->action, 0, true };
 		}
 	}
 	return true;

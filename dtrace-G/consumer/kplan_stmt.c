@@ -63,8 +63,9 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			o->sg = 1;
 		} else {
 			emit(m, st->e);
-			o = put(m, ks->spec == KS_STEP ? UBPF_K_SPECU
-						      : UBPF_K_SPECX,
+			o = put(m,
+				ks->spec == KS_STEP ? UBPF_K_SPECU
+						    : UBPF_K_SPECX,
 				1, 0);
 			o->n = ks->spec == KS_DISCARD;
 			/* its fault site (kplan_spec.c's spec_sites()):

@@ -555,9 +555,8 @@ int d_run_spec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
  * buffers' words included): its record, made from pre, into *rec
  * (malloc()ed), not written; false where it makes none.
  */
-bool d_run_kspec(struct d_prog *prog, unsigned clause,
-		 const struct d_fire *f, const struct dv *pre, char **rec,
-		 size_t *rlen);
+bool d_run_kspec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
+		 const struct dv *pre, char **rec, size_t *rlen);
 
 /*
  * Clause `clause`, which ran elsewhere (a generated BPF program, in the

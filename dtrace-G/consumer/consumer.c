@@ -1126,6 +1126,9 @@ static int consumer_run(struct consumer *c)
 	sigset_t set;
 	int sfd, ifd = -1, ret = 1;
 	struct rlimit rl;
+#ifdef HAVE_BPF
+	bool kspec; /* speculations in the kernel (kplan_spec.c) */
+#endif
 
 	c->out = stdout;
 	c->next_id = 3;
@@ -1310,6 +1313,10 @@ static int consumer_run(struct consumer *c)
 	kbtf_release(); /* what start-up asked is remembered */
 	fflush(c->out);
 	loop(c, sfd, ifd);
+#ifdef HAVE_BPF
+	/* asked before teardown(): the backend's close frees what says it */
+	kspec = bpf_kspec_on(c);
+#endif
 	teardown(c);
 	if (o->verbose)
 		say(c,
@@ -1323,10 +1330,10 @@ static int consumer_run(struct consumer *c)
 	/* speculations in the kernel: the generations never closed decided
 	 * (their drops counted), the holds handed ahead of a place the
 	 * walk never reached after an exit() forgotten (../d/spec.c) */
-	if (bpf_kspec_on(c))
+	if (kspec)
 		d_kspec_end(c->prog,
 			    c->kspec_until ? c->kspec_until : UINT64_MAX);
-	if (bpf_kspec_on(c) && d_kspec_missing(c->prog))
+	if (kspec && d_kspec_missing(c->prog))
 		say(c,
 		    "%" PRIu64 " speculated record%s missing at their "
 		    "buffer's commit() or discard()",

@@ -127,12 +127,17 @@
  * kernel: the build in steps", step 3; d_kplan_kspec()).  All or
  * nothing for the program: where kp_kspec_pre() holds (nspec at most
  * UBPF_KSPECS; -q, no -F, no JSON, no setopt(): the held text is a
- * printf()'s of integers; no horizon; every speculating clause fires
+ * printf()'s of integers; no horizon; no exit() decided at the hit,
+ * k->kexit: the hits the kernel lets through before it run after it,
+ * under records.c's kdrain, where the reading rule's pass has handed
+ * them over already; every speculating clause fires
  * only at uprobe sites, k->traced and uprobes_only(), not at ERROR;
  * kspec_shape(): speculation() only as the whole value of a top-level
  * `v = ` into a self-> or this-> variable, speculate() first and then
  * printf() and trace() of integers only, commit() and discard()
- * followed only by stores that cannot fault, none of the four under an
+ * followed only by stores that cannot fault (no take and no second
+ * close after a close: ../d/stmt.c's run_clause() runs a clause's
+ * closes at its end, after them), none of the four under an
  * if, an ID an integer that reads no memory, stores nothing and cannot
  * fault, a clause that takes or closes printing nothing), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
@@ -584,6 +589,14 @@ static const char *kspec_shape(const struct clause *c)
 	for (unsigned i = 0; i < c->nstmts; i++) {
 		const struct stmt *st = &c->stmts[i];
 
+		/* first: a take or a second close after a close would run
+		 * before it here, but after it in user space, which runs a
+		 * clause's commit() and discard() at its end (../d/stmt.c's
+		 * run_clause()) */
+		if (close && (kp_assigned_var(st) < 0 ||
+			      st->e->op != N_ASSIGN || !node_safe(st->e->b)))
+			return "after commit() or discard(), a statement "
+			       "other than a store free of faults";
 		if (kp_spec_take_var(st) >= 0) {
 			take = true;
 			continue;
@@ -609,10 +622,6 @@ static const char *kspec_shape(const struct clause *c)
 			return "after speculate(), a statement other than "
 			       "printf() and trace() of integers (strings: "
 			       "the next step)";
-		if (close && (kp_assigned_var(st) < 0 ||
-			      st->e->op != N_ASSIGN || !node_safe(st->e->b)))
-			return "after commit() or discard(), a statement "
-			       "other than a store free of faults";
 		if (node_spec(st->e))
 			return "speculation() not as the whole value of a "
 			       "store into a self-> or this-> variable";
@@ -656,6 +665,10 @@ bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
 			   "are made with";
 	else if (k->horizon)
 		k->kswhy = "a hit may go to user space past the horizon";
+	else if (k->kexit)
+		k->kswhy = "exit() is decided at the hit (the hits the kernel "
+			   "lets through before it run after it: a later "
+			   "step)";
 	if (k->kswhy)
 		return false;
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {

@@ -291,7 +291,13 @@ void hit_push(struct consumer *c, const struct hit *h)
 {
 	if (c->nhits == c->caphits) /* the test inline: once per hit */
 		xgrow(&c->hits, &c->caphits, c->nhits, sizeof(*c->hits));
-	c->hits[c->nhits++] = *h;
+	c->hits[c->nhits] = *h;
+	/* the reading rule's cut is by stamp (kspec_read.c): a hit no
+	 * program stamped (a tick-N firing, kprov.c) is stamped its time,
+	 * so that a cut keeps it as it keeps the hits around it */
+	if (!h->ks.stamp)
+		c->hits[c->nhits].ks.stamp = h->time;
+	c->nhits++;
 }
 
 /* Copy n bytes into the arena the hits of one read point into. */
@@ -488,6 +494,13 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	p = lin_hit_probe(c, f.pid, f.timestamp, &at, &defer);
 	if (defer && !h->deferred)
 		return false;
+#ifdef HAVE_BPF
+	/* dropped on its second try (its FORK record lost): where its
+	 * tags were not handed over, a record lost after its step */
+	if (defer && !h->ks.ktaken && (h->ks.ks & UBPF_KOUT_SPEC) &&
+	    bpf_kspec_on(c))
+		d_kspec_lost(c->prog, stderr);
+#endif
 	if (!p || !p->nclauses)
 		return true; /* no clause wants this process's probe */
 	pr = proc_find(c, p->pid);
@@ -761,8 +774,12 @@ static void read_round(struct consumer *c)
 #ifdef HAVE_BPF
 	/* ... then the cut at B (or at a close the second drain read) and
 	 * the pass: the tags of every hit stamped before B, in time order,
-	 * before any hit runs (bpf_kspec_fire()); a hit whose process is
-	 * not known yet cuts the read at its stamp */
+	 * before any hit runs (bpf_kspec_fire()).  A hit whose process the
+	 * tree does not know after the uncapped drain (bpf_drain(): every
+	 * child's FORK record is read with or before its hits) never will:
+	 * its FORK record was lost, and with it, as the run will drop the
+	 * hit, its tags: a record lost after its step (../d/spec.c's
+	 * d_kspec_lost()), not a cut that would wait for it */
 	if (close) {
 		struct ksr_hits v = { c->hits, c->nhits, sizeof(*c->hits),
 				      offsetof(struct hit, ks) };
@@ -775,10 +792,8 @@ static void read_round(struct consumer *c)
 				break;
 			if (h->ks.ktaken || !(h->ks.ks & UBPF_KOUT_SPEC))
 				continue;
-			if (!bpf_kspec_fire(c, h)) {
-				b = ksr_cut(&v, h->ks.stamp);
-				break;
-			}
+			if (!bpf_kspec_fire(c, h))
+				d_kspec_lost(c->prog, stderr);
 			h->ks.ktaken = true;
 		}
 	}

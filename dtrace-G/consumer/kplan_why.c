@@ -313,7 +313,8 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 				 "%s: its store at line %d reads %s, which "
 				 "the kernel does not keep",
 				 name, bad->line,
-				 kp_var_name(p, (unsigned)w, what, sizeof(what)));
+				 kp_var_name(p, (unsigned)w, what,
+					     sizeof(what)));
 		else if (*node_name(k, x, what, sizeof(what)))
 			snprintf(buf, len,
 				 "%s: its store at line %d computes %s, "
@@ -1000,7 +1001,8 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 			snprintf(buf, len,
 				 "line %d: its %s is not one the kernel "
 				 "%s%s%s",
-				 st->line, kp_stmt_name(k, st, what, sizeof(what)),
+				 st->line,
+				 kp_stmt_name(k, st, what, sizeof(what)),
 				 st->kind == S_PRINTF || st->kind == S_TRACE
 					 ? "computes at the hit"
 					 : "runs",

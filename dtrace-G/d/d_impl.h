@@ -528,7 +528,7 @@ struct d_prog {
 	/* speculations (spec.c) */
 	struct dspec *specs; /* nspec of them, made on first use */
 	struct dkspec *kspecs; /* ... or the kernel's, held (spec.c) */
-	bool kspec_lost; /* d_kspec_lost(): held records all dropped */
+	bool kspec_lost;       /* d_kspec_lost(): held records all dropped */
 	/* sequences of a generation not in hand at its close, where no
 	 * record was lost: the reading rule failed (d_kspec_missing()) */
 	uint64_t kspec_missing;

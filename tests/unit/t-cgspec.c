@@ -26,8 +26,9 @@
  * while the main thread takes and commits ID 1: the count ends exact
  * (the closes' counts never decreasing is asked of that run too; alone
  * it could not fail: one thread takes and closes, and counts only grow);
- * and words whose counts are past 32 bits stepped, closed and taken.  Where bpf() is refused (not root,
- * no BPF) the whole test is skipped ("1..0 # SKIP").
+ * and words whose counts are past 32 bits stepped, closed and taken.
+ * Where bpf() is refused (not root, no BPF) the whole test is skipped
+ * ("1..0 # SKIP").
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -394,7 +395,8 @@ static void test_steps(void)
 	mw[1] = 0x500000000ull; /* inactive, count 0x280000000 */
 	memcpy(w, mw, sizeof(w));
 	ok(map_rw(k.words, w, true) == 0 &&
-		   check_step(&k, mw, K_STEP, 1, "speculate(1), count > 2^32") &&
+		   check_step(&k, mw, K_STEP, 1,
+			      "speculate(1), count > 2^32") &&
 		   check_step(&k, mw, K_CLOSE, 1, "commit(1), count > 2^32") &&
 		   check_step(&k, mw, K_TAKE, 0, "take, count > 2^32") &&
 		   check_step(&k, mw, K_STEP, 1, "speculate(1) again") &&

@@ -1022,10 +1022,12 @@ static void test_kspec_lost(void)
 	d_kspec_end(p, UINT64_MAX);
 	fflush(of);
 	fflush(ef);
-	is_str(out, "a\n", "kspec lost: a close before the loss prints, none "
-			    "after");
-	is_str(err, "dtrace: speculation buffers discarded after lost "
-		    "records\n",
+	is_str(out, "a\n",
+	       "kspec lost: a close before the loss prints, none "
+	       "after");
+	is_str(err,
+	       "dtrace: speculation buffers discarded after lost "
+	       "records\n",
 	       "kspec lost: the message once");
 	drops = kspec_drops(p);
 	is_str(drops,

@@ -466,7 +466,8 @@ static struct verdict judge(const struct walk *wk, unsigned run, bool say)
 		    wk->drained[i] && !wk->ranord[i]) {
 			if (say && v.outs)
 				diag("run %u mode %u: close %u drained, never "
-				     "run", run, wk->mode, i);
+				     "run",
+				     run, wk->mode, i);
 			v.outs = false;
 		}
 	for (unsigned k = 0; k < ngen; k++) {

@@ -773,23 +773,18 @@ static void read_round(struct consumer *c)
 		qsort(c->hits, c->nhits, sizeof(*c->hits), hit_cmp);
 #ifdef HAVE_BPF
 	/* ... then the cut at B (or at a close the second drain read) and
-	 * the pass: the tags of every hit stamped before B (not the cut),
-	 * in time order,
+	 * the pass: the tags of every hit stamped before B, in time order,
 	 * before any hit runs (bpf_kspec_fire()).  A hit whose process the
 	 * tree does not know after the uncapped drain (bpf_drain(): every
 	 * child's FORK record is read with or before its hits) never will:
 	 * its FORK record was lost, and with it, as the run will drop the
 	 * hit, its tags: a record lost after its step (../d/spec.c's
 	 * d_kspec_lost()), not a cut that would wait for it */
-	if (close && !c->exit_called) {
+	if (close) {
 		struct ksr_hits v = { c->hits, c->nhits, sizeof(*c->hits),
 				      offsetof(struct hit, ks) };
 
-		/* the pass goes to B, the cut hits included (kspec_read.c:
-		 * a close run before the cut may need a tag of a hit stamped
-		 * between the cut and B); after an exit() nothing runs, so
-		 * nothing is handed over (BEGIN's exit: revk3b's C) */
-		ksr_cut(&v, b);
+		b = ksr_cut(&v, b);
 		for (size_t i = 0; i < c->nhits; i++) {
 			struct hit *h = &c->hits[i];
 

@@ -1126,9 +1126,6 @@ static int consumer_run(struct consumer *c)
 	sigset_t set;
 	int sfd, ifd = -1, ret = 1;
 	struct rlimit rl;
-#ifdef HAVE_BPF
-	bool kspec; /* speculations in the kernel (kplan_spec.c) */
-#endif
 
 	c->out = stdout;
 	c->next_id = 3;
@@ -1313,10 +1310,6 @@ static int consumer_run(struct consumer *c)
 	kbtf_release(); /* what start-up asked is remembered */
 	fflush(c->out);
 	loop(c, sfd, ifd);
-#ifdef HAVE_BPF
-	/* asked before teardown(): the backend's close frees what says it */
-	kspec = bpf_kspec_on(c);
-#endif
 	teardown(c);
 	if (o->verbose)
 		say(c,
@@ -1326,25 +1319,6 @@ static int consumer_run(struct consumer *c)
 		    d_self_live(c->prog), d_self_live(c->prog) == 1 ? "" : "s");
 	c->exit_called = false; /* END runs after exit() too */
 	fire_dtrace(c, &c->end, c->end_clauses, c->nend);
-#ifdef HAVE_BPF
-	/* speculations in the kernel: the generations never closed decided
-	 * (their drops counted), the holds handed ahead of a place the
-	 * walk never reached after an exit() forgotten (../d/spec.c) */
-	if (kspec)
-		d_kspec_end(c->prog,
-			    c->kspec_until ? c->kspec_until : UINT64_MAX);
-	if (kspec && d_kspec_missing(c->prog))
-		say(c,
-		    "%" PRIu64 " speculated record%s missing at their "
-		    "buffer's commit() or discard()",
-		    d_kspec_missing(c->prog),
-		    d_kspec_missing(c->prog) == 1 ? " was" : "s were");
-	if (c->kspec_unarmed)
-		say(c,
-		    "%" PRIu64 " firing%s of clauses with speculations not "
-		    "run: their process was not armed at the probe",
-		    c->kspec_unarmed, c->kspec_unarmed == 1 ? "" : "s");
-#endif
 	d_report_drops(c->prog, stderr);
 	d_print_aggs(c->prog, c->out);
 	ret = c->status;

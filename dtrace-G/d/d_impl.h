@@ -528,7 +528,7 @@ struct d_prog {
 	/* speculations (spec.c) */
 	struct dspec *specs; /* nspec of them, made on first use */
 	struct dkspec *kspecs; /* ... or the kernel's, held (spec.c) */
-	bool kspec_lost; /* d_kspec_lost(): held records all dropped */
+	bool kspec_lost;       /* d_kspec_lost(): held records all dropped */
 	unsigned nspec;
 	size_t specsize;
 	bool specsize_set;

@@ -823,8 +823,12 @@ static void loop(struct consumer *c, int sfd, int ifd)
 		pfd = xcalloc(np, sizeof(*pfd));
 		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = ifd, .events = POLLIN};
+		/* a process with hits kept for the next read is let go
+		 * after they ran (records.c's hits_kept_of()): its pidfd
+		 * waits, the read comes within the switchrate */
 		for (size_t i = 0; i < c->nprocs; i++)
-			if (!c->procs[i]->exited)
+			if (!c->procs[i]->exited &&
+			    !hits_kept_of(c, c->procs[i]->pid))
 				pfd[n++] = (struct pollfd){
 					.fd = c->procs[i]->pidfd,
 					.events = POLLIN};
@@ -890,7 +894,8 @@ static void loop(struct consumer *c, int sfd, int ifd)
 				 * left some, and teardown reads them with
 				 * the process still known */
 				if (pr->pidfd == pfd[i].fd && !pr->exited &&
-				    read_buffers(c))
+				    read_buffers(c) &&
+				    !hits_kept_of(c, pr->pid))
 					proc_exited(c, pr);
 			}
 		}

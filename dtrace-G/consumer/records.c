@@ -722,6 +722,22 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 }
 
 /*
+ * Is a hit of pid kept for the next read (hits_keep(): deferred, or
+ * stamped past a tick or the speculations' cut)?  Its process is let go
+ * only once none is (consumer.c's loop): proc_exited() forgets the
+ * pid's probes, and a kept hit decoded after it would run no clause,
+ * its speculation tags not handed over and no loss counted (revk3b's
+ * B).
+ */
+bool hits_kept_of(const struct consumer *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->nhits; i++)
+		if (c->hits[i].pid == (uint32_t)pid)
+			return true;
+	return false;
+}
+
+/*
  * One round of read_buffers(): records up to one CPU's -x bufsize
  * (c->rbsize) beyond the deferred hits, where the backend can stop
  * (bpf.c); the rest is read by the next round.

@@ -107,6 +107,7 @@
 #include "bpf/usdt_bpf.h"
 #include "bpf_impl.h"
 #include "consumer_impl.h"
+#include "kplan.h"
 #include "stapsdt.h"
 
 /* the program, compiled and embedded by make (usdt_bpf_obj.c) */
@@ -862,6 +863,75 @@ void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
 /* ------------------------------------------------------------------ */
 /* Reading */
 
+/*
+ * The offset of a uprobe's record's out area (UBPF_RF_KOUT, a record the
+ * plan ran for): after the header, the arguments, vtimestamp and the
+ * uid and gid, as bpf_decode() reads them, with no side effect (the
+ * reading rule of speculations in the kernel, kspec_read.c, needs the
+ * area's ran word of every record before any is decoded); false: none.
+ */
+static bool rec_kout_at(const uint8_t *raw, size_t len, size_t *off)
+{
+	struct ubpf_rec r;
+
+	if (len < sizeof(r))
+		return false;
+	memcpy(&r, raw, sizeof(r));
+	if (!(r.flags & UBPF_RF_KOUT) || !(r.flags & UBPF_RF_KAGG) ||
+	    (r.ev & UBPF_EV_KPROV) || r.len > len)
+		return false;
+	*off = sizeof(r) + 8u * r.nargs + (r.flags & UBPF_RF_VTIME ? 8u : 0) +
+	       (r.flags & UBPF_RF_CRED ? 8u : 0);
+	return *off + sizeof(struct ubpf_kout) <= r.len;
+}
+
+bool bpf_kspec_on(struct consumer *c)
+{
+	struct bpf_kagg *k = bpf_kagg_of(c);
+
+	return k && d_kplan_kspec(bpf_kagg_kp(k));
+}
+
+/*
+ * The pass's hand-over of hit h's tags (records.c's read_round(),
+ * kspec_read.c): its area read in place, its probe found as its own run
+ * finds it (lin_hit_probe(), whose cache makes only what that run would
+ * make), the fire it needs only its ids, CPU, stamp and probe (the held
+ * text of integers, -q: kplan_spec.c's d_kplan_kspec()).  false: its
+ * process is not known yet (the run defers the hit).
+ */
+bool bpf_kspec_fire(struct consumer *c, const struct hit *h)
+{
+	struct ubpf_rec r;
+	struct hit_at at = { 0 };
+	struct d_fire f = { 0 };
+	struct tprobe *p;
+	size_t off;
+	bool defer;
+
+	if (!rec_kout_at(h->raw, h->rawlen, &off))
+		return true;
+	memcpy(&r, h->raw, sizeof(r));
+	if (r.ev >= c->up.nevs)
+		return true;
+	at.file = c->up.evs[r.ev]->file;
+	at.off = c->up.evs[r.ev]->off;
+	p = lin_hit_probe(c, (pid_t)h->pid, h->time, &at, &defer);
+	if (defer)
+		return false;
+	if (!p || !p->nclauses)
+		return true;
+	f.cpu = (int)h->cpu;
+	f.pid = (pid_t)h->pid;
+	f.tid = (pid_t)h->tid;
+	f.timestamp = h->time;
+	f.execname = "";
+	f.probe = &p->dp;
+	cg_kspec_pass(c, p->clauses, p->nclauses, p->uclauses, p->nuclauses,
+		      h->raw + off, r.len - off, &f, h->time);
+	return true;
+}
+
 int rb_record(void *ctx, void *data, size_t len)
 {
 	struct consumer *c = ctx;
@@ -881,6 +951,15 @@ int rb_record(void *ctx, void *data, size_t len)
 	h.kprov = (r.ev & UBPF_EV_KPROV) != 0; /* kprov.c's to decode */
 	h.act = (r.flags & UBPF_RF_ACT) != 0;  /* records.c's after exit() */
 	h.xwon = (r.flags & UBPF_RF_XWON) != 0;
+	/* the area's ran word, for the reading rule of speculations in
+	 * the kernel (kspec_read.c: UBPF_KOUT_SPEC, _CLOSE) */
+	h.ks.stamp = r.time;
+	{
+		size_t off;
+
+		if (rec_kout_at(data, len, &off))
+			memcpy(&h.ks.ks, (const uint8_t *)data + off, 8);
+	}
 	hit_push(c, &h);
 	if (c->read_cap && c->alen >= c->read_cap) {
 		/* taken (libbpf moved past it); the rest on the next round */
@@ -992,6 +1071,12 @@ static void drops_read(struct consumer *c)
 		uint64_t d = v[cpu] - b->drops_seen[cpu];
 		uint64_t o = v[n + cpu] - b->drops_seen[n + cpu];
 
+		/* a full ring's: a record may be lost after its hit
+		 * stepped a speculation's word (key 1's come before any
+		 * step: cgen_out_need()), so the pairing of closes with
+		 * generations is trusted no more (../d/spec.c) */
+		if (d && bpf_kspec_on(c))
+			d_kspec_lost(c->prog, stderr);
 		if (!d && !o)
 			continue;
 		b->drops_seen[cpu] = v[cpu];

@@ -82,7 +82,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->tlsuw_fd = -1;
-	k->act_fd = k->vaggs_fd = k->waggs_fd = -1;
+	k->act_fd = k->vaggs_fd = k->waggs_fd = k->spec_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -121,7 +121,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			      k->tlsu_fd,     k->tlsufull_fd, k->tlss_fd,
 			      k->hzn_fd,      k->act_fd,      k->bar_fd,
 			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd,
-			      k->tlsuw_fd };
+			      k->tlsuw_fd,    k->spec_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -419,6 +419,11 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		 * it after all (not reached: d_kplan_here() tried it) */
 		else if (d_kplan_kself(k->kp, cl[i]) ||
 			 (here[i] && d_kplan_kvars(k->kp, cl[i])))
+			pl->tls |= UBPF_KTLS_UNFIT;
+		/* ... nor one whose speculations are the kernel's (kplan.h's
+		 * d_kplan_kspec()): user space would step its own buffers
+		 * beside the kernel's words */
+		else if (d_kplan_kspec_clause(k->kp, cl[i]))
 			pl->tls |= UBPF_KTLS_UNFIT;
 		pl->record = 1;
 		pl->ustr |= d_kplan_strargs(k->kp, cl[i]); /* cgen.c */

@@ -125,7 +125,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced, *held;
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
-	unsigned nspred = 0, nvin = 0;
+	unsigned nspred = 0, nvin = 0, nkspec = 0;
 	uint32_t po[2], eo[3], sx[4];
 	bool ppid, ecred, sess, vtime;
 	char why[640];
@@ -137,6 +137,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->kaggs_w = -1;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
 	m->tlsuw = -1;
+	m->spec = -1;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
 	if (env && !strcmp(env, "0"))
 		return NULL;
@@ -202,7 +203,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * "Speculations") */
 	for (unsigned i = 0; i < c->nclauses; i++) {
 		bool so = d_kplan_sout(k->kp, i),
-		     spec = traced[i] && !so && d_kplan_specs(c->prog, i),
+		     spec = traced[i] && !so && d_kplan_specs(c->prog, i) &&
+			    !d_kplan_kspec_clause(k->kp, i),
 		     late = traced[i] && !so && !d_kplan_clause(k->kp, i) &&
 			    d_kplan_specs_late(k->kp, i);
 
@@ -212,6 +214,19 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		nlate += spec && late;
 		ntied += !spec && late;
 	}
+	/* -v: the speculations in the kernel (kplan_spec.c's
+	 * d_kplan_kspec()), or the first test that kept them out of it */
+	for (unsigned i = 0; i < c->nclauses; i++)
+		nkspec += d_kplan_kspec_clause(k->kp, i);
+	if (c->o->verbose && nkspec)
+		say(c,
+		    "%u clause%s with speculations run in the kernel: the "
+		    "buffers' words are the kernel's, their records held by "
+		    "dtrace",
+		    nkspec, nkspec == 1 ? "" : "s");
+	if (c->o->verbose && d_kplan_kspec_why(k->kp))
+		say(c, "speculations stay user space's: %s",
+		    d_kplan_kspec_why(k->kp));
 	/* ... and those whose values the kernel computes at the hit */
 	if (c->o->verbose && nsout)
 		say(c,
@@ -346,7 +361,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->tlsuw_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
-	k->waggs_fd = -1;
+	k->waggs_fd = k->spec_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -474,9 +489,17 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->hzn_fd = map_new(BPF_MAP_TYPE_ARRAY, "cghzn", 4, 8, 1, 0);
 		bpf_kagg_horizon(k, kprov_horizon0(c));
 	}
+	/* the speculation buffers' words (kplan_spec.c's d_kplan_kspec()):
+	 * nspec u64, inactive and counted 0 at the making, read by the
+	 * programs by direct address (cgen_spec.c) */
+	if (d_kplan_kspec(k->kp))
+		k->spec_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgspec", 4,
+				     8 * d_kplan_kspec_n(k->kp), 1, 0);
 	/* the barrier before a fold (bpf_kagg_barrier()), and after a
-	 * horizon's lease given back late (kprov.c's hz_revoke()) */
-	fold = d_kplan_horizon(k->kp);
+	 * horizon's lease given back late (kprov.c's hz_revoke()); and
+	 * before a read holding a speculation's close is run (records.c,
+	 * kspec_read.c) */
+	fold = d_kplan_horizon(k->kp) || d_kplan_kspec(k->kp);
 	if (fold) {
 		LIBBPF_OPTS(bpf_map_create_opts, o);
 
@@ -502,6 +525,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
 	    (fold && k->bar_fd < 0) ||
+	    (d_kplan_kspec(k->kp) && k->spec_fd < 0) ||
 	    ((d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp)) &&
 	     k->act_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
@@ -529,6 +553,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->hzn = k->hzn_fd;
 	m->act = k->act_fd;
 	m->hzarm = k->hzarm;
+	m->spec = k->spec_fd;
 	return k;
 }
 

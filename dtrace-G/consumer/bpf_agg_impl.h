@@ -62,6 +62,10 @@ struct bpf_kagg {
 	/* cgbar, an array of one map (cgbar_in), updated as a barrier:
 	 * bpf_kagg_barrier(); folds: bpf_kagg_fold()'s calls */
 	int bar_fd, barin_fd;
+	/* cgspec: the speculation buffers' words (kplan_spec.c's
+	 * d_kplan_kspec(): nspec u64 in one array entry, zeroed at its
+	 * making), or -1 */
+	int spec_fd;
 	unsigned long folds;
 	bool fold_bad;	   /* said: a barrier or delete failed */
 	unsigned act_lost; /* bpf_kagg_exit_lost()'s calls in a row */

@@ -340,6 +340,10 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		bool pr, uk = k->ran[ci] && d_kplan_ukey(k->kp, ci, &pr);
 		bool out = k->ran[ci] && d_kplan_out(k->kp, ci);
 
+		/* (speculations in the kernel: counted apart,
+		 * bpf_agg_cgen.c) */
+		if (d_kplan_kspec_clause(k->kp, ci))
+			continue;
 		nran += k->ran[ci] && !out;
 		nout += out && (!uk || pr);
 		nukey += uk;

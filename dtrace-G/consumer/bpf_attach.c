@@ -216,7 +216,9 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 	}
 	/*
 	 * a plan the generator refuses: every hit recorded, unless it
-	 * keeps self-> variables, which user space does not have
+	 * keeps self-> variables, which user space does not have, or the
+	 * run's speculations are the kernel's (kplan_spec.c): an unflagged
+	 * record's speculating clauses are not run (records.c's hit_run())
 	 */
 	m.hzfree = &hzfree;
 	if (!cgen_emit(&m, &spec, pl, &v, &n)) {
@@ -225,6 +227,14 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 				 "no program generated for uprobe event %s, "
 				 "whose clauses keep self-> variables in the "
 				 "kernel",
+				 e->name);
+			free(pl);
+			goto refused;
+		}
+		if (pl && bpf_kspec_on(c)) {
+			snprintf(c->be_why, sizeof(c->be_why),
+				 "no program generated for uprobe event %s, "
+				 "and the run's speculations are the kernel's",
 				 e->name);
 			free(pl);
 			goto refused;

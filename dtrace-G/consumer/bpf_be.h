@@ -108,6 +108,10 @@ struct cgen_maps {
 	/* the lease is in arm1's words too (bpf_agg_cgen.c's hz_marks()): a
 	 * horizon and no exit() decided at a hit (cgen.c's hzarm) */
 	bool hzarm;
+	/* cgspec: the speculation buffers' words, nspec u64 in one entry
+	 * (kplan_spec.c's d_kplan_kspec(), cgen_spec.c), or -1; a plan
+	 * holding UBPF_K_SPEC, SPECU or SPECX without it is refused */
+	int spec;
 };
 /*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,
@@ -278,6 +282,30 @@ int cg_out_vin(struct consumer *c, unsigned clause, const struct d_fire *f,
 	       struct cg_out_walk *w, struct dv **save);
 void cg_out_vin_end(struct consumer *c, unsigned clause, const struct d_fire *f,
 		    struct dv *save);
+/*
+ * Speculations in the kernel (kplan.h's d_kplan_kspec()): the steps'
+ * tags of a hit's areas handed to ../d/spec.c's held generations.
+ * cg_kspec_run(): clause, a speculating one the kernel ran, next in
+ * the walk w, at its place: a failed speculation counted, and where
+ * the pass did not take the hit (taken false) its opens and holds
+ * (stamp 0), and its closes run (told: taken); false: not such a
+ * clause.  cg_kspec_pass(): the pass ahead of the hit's place
+ * (records.c's read_round(), kspec_read.c): the area kout (koutlen
+ * bytes) of a hit at probe clauses cl (n; ucl, nu: those user space
+ * runs), its opens, holds (stamped) and closes told.
+ * bpf_kspec_fire(): the pass's hand-over of hit h (bpf.c: its probe
+ * found as its run would find it); false: its process is not known yet
+ * (lin_hit_probe() would defer it).  bpf_kspec_on(): the run's
+ * speculations are the kernel's.
+ */
+bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
+		  struct cg_out_walk *w, bool taken);
+void cg_kspec_pass(struct consumer *c, const unsigned *cl, unsigned n,
+		   const unsigned *ucl, unsigned nu, const uint8_t *kout,
+		   size_t koutlen, const struct d_fire *f, uint64_t stamp);
+struct hit;
+bool bpf_kspec_fire(struct consumer *c, const struct hit *h);
+bool bpf_kspec_on(struct consumer *c);
 #endif
 
 #endif /* USDT_DTRACE_BPF_BE_H */

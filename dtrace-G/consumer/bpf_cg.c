@@ -196,6 +196,7 @@ void cg_try(struct consumer *c)
 	}
 	memset(m, 0, sizeof(*m));
 	m->hold = -1;
+	m->spec = -1; /* bpf_kagg_cgen()'s cgspec, where it makes one */
 	/* copyout() held at the probe: dlhold.c's map and offsets (none:
 	 * the generic program, which refuses the run saying why) */
 	if (c->cohold) {

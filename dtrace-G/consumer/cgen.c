@@ -932,7 +932,13 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 	 * activity: they move to the hash's path (hz_slow()) */
 	p->hzarm = p->hzfree && m->hzarm && !m->kp && m->armed >= 0 &&
 		   m->arm1 >= 0 && (!m->xpl || !m->xpl->nops);
-	p->ts = (p->hz && !p->hzfree) || p->tsp;
+	/* ... and where a speculation steps a buffer's word, read before
+	 * the step (kspec_read.c: a hit that stepped before a close is
+	 * stamped before it) */
+	p->ts = (p->hz && !p->hzfree) || p->tsp ||
+		(pl && (cgen_plan_has(pl, UBPF_K_SPEC, -1) ||
+			cgen_plan_has(pl, UBPF_K_SPECU, -1) ||
+			cgen_plan_has(pl, UBPF_K_SPECX, -1)));
 	p->len = p->hdr + 8 * nargs + (p->vt ? 8 : 0) + (p->cred ? 8 : 0) +
 		 (p->fs && !p->strs ? 8 : 0);
 	/* printf()'s values (cgen_out.c): the out area, after the uid and
@@ -1487,6 +1493,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 {
 	struct em e = {
 		.kkeys = m->kkeys,
+		.spec = m->spec,
 		.ustk = s->ustk != 0,
 		/* MLD's copies: past cgbuf's owner word (mem_read()) */
 		.cpyoff = m->cpyroom ? (uint16_t)(UBPF_CGOWN(m->ustk_room) + 8)

@@ -177,6 +177,8 @@ struct em {
 	 * SEQ_AT()) */
 	int16_t soff;
 	uint16_t sroom, sn;
+	/* cgspec's fd (struct cgen_maps' spec), or -1 */
+	int spec;
 	/* the self-> variable (its slot + 1; 0: none) whose value VLD
 	 * left in S_VVAL for a VLD of it later in the clause (cgen_plan.c's
 	 * vld_again()) */
@@ -584,6 +586,8 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 /* ... this-> strings (SSTR, SLIT, SMOV, OVSTR) read "" where the area
  * starts (cgen_out_need()) */
 void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl);
+/* ... the speculation steps' tags unreached (id and act 0) there too */
+void cgen_out_ktags(struct em *e, const struct ubpf_kplan *pl);
 /* ... SLIT, its SDATA after it (*pc left on the last) */
 void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 		  const int *fds);

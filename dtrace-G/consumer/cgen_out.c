@@ -108,7 +108,10 @@ unsigned cgen_out_bytes(const struct ubpf_kplan *pl)
 
 		if (o->op == UBPF_K_ODONE)
 			any = true;
-		if (o->op == UBPF_K_SSTR || o->op == UBPF_K_OVSTR)
+		if (o->op == UBPF_K_SPEC || o->op == UBPF_K_SPECU ||
+		    o->op == UBPF_K_SPECX) /* a step's tag (cgen_spec.c) */
+			e = o->slot + (unsigned)sizeof(struct ubpf_kspec);
+		else if (o->op == UBPF_K_SSTR || o->op == UBPF_K_OVSTR)
 			e = o->agg +
 			    (o->op == UBPF_K_SSTR
 				     ? (unsigned)offsetof(struct ubpf_kostr, s)
@@ -193,6 +196,7 @@ void cgen_out_need(struct em *e)
 	stx(e, BPF_DW, 10, S_OBUF, 0);
 	st(e, BPF_DW, 0, 0, 0);
 	st(e, BPF_DW, 0, 8, (int32_t)e->obytes);
+	cgen_out_ktags(e, e->opl);
 	cgen_out_tstr(e, e->opl);
 	if (e->oany) {
 		fix(e, j);
@@ -741,6 +745,26 @@ static void ovstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 		fix(e, jend);
 }
 
+/*
+ * The tags of the speculation steps (cgen_spec.c), their id and act
+ * zeroed where the area starts, r0 its address (cgen_out_need()): a
+ * step not reached at this hit reads act 0 (the area keeps the bytes
+ * of the last hit that used the CPU's cgbuf).
+ */
+void cgen_out_ktags(struct em *e, const struct ubpf_kplan *pl)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
+		const struct ubpf_kop *o = &pl->ops[pc];
+
+		if (o->op == UBPF_K_SPEC || o->op == UBPF_K_SPECU ||
+		    o->op == UBPF_K_SPECX)
+			st(e, BPF_DW, 0,
+			   (int16_t)(sizeof(struct ubpf_kout) + o->slot), 0);
+		else if (o->op == UBPF_K_SLIT) /* its SDATA */
+			pc += (o->step + 8u) / 8u;
+	}
+}
+
 void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl)
 {
 	unsigned done = 0;
@@ -950,4 +974,113 @@ void cg_out_vin_end(struct consumer *c, unsigned clause,
 				 save);
 	else
 		free(save);
+}
+
+/* ------------------------------------------------------------------ */
+/* Speculations in the kernel: the tags (kplan.h's d_kplan_kspec()) */
+
+/* The tags of clause's area a (n bytes) handed over: ahead, by the pass
+ * (opens and holds of IDs, stamped stamp, and closes told); else at the
+ * hit's place (a failed speculation counted; where the pass did not
+ * take the hit, its opens and holds, stamped 0: it has run; closes run,
+ * told where it did) */
+static void kspec_tags(struct consumer *c, const struct d_kplan *k,
+		       unsigned clause, const uint8_t *a, unsigned n,
+		       const struct d_fire *f, bool ahead, bool taken,
+		       uint64_t stamp)
+{
+	struct d_kstag t[UBPF_KOUTMAX / sizeof(struct ubpf_kspec)];
+	unsigned nt = d_kplan_kspec_tags(k, clause, a, n, t,
+					 sizeof(t) / sizeof(t[0]));
+
+	for (unsigned i = 0; i < nt; i++) {
+		bool active = (t[i].act & UBPF_KSPEC_ACTIVE) != 0;
+		char *rec;
+		size_t rlen;
+
+		if (!(t[i].act & UBPF_KSPEC_REACHED))
+			continue; /* not reached at this hit */
+		switch (t[i].kind) {
+		case KS_TAKE:
+			if (!t[i].id) { /* failed: counted at its place */
+				if (!ahead)
+					d_kspec_open(c->prog, 0, 0);
+			} else if (ahead || !taken) {
+				d_kspec_open(c->prog, t[i].id, t[i].n);
+			}
+			break;
+		case KS_STEP: /* speculate(0), or an inactive buffer: none */
+			if (!t[i].id || !active || (!ahead && taken))
+				break;
+			if (!d_kplan_kspec_text(k, clause, a, n, f, &rec,
+						&rlen))
+				rec = NULL; /* a hole: no record */
+			d_kspec_hold(c->prog, t[i].id, t[i].n,
+				     ahead ? stamp : 0, rec, rlen);
+			free(rec);
+			break;
+		default: /* commit(), discard() that found it active */
+			if (!active)
+				break;
+			if (ahead)
+				d_kspec_ahead(c->prog, t[i].id, t[i].n);
+			else
+				d_kspec_close(c->prog, t[i].id, t[i].n,
+					      t[i].kind == KS_COMMIT, taken,
+					      c->out);
+			break;
+		}
+	}
+}
+
+bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
+		  struct cg_out_walk *w, bool taken)
+{
+	const struct d_kplan *k = kplan_of(c);
+	const uint8_t *a;
+	unsigned n;
+
+	if (!c->kout || !k || !d_kplan_kspec_clause(k, clause))
+		return false;
+	if (d_kplan_out_area(k, clause) && (a = area_next(c, k, clause, w, &n)))
+		kspec_tags(c, k, clause, a, n, f, false, taken, 0);
+	return true;
+}
+
+void cg_kspec_pass(struct consumer *c, const unsigned *cl, unsigned n,
+		   const unsigned *ucl, unsigned nu, const uint8_t *kout,
+		   size_t koutlen, const struct d_fire *f, uint64_t stamp)
+{
+	const struct d_kplan *k = kplan_of(c);
+	const uint8_t *sk = c->kout;
+	size_t sl = c->koutlen;
+	struct cg_out_walk w = { 0 };
+	unsigned j = 0;
+
+	if (!k)
+		return;
+	/* the area walked as hit_run_kagg() walks it (records.c) */
+	c->kout = kout;
+	c->koutlen = koutlen;
+	for (unsigned i = 0; i < n; i++) {
+		bool user = j < nu && ucl[j] == cl[i];
+		const uint8_t *a;
+		unsigned an;
+
+		if (user) {
+			j++;
+			if ((d_kplan_sout(k, cl[i]) &&
+			     d_kplan_out_area(k, cl[i])) ||
+			    d_kplan_vin(k, cl[i]))
+				(void)area_next(c, k, cl[i], &w, &an);
+			continue;
+		}
+		if (!d_kplan_out_area(k, cl[i]))
+			continue;
+		a = area_next(c, k, cl[i], &w, &an);
+		if (a && d_kplan_kspec_clause(k, cl[i]))
+			kspec_tags(c, k, cl[i], a, an, f, true, false, stamp);
+	}
+	c->kout = sk;
+	c->koutlen = sl;
 }

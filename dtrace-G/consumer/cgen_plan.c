@@ -816,6 +816,60 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				fjt[nf++] = o->jump;
 			}
 			continue;
+		case UBPF_K_SPEC: /* speculation(): cgen_spec.c, its tag in
+				   * the area, started first */
+			if (e->spec < 0 || o->imm < 1 || o->imm > UBPF_KSPECS) {
+				e->bad = true;
+				continue;
+			}
+			cgen_out_need(e);
+			cgen_spec_take(
+				e, e->spec, (unsigned)o->imm,
+				(int16_t)(sizeof(struct ubpf_kout) + o->slot),
+				o->agg);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_SPECU:   /* speculate(), commit(), discard(): an */
+		case UBPF_K_SPECX: { /* ID past nspec, the site's fault */
+			unsigned site = op == UBPF_K_SPECU ? o->n : o->levels;
+			size_t jf = SIZE_MAX, jok;
+
+			if (e->spec < 0 || o->imm < 1 || o->imm > UBPF_KSPECS ||
+			    !site || site > UBPF_KFSITES || o->jump <= pc ||
+			    o->jump > pl->nops) {
+				e->bad = true;
+				continue;
+			}
+			cgen_out_need(e);
+			pop(e, &sp, 1);
+			if (op == UBPF_K_SPECU)
+				cgen_spec_step(
+					e, e->spec, (unsigned)o->imm,
+					(int16_t)(sizeof(struct ubpf_kout) +
+						  o->slot),
+					o->agg, &jf);
+			else
+				cgen_spec_close(
+					e, e->spec, (unsigned)o->imm,
+					(int16_t)(sizeof(struct ubpf_kout) +
+						  o->slot),
+					o->agg, &jf);
+			if (jf == SIZE_MAX) {
+				e->bad = true;
+				continue;
+			}
+			/* the fault: the site's two bits 3 (an illegal
+			 * operation), the clause's end (e->sfj) */
+			jok = jmp_i(e, BPF_JA, 0, 0);
+			fix(e, jf);
+			alu_i(e, BPF_MOV, 3, 3);
+			e->sfj = SIZE_MAX;
+			fault_set(e, site);
+			fjx[nf] = e->sfj;
+			fjt[nf++] = o->jump;
+			fix(e, jok);
+			continue;
+		}
 		case UBPF_K_OSTK: /* the record's stack: cgen_ustk.c */
 			ustack_out(e);
 			continue;

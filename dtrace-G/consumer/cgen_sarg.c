@@ -105,7 +105,10 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		bool cmp = o->op == UBPF_K_SEQ || o->op == UBPF_K_VACMP;
 
 		if ((cmp && o->agg) ||
-		    ((o->op == UBPF_K_MLD || o->op == UBPF_K_VTIME) && o->slot))
+		    ((o->op == UBPF_K_MLD || o->op == UBPF_K_VTIME) &&
+		     o->slot) ||
+		    (o->op == UBPF_K_SPECU && o->n) ||
+		    (o->op == UBPF_K_SPECX && o->levels))
 			any = true;
 		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
 			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2 ||

@@ -4,9 +4,10 @@
  * generated program's code: the three steps on the buffers' words that
  * the kernel keeps (doc/DESIGN.md's "Speculations in the kernel: the
  * build in steps", step 1; the plan instructions UBPF_K_SPEC, SPECU and
- * SPECX of bpf/kagg_bpf.h).  Nothing emits them yet: the plan that
- * makes the instructions, and the dispatch that calls these emitters,
- * are step 3's.
+ * SPECX of bpf/kagg_bpf.h, which kplan_stmt.c's emit_stmt() makes where
+ * kplan_spec.c's d_kplan_kspec() holds; cgen_plan.c's dispatch calls
+ * these emitters, the area started first, an ID's fault routed to the
+ * site's bits and the clause's end, as a lost clock's).
  *
  * The words: one array map entry (cgspec, key 0) of nspec u64, read by
  * direct address (BPF_PSEUDO_MAP_VALUE, ldmapv()).  Word ID - 1: bit 0

@@ -823,8 +823,12 @@ static void loop(struct consumer *c, int sfd, int ifd)
 		pfd = xcalloc(np, sizeof(*pfd));
 		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = ifd, .events = POLLIN};
+		/* a process with hits kept for the next read is let go
+		 * after they ran (records.c's hits_kept_of()): its pidfd
+		 * waits, the read comes within the switchrate */
 		for (size_t i = 0; i < c->nprocs; i++)
-			if (!c->procs[i]->exited)
+			if (!c->procs[i]->exited &&
+			    !hits_kept_of(c, c->procs[i]->pid))
 				pfd[n++] = (struct pollfd){
 					.fd = c->procs[i]->pidfd,
 					.events = POLLIN};
@@ -890,7 +894,8 @@ static void loop(struct consumer *c, int sfd, int ifd)
 				 * left some, and teardown reads them with
 				 * the process still known */
 				if (pr->pidfd == pfd[i].fd && !pr->exited &&
-				    read_buffers(c))
+				    read_buffers(c) &&
+				    !hits_kept_of(c, pr->pid))
 					proc_exited(c, pr);
 			}
 		}
@@ -1126,6 +1131,9 @@ static int consumer_run(struct consumer *c)
 	sigset_t set;
 	int sfd, ifd = -1, ret = 1;
 	struct rlimit rl;
+#ifdef HAVE_BPF
+	bool kspec; /* speculations in the kernel (kplan_spec.c) */
+#endif
 
 	c->out = stdout;
 	c->next_id = 3;
@@ -1310,6 +1318,10 @@ static int consumer_run(struct consumer *c)
 	kbtf_release(); /* what start-up asked is remembered */
 	fflush(c->out);
 	loop(c, sfd, ifd);
+#ifdef HAVE_BPF
+	/* asked before teardown(): the backend's close frees what says it */
+	kspec = bpf_kspec_on(c);
+#endif
 	teardown(c);
 	if (o->verbose)
 		say(c,
@@ -1319,6 +1331,25 @@ static int consumer_run(struct consumer *c)
 		    d_self_live(c->prog), d_self_live(c->prog) == 1 ? "" : "s");
 	c->exit_called = false; /* END runs after exit() too */
 	fire_dtrace(c, &c->end, c->end_clauses, c->nend);
+#ifdef HAVE_BPF
+	/* speculations in the kernel: the generations never closed decided
+	 * (their drops counted), the holds handed ahead of a place the
+	 * walk never reached after an exit() forgotten (../d/spec.c) */
+	if (kspec)
+		d_kspec_end(c->prog,
+			    c->kspec_until ? c->kspec_until : UINT64_MAX);
+	if (kspec && d_kspec_missing(c->prog))
+		say(c,
+		    "%" PRIu64 " speculated record%s missing at their "
+		    "buffer's commit() or discard()",
+		    d_kspec_missing(c->prog),
+		    d_kspec_missing(c->prog) == 1 ? " was" : "s were");
+	if (c->kspec_unarmed)
+		say(c,
+		    "%" PRIu64 " firing%s of clauses with speculations not "
+		    "run: their process was not armed at the probe",
+		    c->kspec_unarmed, c->kspec_unarmed == 1 ? "" : "s");
+#endif
 	d_report_drops(c->prog, stderr);
 	d_print_aggs(c->prog, c->out);
 	ret = c->status;

@@ -79,6 +79,7 @@
 #include "bpf/uregs.h"
 #include "bpf/usdt_bpf.h"
 #include "consumer.h"
+#include "kspec_read.h"
 #include "registry.h"
 #include "xalloc.h"
 
@@ -313,6 +314,9 @@ struct hit {
 	bool xwon;     /* ... by the hit whose exit() ended it there */
 	bool kprov;    /* a kernel provider's (kprov.c decodes it) */
 	bool inproc;   /* inproc.c's, beside a kernel backend's (be_kernel) */
+	/* speculations in the kernel (kspec_read.c): its stamp, its out
+	 * area's ran word, and the reading rule's marks */
+	struct ksr_hit ks;
 };
 
 /* Where a hit fired, as decode() says it. */
@@ -518,6 +522,14 @@ struct consumer {
 	const uint8_t *kout;
 	size_t koutlen;
 	bool koutk;		/* ... of a kernel probe's record (kprov.c's) */
+	/* speculations in the kernel (records.c's read_round()): the hit
+	 * being run had its tags handed over by the pass (kspec_read.c);
+	 * the stamp of the hit whose exit() ended the run (0: none);
+	 * firings of speculating clauses not run, their process not armed
+	 * at the probe (hit_run()) */
+	bool ktaken;
+	uint64_t kspec_until;
+	uint64_t kspec_unarmed;
 	struct ustack_cap ucap; /* decode(): the hit's user stack, if taken */
 	struct ustack_state *ust; /* ustack.c */
 	uint64_t wall_offset;

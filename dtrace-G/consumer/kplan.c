@@ -795,6 +795,18 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	ks->st = st;
 	ks->slot = -1;
 	ks->svar = -1;
+	if ((ks->spec = (uint8_t)kp_spec_stmt(k, st)) != KS_NONE) {
+		/* a speculation's step (kplan_spec.c's d_kplan_kspec()): not
+		 * an aggregation; speculation() into an integer the kernel
+		 * keeps, the others' ID an integer it computes */
+		ks->skey = -1;
+		ks->assign = true;
+		ks->agg = ~0u;
+		if (ks->spec == KS_TAKE)
+			return v >= 0 && k->vst[v] == KV_KERN;
+		return st->e && st->e->kind != T_STR &&
+		       kp_ty(k, st->e, &sz, &sg) && !kp_has_str_cmp(k, st->e);
+	}
 	if (v >= 0) { /* a store: of a variable kept, of a value it can have */
 		struct node bin, one;
 
@@ -1008,6 +1020,15 @@ void d_kplan_sess(struct d_kplan *k, const uint32_t o[4])
 	memcpy(k->sess1, o, sizeof(k->sess1));
 }
 
+/* The modes kp_vars_decide() sets one way, as before it first ran: its
+ * decision again, without speculations in the kernel (d_kplan_new()) */
+static void kspec_undo(struct d_kplan *k)
+{
+	k->noastr = k->mfault = k->nomem = k->fmode = k->nostr = false;
+	k->noprog = k->noprogx = k->novt = k->novtout = k->vfault = false;
+	k->nfs = 0;
+}
+
 struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			    const bool *ticks, const bool *traced)
 {
@@ -1093,7 +1114,19 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		k->user = xuser;
 	}
 	if (k->vars) {
-		kp_vars_decide(k);
+		/* speculations in the kernel where they may be (kplan_spec.c's
+		 * d_kplan_kspec()), decided again without them where a
+		 * speculating clause did not end up the kernel's */
+		if (kp_kspec_pre(k, traced)) {
+			kp_vars_decide(k);
+			if (!kp_kspec_post(k)) {
+				k->kspec = false;
+				kspec_undo(k);
+				kp_vars_decide(k);
+			}
+		} else {
+			kp_vars_decide(k);
+		}
 		bare_alts(k);
 		k->user = NULL;
 		free(xuser);

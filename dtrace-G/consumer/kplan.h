@@ -174,6 +174,45 @@ bool d_kplan_sout(const struct d_kplan *k, unsigned clause);
  * the area, before the values; user space tests that, not the
  * predicate: kplan_spec.c's "Speculations") */
 bool d_kplan_spred(const struct d_kplan *k, unsigned clause);
+/*
+ * Speculations in the kernel (kplan_spec.c's d_kplan_kspec(); doc/
+ * DESIGN.md's "Speculations in the kernel: the build in steps", step
+ * 3): the buffers' words are the kernel's (the map cgspec, nspec u64),
+ * every clause with speculation(), speculate(), commit() or discard()
+ * a kernel clause writing its steps' tags (struct ubpf_kspec) into its
+ * out area, which dtrace hands to ../d/spec.c's held generations
+ * (records.c, cgen_out.c's cg_kspec_run()).  All or nothing for the
+ * program: else every speculation is user space's, as before, and
+ * d_kplan_kspec_why() says the first test that failed (NULL where the
+ * program has no speculation, or they are the kernel's).
+ * d_kplan_kspec_clause(): clause is one of them.
+ */
+bool d_kplan_kspec(const struct d_kplan *k);
+const char *d_kplan_kspec_why(const struct d_kplan *k);
+bool d_kplan_kspec_clause(const struct d_kplan *k, unsigned clause);
+/* ... nspec, the words cgspec holds */
+unsigned d_kplan_kspec_n(const struct d_kplan *k);
+/*
+ * A kernel speculating clause's out area (data, len: d_kplan_out_bytes()
+ * of it): its tags, in statement order, into t (at most max; how many),
+ * kind KS_TAKE (speculation()), KS_STEP (speculate()), KS_COMMIT,
+ * KS_DISCARD (also struct kstmt's spec, KS_NONE none); and the
+ * record a speculate()'s clause makes of its values, as its printf()
+ * and trace() would print it (../d/stmt.c's d_run_kspec()), into *rec
+ * (malloc()ed, *rlen bytes): false where it makes none.
+ */
+enum { KS_NONE, KS_TAKE, KS_STEP, KS_COMMIT, KS_DISCARD };
+struct d_kstag {
+	uint8_t kind;
+	uint32_t id, act;
+	uint64_t n;
+};
+unsigned d_kplan_kspec_tags(const struct d_kplan *k, unsigned clause,
+			    const uint8_t *data, size_t len, struct d_kstag *t,
+			    unsigned max);
+bool d_kplan_kspec_text(const struct d_kplan *k, unsigned clause,
+			const uint8_t *data, size_t len, const struct d_fire *f,
+			char **rec, size_t *rlen);
 /* A clause with speculate() that is neither a kernel nor a sout one:
  * why not, for -v (the first reason found); NULL for any other */
 const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause);

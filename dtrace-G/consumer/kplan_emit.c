@@ -635,6 +635,10 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 		     (pl->ops[i].op == UBPF_K_OSTR && pl->ops[i].jump)) &&
 		    !(pl->ops[i].flags & UBPF_KF_APRE))
 			pl->ops[i].jump = (uint16_t)m.n;
+		/* an ID past nspec ends the clause (kplan_spec.c) */
+		if ((pl->ops[i].op == UBPF_K_SPECU && pl->ops[i].n) ||
+		    (pl->ops[i].op == UBPF_K_SPECX && pl->ops[i].levels))
+			pl->ops[i].jump = (uint16_t)m.n;
 	}
 	pl->nops = (uint16_t)m.n;
 	if (m.tls)

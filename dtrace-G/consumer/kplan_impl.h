@@ -68,6 +68,11 @@ struct kstmt {
 	 * unset (kplan_vars.c's clause_typed(), kplan_stmt.c's
 	 * emit_forms()); 0: one form */
 	uint32_t forms;
+	/* speculation() stored, speculate(), commit(), discard() where the
+	 * kernel keeps the buffers' words (k->kspec: kplan_spec.c's
+	 * kp_spec_stmt()): KS_TAKE ... KS_DISCARD, its tag 16 bytes of the
+	 * out area at its place (kp_out_op()); 0: none */
+	uint8_t spec;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
@@ -239,6 +244,15 @@ struct d_kplan {
 	bool *tyok;
 	const struct node **noslen;
 	unsigned nnoslen;
+	/* speculations in the kernel (kplan_spec.c's d_kplan_kspec()): the
+	 * buffers' words are the kernel's, every clause with speculation(),
+	 * speculate(), commit() or discard() a kernel clause; tried first
+	 * by d_kplan_new() where kspec_pre() holds, off again where a test
+	 * after the decision fails (kswhy: the first test that failed,
+	 * for -v, with kswbuf its text where made) */
+	bool kspec;
+	const char *kswhy;
+	char kswbuf[320];
 };
 /* kplan.c: statement i of clause's, or its layout with args[N] keys
  * integers where probe declares one of its bare args[N] string keys
@@ -259,6 +273,17 @@ enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE };
  * values computed at the hit: no speculation(), no store, no read of
  * the process by an address (d_kplan_specs_late()'s)? */
 bool kp_sout_here(const struct node *n);
+/* ... speculations in the kernel (k->kspec): st's KS_ kind, or KS_NONE */
+int kp_spec_stmt(const struct d_kplan *k, const struct stmt *st);
+/* ... the store of speculation() whose value is the whole value of a
+ * top-level = into a self-> or this-> variable: that variable, or -1 */
+int kp_spec_take_var(const struct stmt *st);
+/* ... before the decision: may the program's speculations be the
+ * kernel's (k->kswhy says why not)?  After it: do they stay so (each
+ * speculating clause the kernel's), the fault sites of speculate(),
+ * commit() and discard() numbered after the others'? */
+bool kp_kspec_pre(struct d_kplan *k, const bool *traced);
+bool kp_kspec_post(struct d_kplan *k);
 /* kplan.c: an integer constant, maybe negated: its value */
 bool kp_const_of(const struct node *n, int64_t *v);
 /* progenyof() of a constant the kernel computes (UBPF_K_PROG): its pid */
@@ -532,6 +557,8 @@ bool kp_out_ends(const struct clause *c, unsigned i);
  * else -1 */
 bool kp_usite(const struct d_probe *probe);
 bool kp_usite_clause(const struct clause *c);
+/* ... may the clause fire only at uprobes' probes (USDT, pid)? */
+bool kp_uprobes_only(const struct clause *c);
 int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i);
 /* Has if statement i of clause ci's flat list a slot in the out area
  * for its condition's value (the KEEP OUT: a statement under it, at any

@@ -259,6 +259,8 @@
 /* Bytes an SSTR takes in the out area: its copy's address and length
  * (struct ubpf_kostr's first 16 bytes) */
 #define SSTR_SIZE ((unsigned)offsetof(struct ubpf_kostr, s))
+/* ... a speculation step's tag (kplan_spec.c's d_kplan_kspec()) */
+#define KTAG_SIZE ((unsigned)sizeof(struct ubpf_kspec))
 
 /* Bytes one argument takes in the out area. */
 static unsigned out_size(bool str)
@@ -438,6 +440,11 @@ static bool uprobes_only(const struct clause *c)
 		if (desc_kern(c->descs[j]) != 0)
 			return false;
 	return true;
+}
+
+bool kp_uprobes_only(const struct clause *c)
+{
+	return uprobes_only(c);
 }
 
 bool kp_usite(const struct d_probe *probe)
@@ -745,7 +752,8 @@ static bool out_clause(const struct d_kplan *k, unsigned clause, bool prints)
 	for (unsigned i = 0; i < c->nflat; i++) {
 		const struct kstmt *ks = &k->st[k->first[clause] + i];
 
-		if (ks->out || (!prints && (ks->sstr || ks->sclr || ks->smov)))
+		if (ks->out ||
+		    (!prints && (ks->sstr || ks->sclr || ks->smov || ks->spec)))
 			return true;
 	}
 	return false;
@@ -776,10 +784,23 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 			off += out_size(true);
 		else if (pl->ops[pc].op == UBPF_K_SSTR)
 			off += SSTR_SIZE;
+		else if (pl->ops[pc].op == UBPF_K_SPEC ||
+			 pl->ops[pc].op == UBPF_K_SPECU ||
+			 pl->ops[pc].op == UBPF_K_SPECX)
+			off += KTAG_SIZE;
 		else if (pl->ops[pc].op == UBPF_K_ODONE)
 			nd++;
 	}
 	switch (o->op) {
+	case UBPF_K_SPEC: /* a step's tag: its slot, its clause's bit */
+	case UBPF_K_SPECU:
+	case UBPF_K_SPECX:
+		o->slot = (uint16_t)off;
+		o->agg = (uint16_t)nd;
+		o->imm = k->prog->nspec;
+		return nd < UBPF_KOUTS &&
+		       sizeof(struct ubpf_kout) + off + KTAG_SIZE <=
+			       UBPF_KOUTMAX;
 	case UBPF_K_ODONE:
 		o->n = (uint8_t)nd;
 		return nd < UBPF_KOUTS;
@@ -879,6 +900,8 @@ static unsigned list_bytes(const struct d_kplan *k, unsigned clause,
 			     list_bytes(k, clause, st->fbody, st->fend);
 		if (ks->sstr)
 			n += SSTR_SIZE;
+		if (ks->spec)
+			n += KTAG_SIZE;
 		if (!ks->out)
 			continue;
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
@@ -1364,6 +1387,10 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			}
 			continue;
 		}
+		if (ks->spec) { /* a step's tag: d_kplan_kspec_tags()'s */
+			r->off += KTAG_SIZE;
+			continue;
+		}
 		if (ks->sstr) { /* the store's copy */
 			struct ubpf_kostr so;
 
@@ -1524,4 +1551,65 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 	free(r.strs);
 	free(r.vals);
 	return r.rv < 0 ? 0 : r.rv;
+}
+
+unsigned d_kplan_kspec_tags(const struct d_kplan *k, unsigned clause,
+			    const uint8_t *data, size_t len, struct d_kstag *t,
+			    unsigned max)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+	unsigned off = 0, n = 0;
+
+	/* (no if holds a step, nor anything with bytes of the area in
+	 * such a clause: d_kplan_kspec(); the statements in order) */
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+		struct ubpf_kspec g;
+
+		if (!ks->spec) {
+			off += list_bytes(k, clause, i, i + 1);
+			continue;
+		}
+		if (off + KTAG_SIZE > len || n >= max)
+			break;
+		memcpy(&g, data + off, sizeof(g));
+		off += KTAG_SIZE;
+		t[n++] = (struct d_kstag){ ks->spec, g.id, g.act, g.n };
+	}
+	return n;
+}
+
+bool d_kplan_kspec_text(const struct d_kplan *k, unsigned clause,
+			const uint8_t *data, size_t len, const struct d_fire *f,
+			char **rec, size_t *rlen)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+	struct orun r = { .k = k,
+			  .clause = clause,
+			  .data = data,
+			  .len = len,
+			  .f = f,
+			  .err = stderr,
+			  .fat = -1 };
+	unsigned nall = 0;
+	bool ok;
+
+	*rec = NULL;
+	*rlen = 0;
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+
+		nall += ks->out ? kp_out_nargs(c->flat[i]) : 0;
+	}
+	r.vals = xcalloc(nall ? nall : 1, sizeof(*r.vals));
+	r.strs = xcalloc(nall ? nall : 1, sizeof(*r.strs));
+	out_list(&r, 0, c->nstmts);
+	/* integers only (d_kplan_kspec()): no fault to report */
+	ok = !r.rv && r.fat < 0 &&
+	     d_run_kspec(k->prog, clause, f, r.vals, rec, rlen);
+	for (unsigned i = 0; i < r.ns; i++)
+		free(r.strs[i]);
+	free(r.strs);
+	free(r.vals);
+	return ok;
 }

@@ -5,7 +5,8 @@
  * predicate) computed at the probe (d_kplan_sout(), d_kplan_spred(),
  * kp_sout_here(); kplan_vars.c's sout_ok() and spred_ok()), why another
  * is not (d_kplan_spec_why()), and which read the process late
- * (d_kplan_specs_late()).
+ * (d_kplan_specs_late()), and the speculations the kernel runs whole
+ * (d_kplan_kspec(), below).
  *
  * Speculations.  speculation(), speculate(), commit() and discard()
  * are user space's (../d/spec.c keeps the buffers; kp_stmt_ok() takes
@@ -122,18 +123,48 @@
  * is not a sout one: one whose predicate or E reads so, or whose
  * values the kernel cannot compute; tests/run-cgen-spec.sh's latep.d).
  *
- * What is left (not done here): the buffers themselves in the kernel,
- * which would let the speculated records stay in the kernel until the
- * commit() and spare user space the run of the predicate: the
- * as-built plan (the cgspec words, each an active bit and a count
- * that only grows, taken by fetch_or, counted by fetch_add, closed by
- * fetch_and; the tags in the out area; the held records, the
- * look-ahead and the barrier; the slices and their tests) is
- * doc/DESIGN.md's "Speculations in the kernel: the as-built
- * plan".  Its gain over the
- * sout clauses is cost only (no record for a speculating clause whose
- * predicate fails, no predicate run in dtrace); what is printed is the
- * same.  Also left, user space's with -v saying why
+ * Speculations in the kernel (doc/DESIGN.md's "Speculations in the
+ * kernel: the build in steps", step 3; d_kplan_kspec()).  All or
+ * nothing for the program: where kp_kspec_pre() holds (nspec at most
+ * UBPF_KSPECS; -q, no -F, no JSON, no setopt(): the held text is a
+ * printf()'s of integers; no horizon; no exit() decided at the hit,
+ * k->kexit: the hits the kernel lets through before it run after it,
+ * under records.c's kdrain, where the reading rule's pass has handed
+ * them over already; every speculating clause fires
+ * only at uprobe sites, k->traced and uprobes_only(), not at ERROR;
+ * kspec_shape(): speculation() only as the whole value of a top-level
+ * `v = ` into a self-> or this-> variable, speculate() first and then
+ * printf() and trace() of integers only, commit() and discard()
+ * followed only by stores that cannot fault (no take and no second
+ * close after a close: ../d/stmt.c's run_clause() runs a clause's
+ * closes at its end, after them), none of the four under an
+ * if, an ID an integer that reads no memory, stores nothing and cannot
+ * fault, a clause that takes or closes printing nothing), d_kplan_new()
+ * decides the variables with k->kspec on: kp_stmt_ok() takes the four
+ * (struct kstmt's spec; speculation() types its variable an int,
+ * kplan_vars.c's kp_stores_type()), so they are kernel clauses like any
+ * other, and kp_vars_decide() puts the plan in the mode that sends no
+ * armed hit to user space whole (as for self-> variables: user space
+ * would step buffers the kernel counts).  kp_kspec_post() then asks
+ * that every speculating clause did end up the kernel's and numbers
+ * the fault sites of speculate(), commit() and discard() (an ID past
+ * nspec: DTrace's illegal operation at the statement, spec_sites());
+ * else the decision is made again without, as before, and -v says the
+ * first test that failed (d_kplan_kspec_why()).  The plan's
+ * instructions (kplan_stmt.c's emit_stmt(): SPEC then the store's VST;
+ * SPECU; SPECX) each write a 16-byte tag into the clause's out area
+ * (kplan_out.c's kp_out_op(), list_bytes()), which cgen_spec.c's steps
+ * fill on the map cgspec's words (bpf_agg_cgen.c makes it, and the
+ * barrier's maps); dtrace hands the tags to ../d/spec.c's held
+ * generations in the reading rule's order (records.c's read_round(),
+ * kspec_read.c; cgen_out.c's cg_kspec_run() and cg_kspec_pass()), the
+ * held text made from the area's values (d_kplan_kspec_text(),
+ * ../d/stmt.c's d_run_kspec()).  What stays user space's (the sout
+ * path above, or the records): strings, faults after speculate() and
+ * the other shapes (the next step), BEGIN, END and the kernel
+ * providers' probes (the steps after).
+ *
+ * Also left, user space's with -v saying why
  * (d_kplan_spec_why()): a speculating clause with a store (DTrace
  * allows stores there: only aggregations, destructive actions and
  * exit() may not follow speculate(), which ../d refuses too; the
@@ -444,4 +475,298 @@ bool d_kplan_specs_late(struct d_kplan *k, unsigned clause)
 		specs_tied(p, k->tied);
 	}
 	return k->tied[clause];
+}
+
+/* ------------------------------------------------------------------ */
+/* Speculations in the kernel (doc/DESIGN.md's "Speculations in the
+ * kernel: the build in steps", step 3; the comment of d_kplan_kspec()
+ * in kplan.h) */
+
+int kp_spec_take_var(const struct stmt *st)
+{
+	const struct node *e = st->e;
+
+	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
+	    !e->a || e->a->op != N_VAR || !e->b || e->b->op != N_FUNC ||
+	    d_funcs[e->b->sub].id != F_SPECULATION)
+		return -1;
+	return e->a->sub;
+}
+
+int kp_spec_stmt(const struct d_kplan *k, const struct stmt *st)
+{
+	if (!k->kspec)
+		return KS_NONE;
+	switch (st->kind) {
+	case S_SPECULATE:
+		return KS_STEP;
+	case S_COMMIT:
+		return KS_COMMIT;
+	case S_DISCARD:
+		return KS_DISCARD;
+	default:
+		return kp_spec_take_var(st) >= 0 ? KS_TAKE : KS_NONE;
+	}
+}
+
+/* Can n not fault, computed by the kernel: constants, arguments, the
+ * variables it keeps (integers), pid, tid and the like, and operators
+ * but division and remainder (by a constant other than 0 only), casts
+ * and ?:; no copy, no string, no vtimestamp (a lost clock faults) */
+static bool node_safe(const struct node *n)
+{
+	if (!n)
+		return true;
+	switch (n->op) {
+	case N_INT:
+	case N_ARGN:
+		return true;
+	case N_VAR:
+		return n->kind != T_STR;
+	case N_BUILTIN:
+		return n->kind != T_STR &&
+		       d_builtins[n->sub].id != B_VTIMESTAMP;
+	case N_BIN:
+		if ((n->sub == '/' || n->sub == '%') &&
+		    (!n->b || n->b->op != N_INT || !n->b->ival))
+			return false;
+		/* fall through */
+	case N_UN:
+	case N_LAND:
+	case N_LOR:
+	case N_LXOR:
+	case N_TERN:
+	case N_CAST:
+		return n->kind != T_STR && node_safe(n->a) && node_safe(n->b) &&
+		       node_safe(n->c);
+	default:
+		return false;
+	}
+}
+
+/* Does v[0..n) hold one of the four, or a printf(), under an if? */
+static bool stmts_if_spec(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].kind == S_IF && (stmts_spec(v[i].body, v[i].nbody) ||
+					  stmts_spec(v[i].els, v[i].nels)))
+			return true;
+	return false;
+}
+
+/* Is printf() or trace() st's every value an integer (no string, no
+ * stack: step 4's)? */
+static bool out_ints(const struct stmt *st)
+{
+	if (st->kind == S_TRACE)
+		return st->e && st->e->kind != T_STR && !kp_out_stk(st->e);
+	if (st->kind != S_PRINTF)
+		return false;
+	for (unsigned j = 0; j < st->nargs; j++)
+		if (st->args[j]->kind == T_STR || kp_out_stk(st->args[j]))
+			return false;
+	return true;
+}
+
+/* Is the ID n one of spred_ok()'s kind before the decision (an integer,
+ * nothing stored, read by an address, no speculation())? */
+static bool id_ok(const struct node *n)
+{
+	return n && n->kind != T_STR && kp_sout_here(n) && node_safe(n);
+}
+
+/* Clause c's shape (d_kplan_kspec()): NULL where it may be the kernel's,
+ * else why not */
+static const char *kspec_shape(const struct clause *c)
+{
+	bool take = false, close = false, step = false;
+
+	if (node_spec(c->pred))
+		return "its predicate calls speculation()";
+	if (stmts_if_spec(c->stmts, c->nstmts))
+		return "an if holds speculation(), speculate(), commit() or "
+		       "discard()";
+	for (unsigned i = 0; i < c->nstmts; i++) {
+		const struct stmt *st = &c->stmts[i];
+
+		/* first: a take or a second close after a close would run
+		 * before it here, but after it in user space, which runs a
+		 * clause's commit() and discard() at its end (../d/stmt.c's
+		 * run_clause()) */
+		if (close && (kp_assigned_var(st) < 0 ||
+			      st->e->op != N_ASSIGN || !node_safe(st->e->b)))
+			return "after commit() or discard(), a statement "
+			       "other than a store free of faults";
+		if (kp_spec_take_var(st) >= 0) {
+			take = true;
+			continue;
+		}
+		if (st->kind == S_SPECULATE) {
+			if (i)
+				return "a statement before speculate()";
+			if (!id_ok(st->e))
+				return "speculate()'s ID is not an integer "
+				       "the kernel computes without a fault";
+			step = true;
+			continue;
+		}
+		if (st->kind == S_COMMIT || st->kind == S_DISCARD) {
+			if (!id_ok(st->e))
+				return "commit()'s or discard()'s ID is not "
+				       "an integer the kernel computes "
+				       "without a fault";
+			close = true;
+			continue;
+		}
+		if (step && !out_ints(st))
+			return "after speculate(), a statement other than "
+			       "printf() and trace() of integers (strings: "
+			       "the next step)";
+		if (node_spec(st->e))
+			return "speculation() not as the whole value of a "
+			       "store into a self-> or this-> variable";
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (node_spec(st->args[j]))
+				return "speculation() not as the whole value "
+				       "of a store";
+		for (unsigned j = 0; j < st->nkeys; j++)
+			if (node_spec(st->keys[j]))
+				return "speculation() not as the whole value "
+				       "of a store";
+	}
+	if (step && c->nstmts < 2)
+		return "speculate() with nothing printed after it";
+	if ((take || close) && d_stmts_prints(c->stmts, c->nstmts))
+		return "a clause that takes or closes a buffer prints too "
+		       "(not in this step)";
+	return NULL;
+}
+
+bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
+{
+	const struct d_prog *p = k->prog;
+	bool any = false;
+
+	k->kspec = false;
+	k->kswhy = NULL;
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		any |= d_kplan_specs(p, ci);
+	if (!any)
+		return false;
+	if (!k->vars || !traced)
+		k->kswhy = "no generated program runs the clauses";
+	else if (p->nspec > UBPF_KSPECS)
+		k->kswhy = "nspec is past 64, the most the kernel keeps";
+	else if (!p->quiet || p->json || p->flowindent)
+		k->kswhy = "held records are made with -q alone in this step "
+			   "(not the default line, -F or -x oformat=json)";
+	else if (!kp_strsize_fixed(k))
+		k->kswhy = "setopt() may change the options the held records "
+			   "are made with";
+	else if (k->horizon)
+		k->kswhy = "a hit may go to user space past the horizon";
+	else if (k->kexit)
+		k->kswhy = "exit() is decided at the hit (the hits the kernel "
+			   "lets through before it run after it: a later "
+			   "step)";
+	if (k->kswhy)
+		return false;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+		const char *why;
+
+		if (!d_kplan_specs(p, ci))
+			continue;
+		if (kp_dtrace_only(c) || !traced[ci] || !kp_uprobes_only(c) ||
+		    (k->user && k->user[ci]))
+			why = "it may fire where no generated program at "
+			      "a uprobe runs (dtrace's own probes, tick-N, a "
+			      "kernel provider's: later steps)";
+		else
+			why = kspec_shape(c);
+		if (why) {
+			snprintf(k->kswbuf, sizeof(k->kswbuf), "clause %u: %s",
+				 ci + 1, why);
+			k->kswhy = k->kswbuf;
+			return false;
+		}
+	}
+	k->kspec = true;
+	return true;
+}
+
+/* The fault sites of speculate(), commit() and discard() (an ID past
+ * nspec: DTrace's illegal operation at the statement's action), after
+ * the first nfs */
+static bool spec_sites(struct d_kplan *k, unsigned nfs)
+{
+	const struct d_prog *p = k->prog;
+
+	k->nfs = nfs;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (!k->ok[ci])
+			continue;
+		for (unsigned i = 0; i < c->nflat; i++) {
+			const struct kstmt *ks = &k->st[k->first[ci] + i];
+
+			if (ks->spec != KS_STEP && ks->spec != KS_COMMIT &&
+			    ks->spec != KS_DISCARD)
+				continue;
+			if (k->nfs >= UBPF_KFSITES)
+				return false;
+			k->fs[k->nfs++] =
+				(struct kfsite){ c->flat[i]->e, ci,
+						 c->flat[i]->action, 0, true };
+		}
+	}
+	return true;
+}
+
+bool kp_kspec_post(struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+
+	if (!k->kspec)
+		return false;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		char why[256];
+
+		if (!d_kplan_specs(p, ci) || k->ok[ci])
+			continue;
+		if (!d_kplan_why(k, ci, why, sizeof(why)))
+			snprintf(why, sizeof(why), "%s",
+				 "the kernel does not run it whole");
+		snprintf(k->kswbuf, sizeof(k->kswbuf),
+			 "clause %u is not the kernel's: %s", ci + 1, why);
+		k->kswhy = k->kswbuf;
+		return false;
+	}
+	if (!spec_sites(k, k->fmode || k->mfault || k->vfault ? k->nfs : 0)) {
+		k->kswhy = "more fault sites than the record has bits for";
+		return false;
+	}
+	return true;
+}
+
+bool d_kplan_kspec(const struct d_kplan *k)
+{
+	return k && k->kspec;
+}
+
+const char *d_kplan_kspec_why(const struct d_kplan *k)
+{
+	return k && !k->kspec ? k->kswhy : NULL;
+}
+
+unsigned d_kplan_kspec_n(const struct d_kplan *k)
+{
+	return k->prog->nspec;
+}
+
+bool d_kplan_kspec_clause(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_kspec(k) && clause < k->prog->nclauses &&
+	       d_kplan_specs(k->prog, clause);
 }

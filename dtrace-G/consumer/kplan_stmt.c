@@ -56,6 +56,38 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 
 	if (sout && !ks->out) /* speculate(): user space's */
 		return;
+	if (ks->spec) { /* a step on the buffers' words: kplan_spec.c */
+		if (ks->spec == KS_TAKE) {
+			o = put(m, UBPF_K_SPEC, 0, 1);
+			o->sz = 4; /* speculation(): an int */
+			o->sg = 1;
+		} else {
+			emit(m, st->e);
+			o = put(m,
+				ks->spec == KS_STEP ? UBPF_K_SPECU
+						    : UBPF_K_SPECX,
+				1, 0);
+			o->n = ks->spec == KS_DISCARD;
+			/* its fault site (kplan_spec.c's spec_sites()):
+			 * SPECU's n, SPECX's levels */
+			for (j = 0; j < k->nfs; j++)
+				if (k->fs[j].n == st->e && k->fs[j].illop) {
+					if (ks->spec == KS_STEP)
+						o->n = (uint8_t)(j + 1);
+					else
+						o->levels = (uint16_t)(j + 1);
+				}
+			if (!k->typing &&
+			    !(ks->spec == KS_STEP ? o->n : o->levels))
+				m->full = true; /* no site: not reached */
+		}
+		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+		if (ks->spec == KS_TAKE && !m->full) {
+			o = put(m, UBPF_K_VST, 1, 0);
+			var_op(m, o, (unsigned)kp_spec_take_var(st));
+		}
+		return;
+	}
 	if (ks->out && st->kind == S_AGG) { /* a stack key's count(): the
 					     * record's stack, the update
 					     * dtrace's (kplan_out.c) */

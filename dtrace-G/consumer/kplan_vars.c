@@ -198,6 +198,17 @@ int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
 			/* a self-> variable set to 0 is deleted: it reads as
 			 * unset, its zero's type */
 			b = kp_stored(c->flat[i], &bin, &one);
+			if (k->kspec && kp_spec_take_var(c->flat[i]) >= 0) {
+				/* speculation(): an int (d/func.c's) */
+				z = var->declared ? var->sz : 4;
+				g = var->declared ? var->sg : 1;
+				if (seen && (z != *tz || g != *tg))
+					return 0;
+				*tz = z;
+				*tg = g;
+				seen = true;
+				continue;
+			}
 			if ((var->scope == SC_SELF ||
 			     var->scope == SC_SELFASSOC) &&
 			    b->op == N_INT &&
@@ -399,8 +410,9 @@ static uint32_t form_bits(struct d_kplan *k, unsigned ci, unsigned i)
 	const struct kstmt *ks = &k->st[k->first[ci] + i];
 	uint32_t b;
 
+	/* (a speculation's step: one tag at one place, no forms) */
 	if (ks->cond || ks->out || ks->sstr || ks->sclr || ks->smov ||
-	    (st->kind != S_AGG && st->kind != S_EXPR))
+	    ks->spec || (st->kind != S_AGG && st->kind != S_EXPR))
 		return 0;
 	if (ks->assign &&
 	    (k->vst[kp_assigned_var(st)] != KV_KERN || kp_place_store(k, st)))
@@ -1169,6 +1181,12 @@ void kp_vars_decide(struct d_kplan *k)
 			mems |= kp_clause_mem(k, ci);
 	}
 	free(mark);
+	/* speculations in the kernel (kplan_spec.c's d_kplan_kspec()): no
+	 * hit may go to user space whole, whether or not the IDs are
+	 * self-> variables (user space would step buffers the kernel
+	 * counts), so the modes that keep them there, as for self->
+	 * variables */
+	tls |= k->kspec;
 	/* R2's copies before the first clause send a hit to user space
 	 * whole where one fails: not where the kernel keeps self->
 	 * variables (noastr: no copy ahead, the copies fault at the hit as

@@ -291,7 +291,13 @@ void hit_push(struct consumer *c, const struct hit *h)
 {
 	if (c->nhits == c->caphits) /* the test inline: once per hit */
 		xgrow(&c->hits, &c->caphits, c->nhits, sizeof(*c->hits));
-	c->hits[c->nhits++] = *h;
+	c->hits[c->nhits] = *h;
+	/* the reading rule's cut is by stamp (kspec_read.c): a hit no
+	 * program stamped (a tick-N firing, kprov.c) is stamped its time,
+	 * so that a cut keeps it as it keeps the hits around it */
+	if (!h->ks.stamp)
+		c->hits[c->nhits].ks.stamp = h->time;
+	c->nhits++;
 }
 
 /* Copy n bytes into the arena the hits of one read point into. */
@@ -488,6 +494,13 @@ static bool hit_process(struct consumer *c, const struct hit *h)
 	p = lin_hit_probe(c, f.pid, f.timestamp, &at, &defer);
 	if (defer && !h->deferred)
 		return false;
+#ifdef HAVE_BPF
+	/* dropped on its second try (its FORK record lost): where its
+	 * tags were not handed over, a record lost after its step */
+	if (defer && !h->ks.ktaken && (h->ks.ks & UBPF_KOUT_SPEC) &&
+	    bpf_kspec_on(c))
+		d_kspec_lost(c->prog, stderr);
+#endif
 	if (!p || !p->nclauses)
 		return true; /* no clause wants this process's probe */
 	pr = proc_find(c, p->pid);
@@ -532,6 +545,24 @@ void hit_run(struct consumer *c, const struct d_probe *dp, const unsigned *cl,
 	     const unsigned *ep, unsigned n, struct d_fire *f)
 {
 	hit_prep(c, f);
+#ifdef HAVE_BPF
+	/* speculations in the kernel (kplan.h's d_kplan_kspec()): a hit
+	 * whose record the plan did not run for (its process not armed
+	 * at the event) touched no buffer's word, and the kernel counts
+	 * the buffers: its speculating clauses are not run here (user
+	 * space's buffers would step beside the kernel's), counted and
+	 * said at the end (consumer.c) */
+	if (bpf_kspec_on(c)) {
+		for (unsigned i = 0; i < n && !c->exit_called; i++) {
+			if (d_kplan_specs(c->prog, cl[i])) {
+				c->kspec_unarmed++;
+				continue;
+			}
+			run_clauses(c, dp, &cl[i], ep ? &ep[i] : NULL, 1, f);
+		}
+		return;
+	}
+#endif
 	run_clauses(c, dp, cl, ep, n, f);
 }
 
@@ -616,6 +647,18 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 #ifdef HAVE_BPF
 		f->epid = ep ? ep[i] : cl[i] + 1;
 		f->probe = dp;
+		/* a speculating clause the kernel ran (kplan.h's
+		 * d_kplan_kspec()): its tags to the held generations at
+		 * its place, then the fault it had (an ID past nspec) */
+		if (cg_kspec_run(c, cl[i], f, &w, c->ktaken)) {
+			if (bpf_kagg_fault(c, cl[i], f, &action, &illop,
+					   &addr) &&
+			    (d_run_fault(c->prog, cl[i], f, action, illop, addr,
+					 stderr) &
+			     D_RUN_FAULT))
+				fire_error(c, f);
+			continue;
+		}
 		/* printed from the values computed at the hit (cgen_out.c) */
 		if (cg_out_run(c, cl[i], f, &w, &action)) {
 			if (action & D_RUN_FAULT)
@@ -666,7 +709,7 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 	for (size_t i = 0; i < c->nhits; i++) {
 		struct hit h = c->hits[i];
 
-		if (!h.deferred && !h.later)
+		if (!h.deferred && !h.later && !h.ks.later)
 			continue;
 		if (h.rawoff + h.rawlen + h.xlen <= oldlen)
 			h.rawoff = arena_put(c, old + h.rawoff,
@@ -679,6 +722,22 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 }
 
 /*
+ * Is a hit of pid kept for the next read (hits_keep(): deferred, or
+ * stamped past a tick or the speculations' cut)?  Its process is let go
+ * only once none is (consumer.c's loop): proc_exited() forgets the
+ * pid's probes, and a kept hit decoded after it would run no clause,
+ * its speculation tags not handed over and no loss counted (revk3b's
+ * B).
+ */
+bool hits_kept_of(const struct consumer *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->nhits; i++)
+		if (c->hits[i].pid == (uint32_t)pid)
+			return true;
+	return false;
+}
+
+/*
  * One round of read_buffers(): records up to one CPU's -x bufsize
  * (c->rbsize) beyond the deferred hits, where the backend can stop
  * (bpf.c); the rest is read by the next round.
@@ -686,20 +745,80 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 static void read_round(struct consumer *c)
 {
 	size_t nkeep = 0, ltick = SIZE_MAX;
-	uint64_t due;
+	uint64_t due, b = UINT64_MAX;
+	bool close = false;
 
 	c->read_more = false;
 	c->read_cap = c->alen + c->rbsize;
+	/* the hits kept from the read before: their marks are this read's
+	 * to make again (kspec_read.c) */
+	for (size_t i = 0; i < c->nhits; i++)
+		c->hits[i].ks.after = c->hits[i].ks.later = false;
 	drain_buffers(c);
 	c->read_cap = 0;
 	if (!c->begun) {
 		c->read_more = false;
 		return; /* before BEGIN: they wait */
 	}
+#ifdef HAVE_BPF
+	/*
+	 * Speculations in the kernel (kspec_read.c, the rule): a read that
+	 * holds a close reads the time B, waits for every program that
+	 * started before it (the barrier), and drains the ring again,
+	 * uncapped, those hits marked after
+	 */
+	if (bpf_kspec_on(c)) {
+		struct ksr_hits v = { c->hits, c->nhits, sizeof(*c->hits),
+				      offsetof(struct hit, ks) };
+
+		if (ksr_close_in(&v)) {
+			size_t nb = c->nhits;
+
+			close = true;
+			b = now_ns(CLOCK_MONOTONIC);
+			bpf_barrier(c);
+			c->be->drain(c);
+			for (size_t i = nb; i < c->nhits; i++)
+				c->hits[i].ks.after = true;
+		}
+	}
+#endif
 	for (size_t i = 0; i < c->nhits; i++)
 		c->hits[i].raw = c->arena + c->hits[i].rawoff;
 	if (c->nhits > 1)
 		qsort(c->hits, c->nhits, sizeof(*c->hits), hit_cmp);
+#ifdef HAVE_BPF
+	/* ... then the cut at B (or at a close the second drain read) and
+	 * the pass: the tags of every hit stamped before B (not the cut),
+	 * in time order,
+	 * before any hit runs (bpf_kspec_fire()).  A hit whose process the
+	 * tree does not know after the uncapped drain (bpf_drain(): every
+	 * child's FORK record is read with or before its hits) never will:
+	 * its FORK record was lost, and with it, as the run will drop the
+	 * hit, its tags: a record lost after its step (../d/spec.c's
+	 * d_kspec_lost()), not a cut that would wait for it */
+	if (close && !c->exit_called) {
+		struct ksr_hits v = { c->hits, c->nhits, sizeof(*c->hits),
+				      offsetof(struct hit, ks) };
+
+		/* the pass goes to B, the cut hits included (kspec_read.c:
+		 * a close run before the cut may need a tag of a hit stamped
+		 * between the cut and B); after an exit() nothing runs, so
+		 * nothing is handed over (BEGIN's exit: revk3b's C) */
+		ksr_cut(&v, b);
+		for (size_t i = 0; i < c->nhits; i++) {
+			struct hit *h = &c->hits[i];
+
+			if (h->ks.stamp >= b)
+				break;
+			if (h->ks.ktaken || !(h->ks.ks & UBPF_KOUT_SPEC))
+				continue;
+			if (!bpf_kspec_fire(c, h))
+				d_kspec_lost(c->prog, stderr);
+			h->ks.ktaken = true;
+		}
+	}
+#endif
 	due = kprov_next_due(c); /* after the ticks drained: not yet due */
 	/* the read's last tick firing: once it has run, every firing
 	 * drained has, and the horizon moves on at once (kplan_exit.c's "The
@@ -713,14 +832,19 @@ static void read_round(struct consumer *c)
 		/* a hit stamped at or past the next tick waits for it: the
 		 * timer's expiry may come after the hit's record */
 		c->hits[i].later = !c->exit_called && c->hits[i].time >= due;
-		if (c->hits[i].later) {
+		if (c->hits[i].later ||
+		    (!c->exit_called && c->hits[i].ks.later)) {
 			nkeep++;
 			continue;
 		}
 		if (!c->exit_called) {
 			c->run_xwon = c->hits[i].xwon;
+			c->ktaken = c->hits[i].ks.ktaken;
 			run = hit_process(c, &c->hits[i]);
+			c->ktaken = false;
 			c->run_xwon = false;
+			if (c->exit_called && !c->kspec_until)
+				c->kspec_until = c->hits[i].time;
 			if (i == ltick && run)
 				kprov_horizon(c); /* not after an exit() */
 		} else if (c->kdrain && c->hits[i].act) {

@@ -529,6 +529,9 @@ struct d_prog {
 	struct dspec *specs; /* nspec of them, made on first use */
 	struct dkspec *kspecs; /* ... or the kernel's, held (spec.c) */
 	bool kspec_lost;       /* d_kspec_lost(): held records all dropped */
+	/* sequences of a generation not in hand at its close, where no
+	 * record was lost: the reading rule failed (d_kspec_missing()) */
+	uint64_t kspec_missing;
 	unsigned nspec;
 	size_t specsize;
 	bool specsize_set;
@@ -827,6 +830,9 @@ struct ectx {
 	int pfault;
 	uint64_t pfaddr;
 	int ptruth;
+	/* d_run_kspec(): the record made into this, not written (a
+	 * speculate() the kernel ran: the held generations take it) */
+	struct sbuf *kcap;
 	/* d_eval_pinned(): nodes whose values are given (not 0: d_eval()
 	 * looks each node up among them first) */
 	const struct d_pin *pins;

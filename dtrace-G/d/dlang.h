@@ -550,6 +550,13 @@ int d_run_pre(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 int d_run_spec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 	       const struct dv *pre, int fault_at, uint64_t fault_addr,
 	       int truth, FILE *out, FILE *err);
+/*
+ * ... of a speculating clause the kernel ran whole (its steps on the
+ * buffers' words included): its record, made from pre, into *rec
+ * (malloc()ed), not written; false where it makes none.
+ */
+bool d_run_kspec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
+		 const struct dv *pre, char **rec, size_t *rlen);
 
 /*
  * Clause `clause`, which ran elsewhere (a generated BPF program, in the
@@ -644,6 +651,9 @@ void d_kspec_close(struct d_prog *prog, uint32_t id, uint64_t n, bool commit,
 		   bool told, FILE *out);
 void d_kspec_end(struct d_prog *prog, uint64_t until);
 void d_kspec_lost(struct d_prog *prog, FILE *err);
+/* ... the sequences a close found not in hand, no record lost (the
+ * reading rule broken: 0 in every run that keeps it) */
+uint64_t d_kspec_missing(const struct d_prog *prog);
 
 /* A thread exited: forget its self-> variables. */
 void d_thread_exit(struct d_prog *prog, pid_t tid);

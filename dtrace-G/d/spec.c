@@ -405,6 +405,17 @@ void d_kspec_close(struct d_prog *p, uint32_t id, uint64_t n, bool commit,
 			k->pend[i] = k->pend[--k->npend];
 			break;
 		}
+	/* every sequence c0 .. n - 1 stepped an active word, so each is in
+	 * hand (a record or a hole) where the rule held and nothing was
+	 * lost: what is not, counted (said at the end, a bug's mark) */
+	if (g != SIZE_MAX && n > c0) {
+		uint64_t have = 0;
+
+		for (size_t i = 0; i < k->nh; i++)
+			have += k->h[i].seq >= c0 && k->h[i].seq < n;
+		if (have < n - c0)
+			p->kspec_missing += n - c0 - have;
+	}
 	decide(p, k, c0, n, commit ? &sb : NULL);
 	if (n > k->floor)
 		k->floor = n;
@@ -432,6 +443,11 @@ void d_kspec_lost(struct d_prog *p, FILE *err)
 		fprintf(err, "dtrace: speculation buffers discarded after "
 			     "lost records\n");
 	p->kspec_lost = true;
+}
+
+uint64_t d_kspec_missing(const struct d_prog *p)
+{
+	return p->kspec_missing;
 }
 
 void d_kspec_end(struct d_prog *p, uint64_t until)

@@ -683,7 +683,9 @@ static void run_clause(struct ectx *x, FILE *out)
 		/* JSON: printa()'s rows, records of their own */
 		if (x->after.len)
 			d_sb_add(&rec, x->after.b, x->after.len);
-		if (x->speculating)
+		if (x->kcap)
+			d_sb_add(x->kcap, rec.b ? rec.b : "", rec.len);
+		else if (x->speculating)
 			d_spec_record(p, x->spec, rec.b ? rec.b : "", rec.len);
 		else
 			emit_cmds(x, out, rec.b ? rec.b : "", rec.len, lead);
@@ -899,6 +901,52 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	rv = x->rv;
 	d_ectx_free(x);
 	return rv;
+}
+
+/*
+ * A speculating clause the kernel ran (../consumer/kplan_spec.c's
+ * d_kplan_kspec()): its predicate held and speculate() stepped the
+ * buffer's word at the hit, so only its printf() and trace() are run
+ * here, from pre, as d_run_pre() runs them, and the record it makes is
+ * kept in *rec (malloc()ed, never NULL when true), not written: the held
+ * generations print it at the commit() (spec.c's d_kspec_hold()).  It
+ * reads no variable (its values are given) and may run ahead of its
+ * hit's place (records.c's pass), so it leaves the firing's this->
+ * variables, the last firing's marks and the once-a-second report
+ * alone.  false: a fault (none in its class: integers only).
+ */
+bool d_run_kspec(struct d_prog *p, unsigned clause, const struct d_fire *f,
+		 const struct dv *pre, char **rec, size_t *rlen)
+{
+	struct sbuf sb = { 0 };
+	struct ectx *x;
+	bool ok;
+
+	*rec = NULL;
+	*rlen = 0;
+	if (!p || clause >= p->nclauses)
+		return false;
+	x = d_ectx_new(p, &p->clauses[clause], f);
+	x->err = stderr;
+	x->pre = pre;
+	x->prespec = false; /* the predicate and the steps: the kernel's */
+	x->pfault = -1;
+	x->ptruth = -1;
+	x->kcap = &sb;
+	if (setjmp(x->jb) == 0) {
+		run_clause(x, NULL);
+		ok = true;
+	} else {
+		ok = false;
+	}
+	d_ectx_free(x);
+	if (!ok) {
+		free(sb.b);
+		return false;
+	}
+	*rlen = sb.len;
+	*rec = sb.b ? sb.b : xcalloc(1, 1);
+	return true;
 }
 
 int d_eval_pinned(struct d_prog *p, unsigned clause, const struct d_fire *f,

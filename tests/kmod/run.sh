@@ -55,7 +55,8 @@
 # To iterate on some steps alone: KMOD_STEPS (the steps files
 # the guest runs, default every tests/kmod/steps*.sh: e.g.
 # KMOD_STEPS=steps-trace.sh), KMOD_BPF_ONLY (in steps-bpf.sh:
-# "preempt", run-cgen-preempt.sh under preempt=full alone),
+# "preempt", run-cgen-preempt.sh under preempt=full alone; "spec",
+# run-cgen-spec.sh alone),
 # KMOD_FT_ONLY (in steps-trace.sh: "fork",
 # the forking server's checks only, or "exec", fork then exec only),
 # KMOD_FT_ROUNDS (rounds of each fork check, default 3) and KMOD_SMP

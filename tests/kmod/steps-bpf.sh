@@ -188,6 +188,10 @@ if [ "${KMOD_BPF_ONLY:-}" = preempt ]; then
 	bp_preempt
 	return 0
 fi
+if [ "${KMOD_BPF_ONLY:-}" = spec ]; then
+	bp_test run-cgen-spec
+	return 0
+fi
 
 # Asked for by name, the backend loads (or the scripts would wait out
 # their timeouts on every run: they are not run then)

@@ -18,7 +18,7 @@
  * random, counted as the ring's key-0 drops; an exit run has an exit()
  * at one hit that only prints.
  *
- * The walk is the one read_round() will run (step 3): at each read
+ * The walk is the one read_round() runs (records.c): at each read
  * instant, drain what was written; where the read holds a close
  * (ksr_close_in()), read B, the barrier (it returns once every hit that
  * started before B has written its record: the simulation advances

@@ -339,8 +339,10 @@ enum {
 	 * steps"; cgen_spec.c's three steps on cgspec's nspec words, each
 	 * one atomic instruction, and the tag, a struct ubpf_kspec at
 	 * slot in the out area; generated programs only: the generic
-	 * kagg.bpf.h and drti's recorder never meet them; nothing makes
-	 * them yet: the plan's side is step 3's) */
+	 * kagg.bpf.h and drti's recorder never meet them; made where
+	 * kplan_spec.c's d_kplan_kspec() holds; each has imm nspec, slot
+	 * its tag's offset in the area's data and agg its clause's ran
+	 * bit, kplan_out.c's kp_out_op(); jump, the clause's end) */
 	UBPF_K_SPEC,  /* push speculation(): the first inactive buffer's
 		       * ID, 0 where none is; imm nspec */
 	UBPF_K_SPECU, /* pop the ID; speculate() (an ID past nspec: the

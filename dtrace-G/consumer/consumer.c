@@ -784,7 +784,8 @@ static void proc_exited(struct consumer *c, struct tproc *pr)
 	 */
 	c->be->proc_exit(c, pr);
 	ustack_proc_gone(c, pr->pid);
-	lin_gone(c, pr->pid, now_ns(CLOCK_MONOTONIC));
+	lin_gone(c, pr->pid,
+		 pr->exit_seen ? pr->exit_seen : now_ns(CLOCK_MONOTONIC));
 	for (size_t i = 0; i < c->nprobes; i++)
 		if (c->probes[i]->pid == pr->pid)
 			c->probes[i]->pid = -1;
@@ -893,8 +894,11 @@ static void loop(struct consumer *c, int sfd, int ifd)
 				/* its records first; a read a signal cut
 				 * left some, and teardown reads them with
 				 * the process still known */
-				if (pr->pidfd == pfd[i].fd && !pr->exited &&
-				    read_buffers(c) &&
+				if (pr->pidfd != pfd[i].fd || pr->exited)
+					continue;
+				if (!pr->exit_seen)
+					pr->exit_seen = now_ns(CLOCK_MONOTONIC);
+				if (read_buffers(c) &&
 				    !hits_kept_of(c, pr->pid))
 					proc_exited(c, pr);
 			}

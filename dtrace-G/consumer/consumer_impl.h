@@ -273,6 +273,9 @@ struct tproc {
 	bool created; /* -c: killed when we exit early */
 	bool held;    /* -c: still stopped at its entry point by us */
 	bool exited;
+	/* CLOCK_MONOTONIC ns: when its pidfd first said it exited (let go
+	 * later where a hit of it was kept: consumer.c's loop) */
+	uint64_t exit_seen;
 	bool late_said; /* a dlopen()ed file armed by a read of the maps */
 	uint64_t start;
 	pid_t ppid;

@@ -424,6 +424,15 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Is a hit of thread tid kept for the next read (hits_keep())? */
+static bool tid_kept(const struct consumer *c, pid_t tid)
+{
+	for (size_t i = 0; i < c->nhits; i++)
+		if (c->hits[i].tid == (uint32_t)tid)
+			return true;
+	return false;
+}
+
 void threads_reap(struct consumer *c)
 {
 	pid_t *gone = NULL;
@@ -448,6 +457,18 @@ void threads_reap(struct consumer *c)
 	/* what they did before they exited; a read a signal cut leaves
 	 * some unread: teardown reads them, then lets the threads go */
 	if (!read_buffers(c)) {
+		free(gone);
+		return;
+	}
+	/* ... and a thread with a hit kept for the next read (deferred,
+	 * past a tick or the speculations' cut) keeps its self->
+	 * variables until that hit has run: a later reap lets it go */
+	for (size_t i = 0; i < ngone;)
+		if (tid_kept(c, gone[i]))
+			gone[i] = gone[--ngone];
+		else
+			i++;
+	if (!ngone) {
 		free(gone);
 		return;
 	}

@@ -20,11 +20,12 @@
  *
  * commit(ID) appends the buffer's records to the output, in the order
  * they were speculated, after the committing clause's own record, and
- * frees the buffer; discard(ID) frees it.  Our consumer runs clauses one
- * at a time, so a buffer is free again at once: DTrace's "available
- * buffer(s) still busy" (a commit still being copied on other CPUs)
- * cannot happen.  Buffers neither committed nor discarded when tracing
- * stops are discarded.
+ * frees the buffer; discard(ID) frees it, but for a buffer its own
+ * clause committed before it (that commit() stands: stmt.c).  Our
+ * consumer runs clauses one at a time, so a buffer is free again at
+ * once: DTrace's "available buffer(s) still busy" (a commit still being
+ * copied on other CPUs) cannot happen.  Buffers neither committed nor
+ * discarded when tracing stops are discarded.
  *
  * The compiler enforces DTrace's rules on a clause (textual order, if
  * bodies included): speculate() at most once and before any

@@ -417,15 +417,19 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		sp = d_spec_get(x, v.i);
 		if (!sp)
 			break;
-		if (st->kind == S_DISCARD) {
-			d_spec_free(sp);
-			break;
-		}
+		/* committed by this clause already: its records are the
+		 * commit's, written at the clause's end; a discard() or a
+		 * second commit() after it does nothing (DTrace's buffer
+		 * is being committed then) */
 		for (unsigned i = 0; i < x->ncommits; i++)
 			if (x->commits[i] == sp)
 				sp = NULL;
 		if (!sp)
 			break;
+		if (st->kind == S_DISCARD) {
+			d_spec_free(sp);
+			break;
+		}
 		{
 			struct dspec **nv = d_ar_alloc(
 				&x->scratch, (x->ncommits + 1) * sizeof(*nv));

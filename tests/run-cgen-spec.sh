@@ -666,17 +666,21 @@ expect_eq "open: the drops past specsize counted" \
 	"dtrace: 8 speculative drops" "$(cat open.g.txt.drops)"
 kspec open 2
 # 2: a take or a second close after a close in one clause stays user
-# space's, which runs a clause's closes at its end (nspec=1: the kernel
-# took buffer 1 again where user space finds it still active; the
-# discard() after the commit() once dropped the records user space
-# held, where the kernel printed them, as DTrace does: now the commit()
-# stands there too, d/stmt.c, and twice prints transaction 0's lines)
+# space's (-v).  User space ran a clause's commit() at its end: buffer
+# 1 was still active for the take after it (nspec=1), where the kernel
+# took it again, and the discard() after the commit() dropped the
+# records the kernel printed.  Both now close at the statement, as
+# DTrace's (d/stmt.c): retake prints every transaction, twice
+# transaction 0's lines.
 cat >retake.d <<'EOF2'
 sp$target:::begin /arg1 == 0/ { self->s = speculation(); }
 sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
 sp$target:::end /self->s/ { commit(self->s); self->s = speculation(); }
 EOF2
 same retake retake.d 3 asis -x nspec=1
+expect_eq "retake: each commit()'s buffer taken again at once" \
+	"$(printf '0 %d %d\n' 0 0 0 1 0 2 1 0 1 1 1 2 2 0 2 1 2 2)" \
+	"$(grep -v '^$' retake.g.txt)"
 expect_grep "retake: -v why" \
 	"^dtrace: speculations stay user space's: clause 3: after commit() or discard(), a statement other than a store free of faults\$" \
 	retake.g.txt.err

@@ -806,7 +806,9 @@ struct ectx {
 	bool recorded; /* a statement that records ran */
 	bool speculating;   /* speculate() ran: the record goes to spec */
 	struct dspec *spec; /* ... this buffer (NULL: dropped) */
-	struct dspec **commits; /* commit()ted, in order */
+	/* commit()ted, in order: each buffer's records, copied (in
+	 * scratch) and the buffer freed at the statement */
+	struct sbuf *commits;
 	unsigned ncommits;
 	/* system(): the commands, each run when the record is written up
 	 * to offset cmdat[i] of out */

@@ -19,11 +19,12 @@
  * operation.
  *
  * commit(ID) appends the buffer's records to the output, in the order
- * they were speculated, after the committing clause's own record, and
- * frees the buffer; discard(ID) frees it, but for a buffer its own
- * clause committed before it (that commit() stands: stmt.c).  Our
- * consumer runs clauses one at a time, so a buffer is free again at
- * once: DTrace's "available buffer(s) still busy" (a commit still being
+ * they were speculated, after the committing clause's own record;
+ * discard(ID) throws them away.  Either frees the buffer at its
+ * statement (stmt.c), so a discard() or commit() after it in the clause
+ * finds nothing and a speculation() may take it again.  Our consumer
+ * runs clauses one at a time, so a buffer is free again at once:
+ * DTrace's "available buffer(s) still busy" (a commit still being
  * copied on other CPUs) cannot happen.  Buffers neither committed nor
  * discarded when tracing stops are discarded.
  *

@@ -417,29 +417,28 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		sp = d_spec_get(x, v.i);
 		if (!sp)
 			break;
-		/* committed by this clause already: its records are the
-		 * commit's, written at the clause's end; a discard() or a
-		 * second commit() after it does nothing (DTrace's buffer
-		 * is being committed then) */
-		for (unsigned i = 0; i < x->ncommits; i++)
-			if (x->commits[i] == sp)
-				sp = NULL;
-		if (!sp)
-			break;
-		if (st->kind == S_DISCARD) {
-			d_spec_free(sp);
-			break;
-		}
-		{
-			struct dspec **nv = d_ar_alloc(
+		/* both close the buffer at the statement, as DTrace's
+		 * (its buffer inactive again where only one CPU had
+		 * records): a discard() or commit() after finds nothing,
+		 * a speculation() after may take it again; a commit()'s
+		 * records are written at the clause's end, after its own
+		 * record */
+		if (st->kind == S_COMMIT) {
+			struct sbuf *nv = d_ar_alloc(
 				&x->scratch, (x->ncommits + 1) * sizeof(*nv));
+			char *b = d_ar_alloc(&x->scratch, sp->buf.len + 1);
 
 			if (x->ncommits)
 				memcpy(nv, x->commits,
 				       x->ncommits * sizeof(*nv));
-			nv[x->ncommits++] = sp;
+			if (sp->buf.len)
+				memcpy(b, sp->buf.b, sp->buf.len);
+			nv[x->ncommits] = (struct sbuf){ 0 };
+			nv[x->ncommits].b = b;
+			nv[x->ncommits++].len = sp->buf.len;
 			x->commits = nv;
 		}
+		d_spec_free(sp);
 		break;
 	}
 	case S_CLEAR:
@@ -696,10 +695,8 @@ static void run_clause(struct ectx *x, FILE *out)
 		free(rec.b);
 	}
 	/* what commit() committed follows the committing record */
-	for (i = 0; i < x->ncommits; i++) {
-		d_emit(p, out, x->commits[i]->buf.b, x->commits[i]->buf.len);
-		d_spec_free(x->commits[i]);
-	}
+	for (i = 0; i < x->ncommits; i++)
+		d_emit(p, out, x->commits[i].b, x->commits[i].len);
 	if (x->exited) {
 		p->exit_status = x->status;
 		x->rv |= D_RUN_EXIT;

@@ -1,8 +1,9 @@
 /* A clause's closes run in its statements' order: a commit() stands
  * whatever follows it in the same clause (a discard() or a second
  * commit() of that buffer does nothing), where a discard() first leaves
- * nothing for a commit() after it; the committed buffers print in the
- * order of their commit()s, and all four are free again after. */
+ * nothing for a commit() after it; a speculation() after them takes a
+ * buffer they freed; the committed buffers print in the order of their
+ * commit()s. */
 #pragma D option quiet
 #pragma D option nspec=4
 
@@ -28,11 +29,13 @@ BEGIN
 	commit(x);
 	commit(y);
 	commit(y);
+	again = speculation();
 }
 
 BEGIN
 {
-	printf("ids after: %d %d %d %d\n", speculation(), speculation(),
-	    speculation(), speculation());
+	printf("taken again in the closing clause: %d\n", again);
+	printf("ids after: %d %d %d\n", speculation(), speculation(),
+	    speculation());
 	exit(0);
 }

@@ -90,7 +90,6 @@ run_dtrace() {
 	status=$?
 }
 
-# finish: the verdict
 # run_mode MODE OUT CMD DTRACE-ARGS...: dtrace -v -q -c CMD, MODE g
 # (the generated programs), u (DTRACE_KAGG=0: the clauses in user
 # space), 0 (DTRACE_CGEN=0: the generic program) or 0u (DTRACE_CGEN=0
@@ -101,7 +100,26 @@ run_dtrace() {
 # file for dtrace's standard output (else /dev/null), run_status the
 # status expected (else 0), run_timeout the seconds (else 120),
 # run_what the status check's name (else OUT).
+# run_mode is run_mode_start then run_mode_end, its run in the
+# foreground (the test's stdin and signals, as ever).
 run_mode() {
+	rms_fg=1
+	run_mode_start "$@"
+	run_mode_end "$2"
+}
+
+# run_mode_start MODE OUT CMD DTRACE-ARGS...: run_mode's run begun in
+# the background (stdin /dev/null, as any `&`), the run_* settings
+# taken for it (and cleared, so each run of several has its own), its
+# pid, status expected and check's name kept under a number of its own
+# (rmr_*N, N in rmr_runs) with OUT; run_mode_end OUT: the wait for that
+# run, its status checked under the name run_mode gives it, OUT made
+# where dtrace wrote none.  Several in flight at once need their own
+# OUT and messages' file (doc/DESIGN.md §11: never share an -o file, a
+# traced process or a CPU-bound spinner's margin); a second run of an
+# OUT still in flight is refused, a failure counted.
+rmr_runs= rmr_n=0
+run_mode_start() {
 	_m=$1 _o=$2 _c=$3
 	shift 3
 	case $_m in
@@ -110,16 +128,60 @@ run_mode() {
 	0u) _cg=0 _ka=0 ;;
 	*) _cg=0 _ka=1 ;;
 	esac
-	_e=${run_err:-$_o.err} _st=${run_status:-0}
+	_fg=${rms_fg:-} rms_fg=
+	for _r in $rmr_runs; do
+		eval "[ \"\$rmr_out$_r\" != \"\$_o\" ]" && continue
+		fail "run_mode_start: a run of $_o is still in flight"
+		run_err= run_stdout= run_status= run_timeout= run_what=
+		return 1
+	done
+	rmr_n=$((rmr_n + 1))
+	eval "rmr_out$rmr_n=\$_o rmr_st$rmr_n=\${run_status:-0}" \
+		"rmr_what$rmr_n=\${run_what:-\$_o} rmr_pid$rmr_n= rmr_s$rmr_n="
+	rmr_runs="$rmr_runs $rmr_n"
+	_e=${run_err:-$_o.err}
 	rm -f "$_o" # -o appends
+	if [ -n "$_fg" ]; then
+		run_mode_exec "$@"
+		eval "rmr_s$rmr_n=\$?"
+	else
+		run_mode_exec "$@" &
+		eval "rmr_pid$rmr_n=\$!"
+	fi
+	run_err= run_stdout= run_status= run_timeout= run_what=
+}
+# run_mode_exec DTRACE-ARGS...: run_mode_start's dtrace ($_cg, $_ka,
+# $_o, $_c, $_e and the run_* settings)
+run_mode_exec() {
 	DTRACE_CGEN=$_cg DTRACE_KAGG=$_ka timeout -s KILL "${run_timeout:-120}" \
 		"$DTRACE" -v -q -o "$_o" "$@" -c "$_c" \
 		>"${run_stdout:-/dev/null}" 2>"$_e"
-	expect_eq "${run_what:-$_o}: status" "$_st" "$?"
-	[ -f "$_o" ] || : >"$_o"
-	run_err= run_stdout= run_status= run_timeout= run_what=
+}
+run_mode_end() {
+	rme_r= rme_left=
+	for _r in $rmr_runs; do
+		if [ -z "$rme_r" ] && eval "[ \"\$rmr_out$_r\" = \"\$1\" ]"; then
+			rme_r=$_r
+		else
+			rme_left="$rme_left $_r"
+		fi
+	done
+	if [ -z "$rme_r" ]; then
+		fail "run_mode_end: no run of $1 begun"
+		return 1
+	fi
+	rmr_runs=$rme_left
+	eval "rme_p=\$rmr_pid$rme_r rme_s=\$rmr_s$rme_r"
+	if [ -n "$rme_p" ]; then
+		wait "$rme_p"
+		rme_s=$?
+	fi
+	eval "expect_eq \"\$rmr_what$rme_r: status\" \"\$rmr_st$rme_r\" \"\$rme_s\""
+	[ -f "$1" ] || : >"$1"
+	eval "rmr_out$rme_r= rmr_st$rme_r= rmr_what$rme_r= rmr_pid$rme_r= rmr_s$rme_r="
 }
 
+# finish: the verdict
 finish() {
 	if [ "$failures" -ne 0 ]; then
 		echo "$test_name: $failures of $((checks + failures)) checks failed" >&2

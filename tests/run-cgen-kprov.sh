@@ -54,31 +54,26 @@ tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
 # non-PIE: the text's run-time addresses are nm's
 kpprog_build
 
-# same_wait G: the end of same()'s DTRACE_CGEN=G run begun in the
-# background, its status in same_st<G> (kept where it ended already)
-same_wait() {
-	eval "[ -z \"\$same_pid$1\" ] ||
-		{ wait \"\$same_pid$1\"; same_st$1=\$?; same_pid$1=; }"
-}
-
 # same WHAT PATH CMD DTRACE-ARGS...: dtrace -v -q on ./kpprog CMD with
-# DTRACE_CGEN=1 and 0: the same output, not empty; -v says the first
-# took PATH (generated or generic), the second the generic programs.
-# With NORM set, a sed script, both outputs pass through it first; with
-# PRE set, CMD is run under it.  The two runs start together, each on
-# its own process and files, and are checked once both have ended
-# (doc/DESIGN.md §11, "The suite's wall time"); with ALONE set, one
-# after the other: a case whose generic run records every process's
-# calls, where the other run beside it adds its own calls to that flood.
+# DTRACE_CGEN=1 and 0 (lib.sh's run_mode modes g and 0): the same
+# output, not empty; -v says the first took PATH (generated or
+# generic), the second the generic programs.  With NORM set, a sed
+# script, both outputs pass through it first; with PRE set, CMD is run
+# under it.  The two runs start together (run_mode_start), each on its
+# own process and files, and are checked once both have ended
+# (run_mode_end; doc/DESIGN.md §11, "The suite's wall time"); with
+# ALONE set, one after the other: a case whose generic run records
+# every process's calls, where the other run beside it adds its own
+# calls to that flood.
 same() {
 	what=$1 path=$2 cmd=$3
 	shift 3
 	for g in 1 0; do
-		rm -f out$g.txt # -o appends
-		DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
-			-c "${PRE:+$PRE }./kpprog $cmd" "$@" >/dev/null 2>err$g.txt &
-		eval "same_pid$g=\$!"
-		[ -z "${ALONE:-}" ] || same_wait $g
+		m=g
+		[ $g = 1 ] || m=0
+		run_err=err$g.txt run_what="$what (DTRACE_CGEN=$g)"
+		run_mode_start $m out$g.txt "${PRE:+$PRE }./kpprog $cmd" "$@"
+		[ -z "${ALONE:-}" ] || run_mode_end out$g.txt
 	done
 	for g in 1 0 again; do
 		if [ "$g" = again ]; then
@@ -92,16 +87,11 @@ same() {
 			echo "# $what: $(grep -i drop err0.txt | head -1);" \
 				"once more" >&2
 			g=0
-			rm -f out0.txt
-			DTRACE_CGEN=0 timeout -s KILL 120 "$DTRACE" -v -q \
-				-o out0.txt -c "${PRE:+$PRE }./kpprog $cmd" "$@" \
-				>/dev/null 2>err0.txt
-			same_st0=$?
+			run_err=err0.txt run_what="$what (DTRACE_CGEN=0)"
+			run_mode 0 out0.txt "${PRE:+$PRE }./kpprog $cmd" "$@"
+		elif [ -z "${ALONE:-}" ]; then
+			run_mode_end out$g.txt
 		fi
-		same_wait $g
-		eval "same_st=\$same_st$g"
-		expect_eq "$what (DTRACE_CGEN=$g): status" 0 "$same_st"
-		[ -f out$g.txt ] || : >out$g.txt
 		if [ -n "${NORM:-}" ]; then
 			sed -e "$NORM" out$g.txt >norm.txt && mv norm.txt out$g.txt
 		fi
@@ -177,17 +167,15 @@ same "self-> across entry and return, in the kernel" generated "opens 20" \
 # it did before kept, and dtrace reports the fault and fires ERROR as
 # the interpreter does
 for g in 1 0; do
-	rm -f out$g.txt
-	DTRACE_CGEN=$g timeout -s KILL 120 "$DTRACE" -v -q -o out$g.txt \
-		-c "./kpprog reads 5" \
+	m=g
+	[ $g = 1 ] || m=0
+	run_err=err$g.txt run_what="a fault at the hit (DTRACE_CGEN=$g)"
+	run_mode $m out$g.txt "./kpprog reads 5" \
 		-n 'syscall::read:entry /pid == $target/ { self->n++; }' \
 		-n 'syscall::read:entry /pid == $target/ {
 			@k[self->n, copyinstr(arg0) == "x"] = count(); @after = count(); }' \
 		-n 'syscall::read:return /self->n/ { @r[self->n] = count(); }' \
-		-n 'dtrace:::ERROR { @e[arg2, arg4, arg5] = count(); }' \
-		>/dev/null 2>err$g.txt
-	expect_eq "a fault at the hit (DTRACE_CGEN=$g): status" 0 "$?"
-	[ -f out$g.txt ] || : >out$g.txt
+		-n 'dtrace:::ERROR { @e[arg2, arg4, arg5] = count(); }'
 	grep 'invalid address' err$g.txt >flt$g.txt
 done
 expect_file_eq "a fault at the hit: the same output" out0.txt out1.txt

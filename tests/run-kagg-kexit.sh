@@ -85,38 +85,33 @@ records() {
 # g ran NCLAUSES clauses in the kernel, c none
 # (it decides no exit()), and no run drops a record; gen=0: g is the
 # generic programs' run too (no prologue fits).
-# The three start together, each on its own process (-c) with its own
-# files (out$k.txt, err$k.txt), as lib.sh's run_mode runs one (its
-# settings, -o removed first, timeout), and are checked after all three
-# end, in the same order: most of a run is spent waiting on the kernel
-# (attaching, detaching), not on a CPU.
+# The three start together (lib.sh's run_mode_start), each on its own
+# process (-c) with its own files (out$k.txt, err$k.txt), and are
+# checked after all three end (run_mode_end), in the same order: most
+# of a run is spent waiting on the kernel (attaching, detaching), not
+# on a CPU.
 gen=1 kxprog=./kpprog
+# kx_mode K: run_mode's mode of kx's K, in $m
+kx_mode() {
+	case $1 in
+	g) m=g ;;
+	0) m=u ;;
+	c) m=0 ;;
+	esac
+}
 kx() {
 	what=$1 ncl=$2 st=$3 cmd=$4
 	shift 4
 	for k in g 0 c; do
-		case $k in
-		g) cg=1 ka=1 ;;
-		0) cg=1 ka=0 ;;
-		c) cg=0 ka=1 ;;
-		esac
-		rm -f out$k.txt # -o appends
-		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 \
-			"$DTRACE" -v -q -o out$k.txt "$@" -c "$kxprog $cmd" \
-			>/dev/null 2>err$k.txt &
-		eval "kx_pid$k=\$!"
+		kx_mode $k
+		run_err=err$k.txt run_status=$st run_what="$what ($k)"
+		run_mode_start $m out$k.txt "$kxprog $cmd" "$@"
 	done
 	for k in g 0 c; do
-		eval "wait \"\$kx_pid$k\""
-		expect_eq "$what ($k): status" "$st" "$?"
-		[ -f out$k.txt ] || : >out$k.txt
+		run_mode_end out$k.txt
 	done
 	for k in g 0 c; do
-		case $k in
-		g) m=g ;;
-		0) m=u ;;
-		c) m=0 ;;
-		esac
+		kx_mode $k
 		# the two reference modes record every process's calls at a
 		# glob (syscall:::return) for user space to filter: on a busy
 		# machine (CI's -j2 beside run-cgen-kprov.sh's flood of

@@ -386,8 +386,9 @@ bg_checks s1 au_sec1
 bg_checks s4 au_sec4
 
 # 2. -p: exact counts, then everything given back, the process running on
-rm -f go
-ACT_WAIT=$tmp/go ./act 20000 4 0 1500 >act.out 2>&1 &
+# (it ticks until p.end: the checks are made while it runs, then it ends)
+rm -f go p.end
+ACT_WAIT=$tmp/go ACT_TICK_UNTIL=$tmp/p.end ./act 20000 4 0 0 >act.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 au_started $ap
@@ -410,6 +411,7 @@ if kill -0 $ap 2>/dev/null; then
 else
 	fail "-p: the process ended before it was checked"
 fi
+touch p.end
 au_wait $ap
 expect_eq "-p: the process's exit status" 0 $?
 forget_pid $ap
@@ -417,9 +419,10 @@ expect_eq "-p: the process's own count" "parent $ap 80000" "$(cat act.out)"
 
 # 2b. -p, the clauses aggregating in the process, dtrace ended by SIGINT
 # while the process fires on: exact counts, then the sites and the arena
-# given back while its recorder may be running
-rm -f go
-ACT_FIRED=1 ACT_WAIT=$tmp/go ./act 20000 4 0 4000 >pa.out 2>&1 &
+# given back while its recorder may be running (ticks until pa.end)
+rm -f go pa.end
+ACT_FIRED=1 ACT_WAIT=$tmp/go ACT_TICK_UNTIL=$tmp/pa.end ./act 20000 4 0 0 \
+	>pa.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 au_started $ap
@@ -452,6 +455,7 @@ if kill -0 $ap 2>/dev/null; then
 else
 	fail "-p, aggregating: the process ended before it was checked"
 fi
+touch pa.end
 au_wait $ap
 expect_eq "-p, aggregating: the process's exit status" 0 $?
 forget_pid $ap

@@ -491,9 +491,10 @@ done
 
 bg_join
 
-# 3. SIGKILL of dtrace mid-run: the process and its child run on
-rm -f go
-ACT_WAIT=$tmp/go ./act 50000 2 1 1500 >k.out 2>&1 &
+# 3. SIGKILL of dtrace mid-run: the process and its child run on (it
+# ticks until k.end, after the kill)
+rm -f go k.end
+ACT_WAIT=$tmp/go ACT_TICK_UNTIL=$tmp/k.end ./act 50000 2 1 0 >k.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 au_started $ap
@@ -508,6 +509,7 @@ sleep 0.3
 kill -KILL $dp
 wait $dp 2>/dev/null
 forget_pid $dp
+touch k.end
 au_wait $ap
 expect_eq "SIGKILL: the process's exit status" 0 $?
 forget_pid $ap
@@ -535,7 +537,7 @@ done
 echo
 EOF
 rm -f go to.end
-ACT_WAIT=$tmp/go ACT_END_WAIT=$tmp/to.end ./act 20000 4 0 1500 >to.out 2>&1 &
+ACT_WAIT=$tmp/go ACT_TICK_UNTIL=$tmp/to.end ./act 20000 4 0 0 >to.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 au_started $ap
@@ -649,9 +651,9 @@ expect_eq "SIGKILL at each point: nothing said but drops" "" \
 # site holds its NOPs, hit's and tick's semaphores are 0, the reaper has
 # exited, and the process runs on to its end (before: the arena, the
 # descriptor and the calls stayed for the process's life, the semaphores
-# 2 and 1)
-rm -f go
-ACT_WAIT=$tmp/go ./act 30000000 2 0 1500 >rk.out 2>&1 &
+# 2 and 1); it ticks until rk.end, after those checks
+rm -f go rk.end
+ACT_WAIT=$tmp/go ACT_TICK_UNTIL=$tmp/rk.end ./act 30000000 2 0 0 >rk.out 2>&1 &
 ap=$!
 bg_pids="$bg_pids $ap"
 au_started $ap
@@ -689,6 +691,7 @@ fi
 wait_until 100 sh -c "! kill -0 $rk_rp 2>/dev/null ||
 	[ \"\$(awk '{ print \$3 }' /proc/$rk_rp/stat)\" = Z ]" ||
 	fail "reaper: still running after 10 s"
+touch rk.end
 au_wait $ap
 expect_eq "reaper: the process's exit status" 0 $?
 forget_pid $ap

@@ -40,6 +40,8 @@
  * ACT_FIRED set: once its threads (and its fork child) have fired, before
  * the ticks, it prints "fired PID COUNT" (a test waits for that line
  * instead of sleeping, then ends dtrace while the ticks go on).
+ * ACT_TICK_UNTIL=FILE: the ticks go on past MS until FILE exists (a test
+ * checks the process while it ticks, then lets it end at once).
  *
  *	act N T FORK [MS]
  */
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
 	unsigned t;
 	int fk;
 	long ms;
+	const char *until = getenv("ACT_TICK_UNTIL");
 
 	if (argc < 4)
 		return 2;
@@ -303,7 +306,7 @@ int main(int argc, char **argv)
 		printf("fired %d %ld\n", (int)getpid(), n * (t ? t : 1));
 		fflush(stdout);
 	}
-	for (long i = 0; i < ms; i++) {
+	for (long i = 0; i < ms || (until && access(until, F_OK) != 0); i++) {
 		struct timespec ts = {0, 1000000};
 
 		if (ACT_TICK_ENABLED()) /* the semaphore must go up */

@@ -104,8 +104,7 @@ run_dtrace() {
 # foreground (the test's stdin and signals, as ever).
 run_mode() {
 	rms_fg=1
-	run_mode_start "$@"
-	run_mode_end "$2"
+	run_mode_start "$@" && run_mode_end "$2"
 }
 
 # run_mode_start MODE OUT CMD DTRACE-ARGS...: run_mode's run begun in

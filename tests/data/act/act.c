@@ -40,8 +40,9 @@
  * ACT_FIRED set: once its threads (and its fork child) have fired, before
  * the ticks, it prints "fired PID COUNT" (a test waits for that line
  * instead of sleeping, then ends dtrace while the ticks go on).
- * ACT_TICK_UNTIL=FILE: the ticks go on past MS until FILE exists (a test
- * checks the process while it ticks, then lets it end at once).
+ * ACT_TICK_UNTIL=FILE: the ticks go on past MS until FILE exists, 60 s
+ * at most (a test checks the process while it ticks, then lets it end at
+ * once; one that failed before still ends).
  *
  *	act N T FORK [MS]
  */
@@ -306,7 +307,11 @@ int main(int argc, char **argv)
 		printf("fired %d %ld\n", (int)getpid(), n * (t ? t : 1));
 		fflush(stdout);
 	}
-	for (long i = 0; i < ms || (until && access(until, F_OK) != 0); i++) {
+	/* (ACT_TICK_UNTIL: at most 60 s past MS, so a test whose check
+	 * failed before it made the file still ends, and fails) */
+	for (long i = 0; i < ms || (until && i < ms + 60000 &&
+				    access(until, F_OK) != 0);
+	     i++) {
 		struct timespec ts = {0, 1000000};
 
 		if (ACT_TICK_ENABLED()) /* the semaphore must go up */

@@ -1240,69 +1240,89 @@ case $(grep -c 'generated program' err.txt) in
 esac
 
 # ---------------------------------------------------------------------
-# 6. Errors
+# 6. Errors; then issue 15's cases, -c's streams, constructors and
+# forked children.  Each case is a run of its own (-c, -p of no process,
+# or no target); they run in six bg_checks groups side by side, as
+# sections 1-3's do (trg_dir's copies where a group runs trprog, the
+# programs built here built in the group's directory), after section
+# 5's cycles, and are joined before the last check, which looks for any
+# run's uprobe events left behind.  None of them looks for a dead run's
+# events, reads the registry or shares a file with another group.
 
-trun -n 'nosuch$target:::tick' -c "./trprog 'tick 1'"
-expect_eq "no match: status" 1 "$status"
-expect_grep "no match: message" "^dtrace: invalid probe specifier nosuch[0-9]*:::tick: probe description nosuch[0-9]*:::tick does not match any probes\$" err.txt
+# the errors
+trg_err() {
+	trg_dir
+	trun -n 'nosuch$target:::tick' -c "./trprog 'tick 1'"
+	expect_eq "no match: status" 1 "$status"
+	expect_grep "no match: message" "^dtrace: invalid probe specifier nosuch[0-9]*:::tick: probe description nosuch[0-9]*:::tick does not match any probes\$" err.txt
 
-trun -q -Z -n 'nosuch*:::tick { printf("x\n"); }' -n 'BEGIN { printf("begin\n"); exit(0); }'
-expect_eq "-Z: status" 0 "$status"
-expect_out "-Z: runs without a match" 'begin\n\n'
+	trun -q -Z -n 'nosuch*:::tick { printf("x\n"); }' -n 'BEGIN { printf("begin\n"); exit(0); }'
+	expect_eq "-Z: status" 0 "$status"
+	expect_out "-Z: runs without a match" 'begin\n\n'
 
-trun -n 'tr$target:::tick { printf("%d\n", ); }' -c "./trprog 'tick 1'"
-expect_eq "syntax error: status" 1 "$status"
-expect_grep "syntax error: line and column" "line 1, column [0-9]*" err.txt
+	trun -n 'tr$target:::tick { printf("%d\n", ); }' -c "./trprog 'tick 1'"
+	expect_eq "syntax error: status" 1 "$status"
+	expect_grep "syntax error: line and column" "line 1, column [0-9]*" err.txt
 
-printf 'BEGIN\n{\n\tx = ;\n}\n' >bad.d
-trun -s bad.d
-expect_eq "script syntax error: status" 1 "$status"
-expect_grep "script syntax error: file, line and column" "^dtrace: failed to compile script bad.d: line 3, column [0-9]*" err.txt
+	printf 'BEGIN\n{\n\tx = ;\n}\n' >bad.d
+	trun -s bad.d
+	expect_eq "script syntax error: status" 1 "$status"
+	expect_grep "script syntax error: file, line and column" "^dtrace: failed to compile script bad.d: line 3, column [0-9]*" err.txt
 
-trun -n 'tr$target:::tick' -c "./no-such-program"
-expect_eq "-c no such program: status" 1 "$status"
-expect_grep "-c no such program: message" "failed to execute ./no-such-program: No such file or directory" err.txt
+	trun -n 'tr$target:::tick' -c "./no-such-program"
+	expect_eq "-c no such program: status" 1 "$status"
+	expect_grep "-c no such program: message" "failed to execute ./no-such-program: No such file or directory" err.txt
 
-trun -n 'tr$target:::tick' -p 999999999
-expect_eq "-p no such pid: status" 1 "$status"
-trun -n 'tr$target:::tick' -p 4194304
-expect_eq "-p dead pid: status" 1 "$status"
-expect_grep "-p dead pid: message" "failed to grab pid 4194304" err.txt
+	trun -n 'tr$target:::tick' -p 999999999
+	expect_eq "-p no such pid: status" 1 "$status"
+	trun -n 'tr$target:::tick' -p 4194304
+	expect_eq "-p dead pid: status" 1 "$status"
+	expect_grep "-p dead pid: message" "failed to grab pid 4194304" err.txt
+}
 
 # ---------------------------------------------------------------------
 # Issue 15: a description without a provider matches every provider's
 # probe of that name; speculations across firings, the clauses given by
 # several -n; -c's standard input, output and error are the command's.
+trg_i15() {
+	trg_dir
+	trun -q -n 'tick { printf("%s %d\n", probename, arg0); }' -c "./trprog 'tick 2'"
+	expect_eq "description without provider: status" 0 "$status"
+	expect_out "description without provider" 'tick 0\ntick 1\n\n'
+}
 
-trun -q -n 'tick { printf("%s %d\n", probename, arg0); }' -c "./trprog 'tick 2'"
-expect_eq "description without provider: status" 0 "$status"
-expect_out "description without provider" 'tick 0\ntick 1\n\n'
+trg_spec() {
+	trg_dir
+	trun -q -n 'tr$target:::tick { self->s = speculation(); }' \
+		-n 'tr$target:::tick /self->s/ { speculate(self->s); printf("tick %d\n", arg0); }' \
+		-n 'tr$target:::tick /self->s && arg0 % 2 == 0/ { commit(self->s); self->s = 0; }' \
+		-n 'tr$target:::tick /self->s/ { discard(self->s); self->s = 0; }' \
+		-c "./trprog 'tick 4'"
+	expect_eq "speculations: status" 0 "$status"
+	expect_out "speculations: the even ticks committed, the odd discarded" \
+		'tick 0\ntick 2\n\n'
+}
 
-trun -q -n 'tr$target:::tick { self->s = speculation(); }' \
-	-n 'tr$target:::tick /self->s/ { speculate(self->s); printf("tick %d\n", arg0); }' \
-	-n 'tr$target:::tick /self->s && arg0 % 2 == 0/ { commit(self->s); self->s = 0; }' \
-	-n 'tr$target:::tick /self->s/ { discard(self->s); self->s = 0; }' \
-	-c "./trprog 'tick 4'"
-expect_eq "speculations: status" 0 "$status"
-expect_out "speculations: the even ticks committed, the odd discarded" \
-	'tick 0\ntick 2\n\n'
-
-# trprog reads its commands from the standard input it got through -c
-rm -f out.txt
-printf 'tick 2\nquit\n' |
-	timeout -s KILL 120 "$DTRACE" -q -o out.txt \
-	-n 'tr$target:::tick { printf("%d\n", arg0); }' -c ./trprog \
-	>child.out 2>child.err
-expect_eq "-c streams: status" 0 "$?"
-expect_out "-c streams: dtrace's output" '0\n1\n\n'
-sed 's/^ready [0-9]*$/ready PID/' child.out >child.txt
-printf 'ready PID\nok tick\n' >expected.txt
-expect_file_eq "-c streams: the command's stdin and stdout" expected.txt child.txt
-expect_eq "-c streams: nothing on stderr" "" "$(cat child.err)"
-timeout -s KILL 120 "$DTRACE" -q -n 'BEGIN { }' \
-	-c "sh -c 'echo to stderr >&2; echo to stdout'" >child.out 2>child.err
-expect_eq "-c streams: the command's stdout" "to stdout" "$(cat child.out)"
-expect_eq "-c streams: the command's stderr" "to stderr" "$(cat child.err)"
+# -c's standard streams
+trg_streams() {
+	trg_dir
+	# trprog reads its commands from the standard input it got through -c
+	rm -f out.txt
+	printf 'tick 2\nquit\n' |
+		timeout -s KILL 120 "$DTRACE" -q -o out.txt \
+		-n 'tr$target:::tick { printf("%d\n", arg0); }' -c ./trprog \
+		>child.out 2>child.err
+	expect_eq "-c streams: status" 0 "$?"
+	expect_out "-c streams: dtrace's output" '0\n1\n\n'
+	sed 's/^ready [0-9]*$/ready PID/' child.out >child.txt
+	printf 'ready PID\nok tick\n' >expected.txt
+	expect_file_eq "-c streams: the command's stdin and stdout" expected.txt child.txt
+	expect_eq "-c streams: nothing on stderr" "" "$(cat child.err)"
+	timeout -s KILL 120 "$DTRACE" -q -n 'BEGIN { }' \
+		-c "sh -c 'echo to stderr >&2; echo to stdout'" >child.out 2>child.err
+	expect_eq "-c streams: the command's stdout" "to stdout" "$(cat child.out)"
+	expect_eq "-c streams: the command's stderr" "to stderr" "$(cat child.err)"
+}
 
 # ---------------------------------------------------------------------
 # -c arms before the first instruction: the hits of a library's
@@ -1310,8 +1330,7 @@ expect_eq "-c streams: the command's stderr" "to stderr" "$(cat child.err)"
 # point) are counted exactly, with those of the program's constructor,
 # its main and the library's later calls.  (Not where TRACE_PROGS holds
 # programs built already: this one is built here.)
-
-if [ -z "${TRACE_PROGS:-}" ]; then
+trg_ctor() {
 	"$DTRACE" -h -s "$data/ctor.d" -o ctor.h &&
 		$CC -O2 -fPIC -I. -shared "$data/ctorlib.c" -o libctl.so &&
 		$CC -O2 -I. -c "$data/ctorprog.c" -o ctorprog.o &&
@@ -1344,15 +1363,14 @@ if [ -z "${TRACE_PROGS:-}" ]; then
 			-n 'END { printa("%s %@d\n", @); }' -c ./ctorstatic
 		expect_out "constructors: a static program" 'hit 19\n\n'
 	}
-fi
+}
 
 # ---------------------------------------------------------------------
 # Forked children and their exec'd images: ppid and progenyof($target)
 # as they were at each hit, also for a grandchild that has exited before
 # its hit is read and for the image a child exec'd; execname per image.
 # fcred logs what each process sees itself.  (Built here, as above.)
-
-if [ -z "${TRACE_PROGS:-}" ]; then
+trg_fc() {
 	"$DTRACE" -h -s "$data/fc.d" -o fc.h &&
 		$CC -O2 -I. -c "$data/fcred.c" -o fcred.o &&
 		"$DTRACE" -G -s "$data/fc.d" fcred.o -o fcred-probes.o &&
@@ -1364,7 +1382,7 @@ if [ -z "${TRACE_PROGS:-}" ]; then
 	# kernel path armed for each traced process alone (-v says so), the
 	# children counted through the events they inherit
 	trun -q -v -n 'fc*:::hit { printf("%d %d %d %d %s\n", arg0, pid, ppid, progenyof($target), execname); }' \
-		-c "./fcred ./fcredx $tmp/fcred.log"
+		-c "./fcred ./fcredx $PWD/fcred.log"
 	[ "$act_path" = user ] &&
 		expect_grep "children, user path: the glob's probe on the kernel path" \
 			'probe fc[0-9]*:fcred:main:hit: the kernel path (execname' err.txt
@@ -1375,7 +1393,17 @@ if [ -z "${TRACE_PROGS:-}" ]; then
 	expect_file_eq "children: pid, ppid, progenyof(\$target), execname per hit" \
 		expected.txt got.txt
 	expect_eq "children: four hits" 4 "$(wc -l <got.txt | tr -d ' ')"
+}
+
+bg_checks err trg_err
+bg_checks i15 trg_i15
+bg_checks spec trg_spec
+bg_checks streams trg_streams
+if [ -z "${TRACE_PROGS:-}" ]; then
+	bg_checks ctor trg_ctor
+	bg_checks fc trg_fc
 fi
+bg_join
 
 expect_eq "nothing left behind by any run" "" "$(ours_left)"
 

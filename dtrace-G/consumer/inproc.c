@@ -282,15 +282,26 @@ static bool seg_first(const struct inproc *ip, const struct ip_proc *ipp,
  * the fork tree (lin_fork()) under its parent (sid->ppid, 0: the
  * owner), born just before the first record waiting in any of its
  * segments (t, or an earlier one: a thread's hit may be timed before
- * another's that claimed first).  A child of another pid namespace
- * mapped here whose parent the tree has not been told (a process of
- * that namespace that fired nothing: pid 1 there, say) is told first,
- * under its own parent here (sid->gppid), or the owner's.
+ * another's that claimed first), or by the start of its start's clock
+ * tick (ip_born_by()) when that is earlier: a hit is timed when its
+ * thread enters the recorder, before it claims a segment, so a segment
+ * not ready yet, or claimed after this one, may hold an earlier hit,
+ * which the tree, told a later birth, would not know the process at
+ * (lin_hit_probe() keeps it one read, then drops it).  A child of
+ * another pid namespace mapped here whose parent the tree has not been
+ * told (a process of that namespace whose own segment is not read yet:
+ * pid 1 there, say) is told first, under its own parent here
+ * (sid->gppid), or the owner's, and by its own start so bounded:
+ * "child's claim late, new namespace" in
+ * tests/run-activation-user.sh, where that child's first hit, timed
+ * before the grandchild's but claimed after them, was dropped unsaid
+ * when the child was told born by the grandchild's first record.
  */
 static void seg_fork(struct consumer *c, struct ip_proc *ipp,
 		     const struct ip_segid *sid, uint64_t t, uint32_t nseg)
 {
 	pid_t pp = sid->ppid > 0 ? sid->ppid : ipp->pid;
+	uint64_t born, by;
 
 	for (uint32_t j = 0; j < nseg; j++) {
 		const struct ip_segid *o = &ipp->segid[j];
@@ -304,6 +315,8 @@ static void seg_fork(struct consumer *c, struct ip_proc *ipp,
 		    seg_first(c->ip, ipp, j, &tj) && tj - 1 < t)
 			t = tj - 1;
 	}
+	by = ip_born_by(sid->pid);
+	born = by < t ? by : t;
 
 	if (sid->state == IP_SEG_MAPPED && pp != ipp->pid) {
 		bool known = false;
@@ -312,15 +325,17 @@ static void seg_fork(struct consumer *c, struct ip_proc *ipp,
 			known = ipp->known[k] == pp;
 		if (!known) {
 			pid_t gp = sid->gppid > 0 ? sid->gppid : ipp->pid;
+			uint64_t pborn = ip_born_by(pp);
 
 			if (!c->be_kernel || !lin_forked(c, pp, t))
-				lin_fork(c, gp, pp, pp, t);
+				lin_fork(c, gp, pp, pp,
+					 pborn < born ? pborn : born);
 			PUSH(ipp->known, ipp->nknown, pp);
 		}
 	}
 	/* the kernel path's tracker told it first */
 	if (!c->be_kernel || !lin_forked(c, sid->pid, t))
-		lin_fork(c, pp, sid->pid, sid->tid, t);
+		lin_fork(c, pp, sid->pid, sid->tid, born);
 	PUSH(ipp->known, ipp->nknown, sid->pid);
 }
 
@@ -637,6 +652,16 @@ static bool ip_decode(struct consumer *c, const struct hit *h, struct d_fire *f,
 		comm[0] = '\0';
 	f->execname = comm;
 	f->timestamp = h->time;
+	/*
+	 * On its second try, a hit of a process neither traced nor in the
+	 * fork tree at its time is dropped (lin_hit_probe()'s test, whose
+	 * nodes from lin_fork() all have a parent): counted, said
+	 * (ip_stats()), never silent; seg_fork() tells a child's birth by
+	 * its start so that none of its hits is
+	 */
+	if (h->deferred && !proc_find(c, f->pid) &&
+	    !lin_forked(c, f->pid, f->timestamp))
+		ipp->unborn++;
 	for (unsigned i = 0; i < s->nargs; i++) {
 		uint64_t v = r.arg[s->reg[i]];
 		unsigned bits = 8u * s->size[i];
@@ -669,7 +694,7 @@ static void ip_stats(struct consumer *c)
 {
 	struct inproc *ip = c->ip;
 	uint64_t drops = 0, corrupt = 0, given = 0, alien = 0, nocopy = 0;
-	uint64_t ns_gone = 0, ns_fail = 0;
+	uint64_t ns_gone = 0, ns_fail = 0, unborn = 0;
 	int ns_errno = 0;
 
 	for (size_t i = 0; i < ip->nprocs; i++) {
@@ -681,6 +706,7 @@ static void ip_stats(struct consumer *c)
 		alien += ipp->alien;
 		ns_gone += ipp->ns_gone;
 		ns_fail += ipp->ns_fail;
+		unborn += ipp->unborn;
 		if (ipp->ns_fail)
 			ns_errno = ipp->ns_errno;
 		nocopy += ipp->nocopy;
@@ -723,6 +749,11 @@ static void ip_stats(struct consumer *c)
 		    "%" PRIu64 " records ignored: their thread's pid "
 		    "namespace could not be read (/proc/self/ns/pid: %s)",
 		    ns_fail, strerror(ns_errno));
+	if (unborn)
+		say(c,
+		    "%" PRIu64 " hits dropped: timed before dtrace knew their "
+		    "process (a fork child's)",
+		    unborn);
 	if (given && c->o->verbose)
 		say(c, "%" PRIu64 " ring segments of exited threads given back",
 		    given);

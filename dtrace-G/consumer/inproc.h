@@ -147,6 +147,8 @@ struct ip_proc {
 	uint64_t ns_fail;	/* records whose thread could not say its
 				   pid namespace, ignored */
 	int ns_errno;		/* ... the last such thread's errno */
+	uint64_t unborn;	/* hits timed before the tree knew their
+				   process, dropped (ip_decode()) */
 	struct {		/* the last segment of another pid namespace
 				   mapped here (ip_seg_whose()) */
 		uint64_t dev, ino;
@@ -258,6 +260,7 @@ long ip_inject(struct ip_hold *h, uint64_t sys, long nr, long a0, long a1,
 bool ip_seccomp_filtered(pid_t pid);
 bool ip_pidns_other(pid_t pid);
 bool ip_seg_alien(const struct ip_proc *ipp, pid_t pid, pid_t ppid);
+uint64_t ip_born_by(pid_t pid);
 void ip_seg_whose(const struct inproc *ip, struct ip_proc *ipp,
 		  const struct usdt_seg *s, struct ip_segid *sid,
 		  uint64_t first_ns);

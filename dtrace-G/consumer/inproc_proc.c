@@ -393,6 +393,26 @@ bool ip_seg_alien(const struct ip_proc *ipp, pid_t pid, pid_t ppid)
 }
 
 /*
+ * CLOCK_MONOTONIC ns at or before pid's start: the start of the clock
+ * tick /proc/PID/stat gives (boot clock), or UINT64_MAX when it cannot
+ * be read.  A bound on every hit of that process, whichever thread's
+ * segment dtrace has not seen yet (seg_fork(), inproc.c).
+ */
+uint64_t ip_born_by(pid_t pid)
+{
+	long tick = sysconf(_SC_CLK_TCK);
+	struct proc_stat ps;
+	uint64_t mono, boot, at;
+
+	if (tick <= 0 || proc_stat_read(pid, "stat", &ps, NULL, 0) < 0)
+		return UINT64_MAX;
+	mono = now_ns(CLOCK_MONOTONIC);
+	boot = ip_boot_ns(); /* read after: the offset a little over */
+	at = ps.start * (1000000000u / (uint64_t)tick);
+	return at > boot - mono ? at - (boot - mono) : 0;
+}
+
+/*
  * Pid namespaces told at the claim (arena.h, version 4; doc/DESIGN.md
  * §14).  A segment whose recorder said another pid namespace than
  * dtrace's is mapped to its process's numbers here: the process P of

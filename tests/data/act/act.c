@@ -37,6 +37,13 @@
  * ACT_SECCOMP_NS set: after ACT_WAIT's wait, a seccomp filter makes
  * newfstatat() fail with EPERM (a thread's claim cannot stat its pid
  * namespace), then it fires.
+ * ACT_CLAIM_LATE set with ACT_NEWPID_AT: that child's first hit (its
+ * time taken) claims its ring segment only once the grandchild's
+ * threads have fired (they claim theirs first, with later hits): a
+ * seccomp filter traps the claim's newfstatat() of /proc/self/ns/pid
+ * (AT_FDCWD, no flags), whose SIGSYS handler lets the grandchild's
+ * threads start and waits until they fired, then makes the call itself
+ * (AT_NO_AUTOMOUNT set, which the filter lets by).
  * ACT_FIRED set: once its threads (and its fork child) have fired, before
  * the ticks, it prints "fired PID COUNT" (a test waits for that line
  * instead of sleeping, then ends dtrace while the ticks go on).
@@ -48,15 +55,18 @@
  */
 #define _GNU_SOURCE /* unshare(), CLONE_NEWPID */
 #include <errno.h>
+#include <fcntl.h> /* AT_FDCWD, AT_NO_AUTOMOUNT */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -69,6 +79,8 @@
 static long n;
 static int linger; /* fire()'s threads wait for ACT_CHILD_WAIT's file */
 static int fired;  /* ... and count here that they fired first */
+static int *gfired; /* ACT_CLAIM_LATE, shared: [0] the child is in its
+		     * claim, [1] the grandchild's threads fired */
 
 long actl_fire(long i); /* libactl.so */
 
@@ -161,11 +173,17 @@ static pid_t grandchild_at(long x)
 
 		if (getpid() != (pid_t)x)
 			_exit(4);
+		for (int w = 0; gfired && w < 10000 &&
+				!__atomic_load_n(&gfired[0], __ATOMIC_ACQUIRE);
+		     w++)
+			usleep(1000);
 		linger = 1; /* its threads alive until the file: dtrace reads */
 		for (int i = 0; i < 2; i++)
 			pthread_create(&th[i], NULL, fire, (void *)2000000);
 		while (__atomic_load_n(&fired, __ATOMIC_ACQUIRE) < 2)
 			usleep(1000);
+		if (gfired)
+			__atomic_store_n(&gfired[1], 1, __ATOMIC_RELEASE);
 		printf("grandchild %d %ld\n", (int)getpid(), 2 * n);
 		fflush(stdout);
 		for (int i = 0; i < 2; i++)
@@ -175,6 +193,56 @@ static pid_t grandchild_at(long x)
 	if (g != (pid_t)x)
 		exit(4);
 	return g;
+}
+
+/*
+ * ACT_CLAIM_LATE: the trapped newfstatat() (the recorder's claim, inside
+ * __usdt_rec(): nothing here fires a probe), made once the grandchild's
+ * threads, let start here, have fired; as asked but for AT_NO_AUTOMOUNT.
+ */
+static void claim_late(int sig, siginfo_t *si, void *ctx)
+{
+	greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+	struct timespec ts = { 0, 1000000 };
+	int e = errno;
+
+	(void)sig;
+	(void)si;
+	__atomic_store_n(&gfired[0], 1, __ATOMIC_RELEASE);
+	for (int w = 0;
+	     w < 10000 && !__atomic_load_n(&gfired[1], __ATOMIC_ACQUIRE); w++)
+		nanosleep(&ts, NULL);
+	g[REG_RAX] = syscall(SYS_newfstatat, g[REG_RDI], g[REG_RSI], g[REG_RDX],
+			     g[REG_R10] | AT_NO_AUTOMOUNT);
+	if (g[REG_RAX] < 0)
+		g[REG_RAX] = -errno;
+	errno = e;
+}
+
+static void claim_late_arm(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_newfstatat, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)AT_FDCWD, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[3])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fp = { 8, f };
+	struct sigaction sa = { 0 };
+
+	sa.sa_sigaction = claim_late;
+	sa.sa_flags = SA_SIGINFO;
+	if (sigaction(SIGSYS, &sa, NULL) < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) < 0)
+		_exit(3);
 }
 
 /* A fork child writes the shared arena's header (ACT_SCRIBBLE). */
@@ -273,11 +341,21 @@ int main(int argc, char **argv)
 		if (c == 0) {
 			pid_t g = 0;
 
+			if (getenv("ACT_CLAIM_LATE")) {
+				gfired = mmap(NULL, 4096,
+					      PROT_READ | PROT_WRITE,
+					      MAP_SHARED | MAP_ANONYMOUS, -1,
+					      0);
+				if (gfired == MAP_FAILED)
+					_exit(3);
+			}
 			if (getenv("ACT_NEWPID") && getenv("ACT_NEWPID_AT"))
 				g = grandchild_at(
 					strcmp(getenv("ACT_NEWPID_AT"), "self")
 						? atol(getenv("ACT_NEWPID_AT"))
 						: (long)self);
+			if (gfired)
+				claim_late_arm();
 			/* ACT_CHILD_SLEEP ms: a consumer may find it first */
 			if (getenv("ACT_CHILD_SLEEP"))
 				usleep((useconds_t)atoi(

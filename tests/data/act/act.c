@@ -342,10 +342,9 @@ int main(int argc, char **argv)
 			pid_t g = 0;
 
 			if (getenv("ACT_CLAIM_LATE")) {
-				gfired = mmap(NULL, 4096,
-					      PROT_READ | PROT_WRITE,
-					      MAP_SHARED | MAP_ANONYMOUS, -1,
-					      0);
+				gfired =
+					mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 				if (gfired == MAP_FAILED)
 					_exit(3);
 			}
@@ -387,8 +386,8 @@ int main(int argc, char **argv)
 	}
 	/* (ACT_TICK_UNTIL: at most 60 s past MS, so a test whose check
 	 * failed before it made the file still ends, and fails) */
-	for (long i = 0; i < ms || (until && i < ms + 60000 &&
-				    access(until, F_OK) != 0);
+	for (long i = 0;
+	     i < ms || (until && i < ms + 60000 && access(until, F_OK) != 0);
 	     i++) {
 		struct timespec ts = {0, 1000000};
 

@@ -633,28 +633,21 @@ static void json_record(struct ectx *x, struct sbuf *rec)
 }
 
 /* The clause proper; a fault longjmps out to d_run(). */
-static void run_clause(struct ectx *x, FILE *out)
+/*
+ * The clause's record, when a recording statement ran (an if may skip
+ * them all, as a false predicate does) or the clause has none, then what
+ * its commit()s committed.  Also on a fault after a commit(): the
+ * commit() wrote the record and the buffer at its statement, as
+ * DTrace's, so they stay printed before the fault is reported (a
+ * clause with commit() records nothing else: spec_rules()).
+ */
+static void write_record(struct ectx *x, FILE *out)
 {
 	struct d_prog *p = x->p;
 	const struct clause *c = x->c;
 	const struct d_probe *pr = x->f->probe;
 	unsigned i;
 
-	if (c->pred && x->pre && x->prespec && x->ptruth >= 0) {
-		if (!x->ptruth) /* d_run_spec(): the program's value */
-			return;
-	} else if (c->pred && (!x->pre || x->prespec)) { /* d_run_pre(): held */
-		struct dv v;
-
-		x->action = 0;
-		v = d_eval(x, c->pred);
-		if (!d_truth(&v))
-			return;
-	}
-	for (i = 0; i < c->nstmts; i++)
-		exec_stmt(x, &c->stmts[i]);
-	/* a record when a recording statement ran (an if may skip them
-	 * all, as a false predicate does), or the clause has none */
 	if (c->records && (x->recorded || !c->nstmts)) {
 		struct sbuf rec = { 0 };
 		size_t lead;
@@ -697,6 +690,28 @@ static void run_clause(struct ectx *x, FILE *out)
 	/* what commit() committed follows the committing record */
 	for (i = 0; i < x->ncommits; i++)
 		d_emit(p, out, x->commits[i].b, x->commits[i].len);
+}
+
+static void run_clause(struct ectx *x, FILE *out)
+{
+	struct d_prog *p = x->p;
+	const struct clause *c = x->c;
+	unsigned i;
+
+	if (c->pred && x->pre && x->prespec && x->ptruth >= 0) {
+		if (!x->ptruth) /* d_run_spec(): the program's value */
+			return;
+	} else if (c->pred && (!x->pre || x->prespec)) { /* d_run_pre(): held */
+		struct dv v;
+
+		x->action = 0;
+		v = d_eval(x, c->pred);
+		if (!d_truth(&v))
+			return;
+	}
+	for (i = 0; i < c->nstmts; i++)
+		exec_stmt(x, &c->stmts[i]);
+	write_record(x, out);
 	if (x->exited) {
 		p->exit_status = x->status;
 		x->rv |= D_RUN_EXIT;
@@ -896,6 +911,8 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	if (setjmp(x->jb) == 0) {
 		run_clause(x, out);
 	} else {
+		if (x->ncommits) /* a fault after a commit() */
+			write_record(x, out);
 		x->rv = report_fault(x, err);
 	}
 	d_spec_tick(p, f->timestamp, err);

@@ -832,12 +832,24 @@ static void loop(struct consumer *c, int sfd, int ifd)
 		/* a process with hits kept for the next read is let go
 		 * after they ran (records.c's hits_kept_of()): its pidfd
 		 * waits, the read comes within the switchrate */
-		for (size_t i = 0; i < c->nprocs; i++)
-			if (!c->procs[i]->exited &&
-			    !hits_kept_of(c, c->procs[i]->pid))
-				pfd[n++] = (struct pollfd){
-					.fd = c->procs[i]->pidfd,
-					.events = POLLIN};
+		for (size_t i = 0; i < c->nprocs; i++) {
+			struct tproc *pr = c->procs[i];
+
+			if (pr->exited)
+				continue;
+			if (hits_kept_of(c, pr->pid)) {
+				/* ... but when it said it exited is seen
+				 * now, for the fork tree (lin_gone()) */
+				struct pollfd q = { .fd = pr->pidfd,
+						    .events = POLLIN };
+
+				if (!pr->exit_seen && poll(&q, 1, 0) == 1)
+					pr->exit_seen = now_ns(CLOCK_MONOTONIC);
+				continue;
+			}
+			pfd[n++] = (struct pollfd){ .fd = pr->pidfd,
+						    .events = POLLIN };
+		}
 		nwait = n;
 		/* records waiting wake us before the switchrate tick */
 		n += c->be->poll_fds(c, pfd + n, np - n);

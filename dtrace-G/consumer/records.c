@@ -427,6 +427,8 @@ static int pid_cmp(const void *a, const void *b)
 /* Is a hit of thread tid kept for the next read (hits_keep())? */
 static bool tid_kept(const struct consumer *c, pid_t tid)
 {
+	if (c->exit_called) /* after an exit() no kept hit runs */
+		return false;
 	for (size_t i = 0; i < c->nhits; i++)
 		if (c->hits[i].tid == (uint32_t)tid)
 			return true;
@@ -752,6 +754,8 @@ static void hits_keep(struct consumer *c, size_t nkeep)
  */
 bool hits_kept_of(const struct consumer *c, pid_t pid)
 {
+	if (c->exit_called) /* after an exit() no kept hit runs */
+		return false;
 	for (size_t i = 0; i < c->nhits; i++)
 		if (c->hits[i].pid == (uint32_t)pid)
 			return true;

@@ -297,6 +297,21 @@ static bool seg_first(const struct inproc *ip, const struct ip_proc *ipp,
  * before the grandchild's but claimed after them, was dropped unsaid
  * when the child was told born by the grandchild's first record.
  */
+/*
+ * The birth seg_fork() tells for pid: by (its start's tick, UINT64_MAX
+ * unknown) where earlier than t, but never at or before the birth of a
+ * life of that pid the tree already has (an earlier holder of the pid:
+ * born before it, this one would take its place for that one's hits;
+ * the start's tick runs up to 10 ms and any suspend early, revr20).
+ */
+static uint64_t early_birth(struct consumer *c, pid_t pid, uint64_t by,
+			    uint64_t t)
+{
+	uint64_t born = by < t ? by : t, last = lin_newest_born(c, pid);
+
+	return born <= last && last < t ? last + 1 : born;
+}
+
 static void seg_fork(struct consumer *c, struct ip_proc *ipp,
 		     const struct ip_segid *sid, uint64_t t, uint32_t nseg)
 {
@@ -316,7 +331,7 @@ static void seg_fork(struct consumer *c, struct ip_proc *ipp,
 			t = tj - 1;
 	}
 	by = ip_born_by(sid->pid);
-	born = by < t ? by : t;
+	born = early_birth(c, sid->pid, by, t);
 
 	if (sid->state == IP_SEG_MAPPED && pp != ipp->pid) {
 		bool known = false;
@@ -325,11 +340,11 @@ static void seg_fork(struct consumer *c, struct ip_proc *ipp,
 			known = ipp->known[k] == pp;
 		if (!known) {
 			pid_t gp = sid->gppid > 0 ? sid->gppid : ipp->pid;
-			uint64_t pborn = ip_born_by(pp);
+			uint64_t pborn =
+				early_birth(c, pp, ip_born_by(pp), born);
 
 			if (!c->be_kernel || !lin_forked(c, pp, t))
-				lin_fork(c, gp, pp, pp,
-					 pborn < born ? pborn : born);
+				lin_fork(c, gp, pp, pp, pborn);
 			PUSH(ipp->known, ipp->nknown, pp);
 		}
 	}

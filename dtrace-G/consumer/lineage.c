@@ -460,6 +460,13 @@ bool lin_carries(struct consumer *c, pid_t pid, const struct tfile *f,
 	return n && node_carries(c, n, f, off, t, 0);
 }
 
+uint64_t lin_newest_born(struct consumer *c, pid_t pid)
+{
+	const struct lnode *n = newest(c, pid);
+
+	return n ? n->born : 0;
+}
+
 bool lin_forked(struct consumer *c, pid_t pid, uint64_t t)
 {
 	const struct lnode *n = node_at(c, pid, t);

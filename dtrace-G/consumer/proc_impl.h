@@ -140,6 +140,8 @@ bool lin_carries(struct consumer *c, pid_t pid, const struct tfile *f,
 		 uint64_t off, uint64_t t);
 /* pid at t was forked from a process the tree knows (it has the tracker) */
 bool lin_forked(struct consumer *c, pid_t pid, uint64_t t);
+/* the birth of pid's newest life the tree knows, 0: none */
+uint64_t lin_newest_born(struct consumer *c, pid_t pid);
 struct tprobe *lin_hit_probe(struct consumer *c, pid_t pid, uint64_t t,
 			     const struct hit_at *at, bool *defer);
 /* live processes the tree knows that are not in c->procs (to free) */

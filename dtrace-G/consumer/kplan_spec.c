@@ -136,8 +136,9 @@
  * `v = ` into a self-> or this-> variable, speculate() first and then
  * printf() and trace() of integers only, commit() and discard()
  * followed only by stores that cannot fault (no take and no second
- * close after a close: ../d/stmt.c's run_clause() runs a clause's
- * closes at its end, after them), none of the four under an
+ * close after a close: kept out since ../d/stmt.c ran a clause's
+ * closes at its end; it closes at the statement now, and step 4 takes
+ * them: doc/DESIGN.md), none of the four under an
  * if, an ID an integer that reads no memory, stores nothing and cannot
  * fault, a clause that takes or closes printing nothing), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
@@ -589,10 +590,10 @@ static const char *kspec_shape(const struct clause *c)
 	for (unsigned i = 0; i < c->nstmts; i++) {
 		const struct stmt *st = &c->stmts[i];
 
-		/* first: a take or a second close after a close would run
-		 * before it here, but after it in user space, which runs a
-		 * clause's commit() and discard() at its end (../d/stmt.c's
-		 * run_clause()) */
+		/* first: a take or a second close after a close (kept out
+		 * while user space ran a clause's commit() and discard() at
+		 * its end; ../d/stmt.c closes at the statement now: step 4's
+		 * to take) */
 		if (close && (kp_assigned_var(st) < 0 ||
 			      st->e->op != N_ASSIGN || !node_safe(st->e->b)))
 			return "after commit() or discard(), a statement "

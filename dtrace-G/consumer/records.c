@@ -424,13 +424,18 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Is a hit of thread tid kept for the next read (hits_keep())? */
-static bool tid_kept(const struct consumer *c, pid_t tid)
+/*
+ * Is a hit of process pid (thread tid, where pid is 0) kept for the next
+ * read (hits_keep(): deferred, or stamped past a tick or the
+ * speculations' cut)?  After an exit() no kept hit runs: none is.
+ */
+static bool hit_kept(const struct consumer *c, pid_t pid, pid_t tid)
 {
-	if (c->exit_called) /* after an exit() no kept hit runs */
+	if (c->exit_called)
 		return false;
 	for (size_t i = 0; i < c->nhits; i++)
-		if (c->hits[i].tid == (uint32_t)tid)
+		if (pid ? c->hits[i].pid == (uint32_t)pid
+			: c->hits[i].tid == (uint32_t)tid)
 			return true;
 	return false;
 }
@@ -466,7 +471,7 @@ void threads_reap(struct consumer *c)
 	 * past a tick or the speculations' cut) keeps its self->
 	 * variables until that hit has run: a later reap lets it go */
 	for (size_t i = 0; i < ngone;)
-		if (tid_kept(c, gone[i]))
+		if (hit_kept(c, 0, gone[i]))
 			gone[i] = gone[--ngone];
 		else
 			i++;
@@ -745,21 +750,15 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 }
 
 /*
- * Is a hit of pid kept for the next read (hits_keep(): deferred, or
- * stamped past a tick or the speculations' cut)?  Its process is let go
- * only once none is (consumer.c's loop): proc_exited() forgets the
- * pid's probes, and a kept hit decoded after it would run no clause,
+ * Is a hit of pid kept for the next read (hit_kept())?  Its process is
+ * let go only once none is (consumer.c's loop): proc_exited() forgets
+ * the pid's probes, and a kept hit decoded after it would run no clause,
  * its speculation tags not handed over and no loss counted (revk3b's
  * B).
  */
 bool hits_kept_of(const struct consumer *c, pid_t pid)
 {
-	if (c->exit_called) /* after an exit() no kept hit runs */
-		return false;
-	for (size_t i = 0; i < c->nhits; i++)
-		if (c->hits[i].pid == (uint32_t)pid)
-			return true;
-	return false;
+	return pid > 0 && hit_kept(c, pid, 0);
 }
 
 /*

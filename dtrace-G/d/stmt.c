@@ -632,7 +632,6 @@ static void json_record(struct ectx *x, struct sbuf *rec)
 	d_sb_puts(rec, "}\n");
 }
 
-/* The clause proper; a fault longjmps out to d_run(). */
 /*
  * The clause's record, when a recording statement ran (an if may skip
  * them all, as a false predicate does) or the clause has none, then what
@@ -692,6 +691,7 @@ static void write_record(struct ectx *x, FILE *out)
 		d_emit(p, out, x->commits[i].b, x->commits[i].len);
 }
 
+/* The clause proper; a fault longjmps out to d_run(). */
 static void run_clause(struct ectx *x, FILE *out)
 {
 	struct d_prog *p = x->p;

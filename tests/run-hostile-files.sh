@@ -401,6 +401,7 @@ if [ -x "${HELPERD:-}" ] && [ -c /dev/fuse ]; then
 			--state-dir "$tmp/bstate" >big.log 2>&1 &
 		hd_pid=$!
 		if wait_until 300 grep -q "serving $tmp/hdev/helper" big.log; then
+			bb_t0=$(date +%s%N)
 			DOFCLIENT_UID=65534 DOFCLIENT_FLOOD_N=60 "$DOFCLIENT" \
 				-d "$tmp/hdev/helper" attack bigbad >bigbad.out 2>&1 &
 			bb_pid=$!
@@ -413,17 +414,29 @@ if [ -x "${HELPERD:-}" ] && [ -c /dev/fuse ]; then
 				--clear-groups "$DOFCLIENT" -d "$tmp/hdev/helper" \
 				valid other >bother.out 2>&1
 			wait "$bb_pid"
+			bb_ms=$(( ($(date +%s%N) - bb_t0) / 1000000 ))
 			expect_grep "while nobody's refusals flood: root registers" \
 				'^valid: pid=[0-9]* gen=[1-9]' broot.out
 			expect_grep "while nobody's refusals flood: another user registers" \
 				'^valid: pid=[0-9]* gen=[1-9]' bother.out
-			echo "# root's registration took $(( (t1 - t0) / 1000000 )) ms, dofclient included: $(cat bigbad.out)"
+			echo "# root's registration took $(( (t1 - t0) / 1000000 )) ms, dofclient included; nobody's flood $bb_ms ms: $(cat bigbad.out)"
 			expect_grep "refused work: some checked and refused (EINVAL)" \
 				'einval=[1-9]' bigbad.out
-			expect_grep "refused work: the rest turned away at once (EBUSY)" \
-				'ebusy=[1-9]' bigbad.out
-			expect_grep "refused work: the daemon says why" \
-				'owes [0-9]* KiB of refused work' big.log
+			# EBUSY comes once nobody owes more than 32 MiB, paid back
+			# at 32 MiB/s (hd_reg.c's "Fairness"): at the 60th request
+			# 43 or more 8 MiB refusals (beyond the 16 answered before
+			# their check) were charged, so a flood of under 9.8 s must
+			# have met it; a daemon slower than that rate (2 CPUs
+			# loaded, ASan: 60 checks past 10 s) keeps the debt paid,
+			# and there is no EBUSY to see
+			if grep -q 'ebusy=0 ' bigbad.out && [ "$bb_ms" -ge 10000 ]; then
+				echo "# refused work: no EBUSY, the daemon refused 60 blobs in $bb_ms ms, slower than the 32 MiB/s it lets a user cost: its two checks not made"
+			else
+				expect_grep "refused work: the rest turned away at once (EBUSY)" \
+					'ebusy=[1-9]' bigbad.out
+				expect_grep "refused work: the daemon says why" \
+					'owes [0-9]* KiB of refused work' big.log
+			fi
 		else
 			fail "the daemon for the refused-work check did not start: $(cat big.log)"
 		fi

@@ -426,15 +426,14 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		if (st->kind == S_COMMIT) {
 			struct sbuf *nv = d_ar_alloc(
 				&x->scratch, (x->ncommits + 1) * sizeof(*nv));
-			char *b = d_ar_alloc(&x->scratch, sp->buf.len + 1);
 
 			if (x->ncommits)
 				memcpy(nv, x->commits,
 				       x->ncommits * sizeof(*nv));
-			if (sp->buf.len)
-				memcpy(b, sp->buf.b, sp->buf.len);
 			nv[x->ncommits] = (struct sbuf){ 0 };
-			nv[x->ncommits].b = b;
+			nv[x->ncommits].b = d_ar_strndup(
+				&x->scratch, sp->buf.b ? sp->buf.b : "",
+				sp->buf.len);
 			nv[x->ncommits++].len = sp->buf.len;
 			x->commits = nv;
 		}

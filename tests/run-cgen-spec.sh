@@ -81,7 +81,8 @@
 #    transaction); wflt.d, a site's fault after the printf() (the tag
 #    not UBPF_KSPEC_WHOLE: no line committed); strs.d, execname,
 #    probename, a literal, a this-> string and strjoin() of a copy on 8
-#    threads at nspec 64.
+#    threads at nspec 64; kstk.d and ksarg.d, ustack() and args[N] by %s
+#    after speculate(): kept user space's, -v naming them.
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -121,12 +122,15 @@
 # On step 3's binary every step-4 case and moved case fails by its -v
 # line ("speculations stay user space's: clause N: after speculate(), a
 # statement other than printf() and trace() of integers": 30 of 439
-# checks); their outputs pass there (user space ran them exactly, its
+# checks; kstk and ksarg by their -v reasons, 2 more); their outputs
+# pass there (user space ran them exactly, its
 # faults reported once at their place), and so does latep's -v line (a
 # refusal kept).  On this tree with the WHOLE test
 # taken out of cgen_out.c's kspec_tags(), wflt commits "i 1" lines; with
 # the hold mode reporting its faults, ferr has two error lines a fault
-# (one from the pass, epid 0) and no ERROR line.
+# (one from the pass, epid 0) and no ERROR line; with bpf.c's
+# bpf_kspec_fire() giving the pass no comm, strs's lines the pass made
+# print an empty execname.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -888,4 +892,18 @@ expect_file_eq "strs: every thread's even transactions" strs.srt strs.g.txt
 expect_eq "strs: no drop" "" "$(cat strs.g.txt.drops)"
 kspec strs 4
 
+# Kept out, -v naming them: ustack() (a record with both fault bits and a
+# stack) and args[N] by %s (a plan per probe) in a speculating clause.
+sed 's/printf("%d\\n", arg2);/printf("%d\\n", arg2); ustack();/' store.d |
+	sed 's/ self->n++;//' >kstk.d
+run g kstk.g.txt 1 -s kstk.d
+expect_grep "kstk: -v why" \
+	"^dtrace: speculations stay user space's: clause 2: ustack() or jstack() in a speculating clause" \
+	kstk.g.txt.err
+sed 's/printf("%d\\n", arg2);/printf("%d %s\\n", arg2, args[3]);/' store.d |
+	sed 's/ self->n++;//' >ksarg.d
+run g ksarg.g.txt 1 -s ksarg.d
+expect_grep "ksarg: -v why" \
+	"^dtrace: speculations stay user space's: clause 2: args\[N\] printed as a string in a speculating clause" \
+	ksarg.g.txt.err
 finish

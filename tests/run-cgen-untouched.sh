@@ -14,7 +14,8 @@
 #    probe: the kernel's copy fails, and dtrace
 #    reads the string again when it runs the record (kplan_out.c's
 #    out_list(), run.c's d_read_str_late()), as the record path's
-#    d_arg_str() does: the strings printed, no error, byte for byte
+#    d_arg_str() does (but with speculations in the kernel: DTrace's
+#    fault at the probe, r1k.d): the strings printed, no error, byte for byte
 #    DTRACE_KAGG=0's and DTRACE_CGEN=0's, -v counting the clauses as
 #    the kernel's; the same where the process exits at once (the late
 #    read is deadmem.c's when dtrace comes after the exit).  On a
@@ -86,13 +87,30 @@ EOF2
 done
 echo >>r1.exp # dtrace's last line
 
+# (-x nspec=65: past the 64 the kernel keeps, so the speculations stay
+# user space's and the speculating clause a sout one, whose argument
+# string R1 reads again; with speculations in the kernel there is no
+# re-read: below)
 for cmd in first exit; do
-	ways_start 120 -v -q -s r1.d -c "./ut $cmd 3"
+	ways_start 120 -v -q -x nspec=65 -s r1.d -c "./ut $cmd 3"
 	ways_wait "R1, ut $cmd 3"
 	ways_same "R1, ut $cmd 3"
 	expect_file_eq "R1, ut $cmd 3: the strings" r1.exp outg.txt
 	clean "R1, ut $cmd 3"
 done
+
+# Speculations in the kernel (doc/DESIGN.md's step 4, *Strings*): no
+# late re-read, since the held text is made once, by the pass or at the
+# hit's place, and its fault reported at the place only: an argument
+# string not readable at the probe is DTrace's "invalid address", and
+# the record is not kept.
+grep -e speculat -e commit r1.d >r1k.d
+run_mode g r1k.txt "./ut first 1" -v -s r1k.d
+expect_grep "R1 kspec: -v kernel" \
+	'^dtrace: 3 clauses with speculations run in the kernel' r1k.txt.err
+expect_grep "R1 kspec: the fault at the probe" \
+	'invalid address (0x[0-9a-f]*) in action #2$' r1k.txt.err
+expect_eq "R1 kspec: no line" "" "$(grep spec r1k.txt)"
 
 # The faults kept, then the page-in.
 cat >s1.d <<'EOF2'

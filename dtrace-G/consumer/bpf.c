@@ -906,6 +906,7 @@ bool bpf_kspec_fire(struct consumer *c, const struct hit *h)
 	struct hit_at at = { 0 };
 	struct d_fire f = { 0 };
 	struct tprobe *p;
+	char comm[UBPF_KCOMM + 1] = "";
 	size_t off;
 	bool defer;
 
@@ -925,7 +926,12 @@ bool bpf_kspec_fire(struct consumer *c, const struct hit *h)
 	f.pid = (pid_t)h->pid;
 	f.tid = (pid_t)h->tid;
 	f.timestamp = h->time;
-	f.execname = "";
+	/* the record's comm where the event reads it, as bpf_decode()
+	 * copies it: a held record's execname */
+	if (c->up.evs[r.ev]->needs & D_NEED_EXECNAME)
+		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(r.comm),
+			 r.comm);
+	f.execname = comm;
 	f.probe = &p->dp;
 	cg_kspec_pass(c, p->clauses, p->nclauses, p->uclauses, p->nuclauses,
 		      h->raw + off, r.len - off, &f, h->time);

@@ -288,7 +288,10 @@ void cg_out_vin_end(struct consumer *c, unsigned clause, const struct d_fire *f,
  * cg_kspec_run(): clause, a speculating one the kernel ran, next in
  * the walk w, at its place: a failed speculation counted, and where
  * the pass did not take the hit (taken false) its opens and holds
- * (stamp 0), and its closes run (told: taken); false: not such a
+ * (stamp 0), and its closes run (told: taken), then its one fault
+ * reported (the site's, bpf_kagg_fault(), else the area's first,
+ * kplan.h's d_kplan_kspec_fault()): *rv d_run_fault()'s result (0:
+ * none; D_RUN_FAULT: the caller fires ERROR); false: not such a
  * clause.  cg_kspec_pass(): the pass ahead of the hit's place
  * (records.c's read_round(), kspec_read.c): the area kout (koutlen
  * bytes) of a hit at probe clauses cl (n; ucl, nu: those user space
@@ -299,7 +302,7 @@ void cg_out_vin_end(struct consumer *c, unsigned clause, const struct d_fire *f,
  * speculations are the kernel's.
  */
 bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
-		  struct cg_out_walk *w, bool taken);
+		  struct cg_out_walk *w, bool taken, int *rv);
 void cg_kspec_pass(struct consumer *c, const unsigned *cl, unsigned n,
 		   const unsigned *ucl, unsigned nu, const uint8_t *kout,
 		   size_t koutlen, const struct d_fire *f, uint64_t stamp);

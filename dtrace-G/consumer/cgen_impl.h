@@ -179,6 +179,11 @@ struct em {
 	uint16_t sroom, sn;
 	/* cgspec's fd (struct cgen_maps' spec), or -1 */
 	int spec;
+	/* the area offsets of the tags (SPEC, SPECU, SPECX) since the
+	 * last ODONE, which ORs UBPF_KSPEC_WHOLE into each (cgen_plan(),
+	 * cgen_out_op()) */
+	int16_t ktag[UBPF_KOUTMAX / sizeof(struct ubpf_kspec)];
+	unsigned nktag;
 	/* the self-> variable (its slot + 1; 0: none) whose value VLD
 	 * left in S_VVAL for a VLD of it later in the clause (cgen_plan.c's
 	 * vld_again()) */

@@ -42,7 +42,11 @@
  * sstr_pre(): bpf_probe_read_kernel_str(), no fault, no jump).  ODONE n
  * sets bit n of the ran word and S_FLAGS_REC (the record is written
  * for it: bpf_agg.c gates the plan's record on it when no other clause
- * needs the record).  The record goes on after the area (cgen.c's length
+ * needs the record); before that, flagged NOREC or not, it ORs
+ * UBPF_KSPEC_WHOLE into the act of each reached speculation tag of its
+ * clause (e->ktag: cgen_plan.c hands it the tags since the last ODONE;
+ * ktags_whole()), so a tag reached but not whole says a fault jumped
+ * past the clause's end.  The record goes on after the area (cgen.c's length
  * includes it), flagged UBPF_RF_KOUT.  String variables such clauses
  * print (kplan_out.c's KV_STR) are kept as a struct ubpf_kostr: a
  * this-> one's in cgbuf above the record's half (TSTR_AT()), its len
@@ -800,12 +804,35 @@ void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl)
 	}
 }
 
+/* ODONE: UBPF_KSPEC_WHOLE into the act of each reached tag since the
+ * last ODONE (e->ktag, cgen_plan.c's; an unreached one stays act 0): its
+ * clause got here, past every fault site's jump */
+static void ktags_whole(struct em *e)
+{
+	for (unsigned i = 0; i < e->nktag; i++) {
+		int16_t at =
+			(int16_t)(e->ktag[i] +
+				  (int16_t)offsetof(struct ubpf_kspec, act));
+		size_t j;
+
+		ldx(e, BPF_DW, 2, 10, S_OBUF);
+		ldx(e, BPF_W, 1, 2, at);
+		j = jmp_i(e, BPF_JEQ, 1, 0);
+		alu_i(e, BPF_OR, 1, UBPF_KSPEC_WHOLE);
+		stx(e, BPF_W, 2, at, 1);
+		fix(e, j);
+	}
+	e->nktag = 0;
+}
+
 void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		 const int *fds)
 {
 	/* the area, unless the op touches nothing of cgbuf: a clause that
-	 * only stores (ODONE's NOREC), a self-> string cleared */
-	if (!(o->op == UBPF_K_ODONE && (o->flags & UBPF_KF_NOREC)) &&
+	 * only stores (ODONE's NOREC, but where it marks tags whole), a
+	 * self-> string cleared */
+	if (!(o->op == UBPF_K_ODONE && (o->flags & UBPF_KF_NOREC) &&
+	      !e->nktag) &&
 	    !(o->op == UBPF_K_SCLR && o->n == UBPF_KV_SELF))
 		cgen_out_need(e);
 	if (o->op == UBPF_K_SCLR) {
@@ -829,6 +856,7 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 			e->bad = true;
 			return;
 		}
+		ktags_whole(e);
 		if (o->flags & UBPF_KF_NOREC) /* its SSTR set it, if faulted */
 			return;
 		ldx(e, BPF_DW, 2, 10, S_OBUF);
@@ -1012,9 +1040,14 @@ static void kspec_tags(struct consumer *c, const struct d_kplan *k,
 		case KS_STEP: /* speculate(0), or an inactive buffer: none */
 			if (!t[i].id || !active || (!ahead && taken))
 				break;
-			if (!d_kplan_kspec_text(k, clause, a, n, f, &rec,
+			/* a hole (no record, no byte of specsize): its
+			 * clause faulted after the step (no WHOLE: a
+			 * site's jump, or a copy's), or the walk meets a
+			 * copy's fault; the place reports it */
+			if (!(t[i].act & UBPF_KSPEC_WHOLE) ||
+			    !d_kplan_kspec_text(k, clause, a, n, f, &rec,
 						&rlen))
-				rec = NULL; /* a hole: no record */
+				rec = NULL;
 			d_kspec_hold(c->prog, t[i].id, t[i].n,
 				     ahead ? stamp : 0, rec, rlen);
 			free(rec);
@@ -1034,16 +1067,29 @@ static void kspec_tags(struct consumer *c, const struct d_kplan *k,
 }
 
 bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
-		  struct cg_out_walk *w, bool taken)
+		  struct cg_out_walk *w, bool taken, int *rv)
 {
 	const struct d_kplan *k = kplan_of(c);
-	const uint8_t *a;
-	unsigned n;
+	const uint8_t *a = NULL;
+	unsigned n = 0;
+	int action;
+	uint64_t addr;
+	bool illop = false;
 
+	*rv = 0;
 	if (!c->kout || !k || !d_kplan_kspec_clause(k, clause))
 		return false;
 	if (d_kplan_out_area(k, clause) && (a = area_next(c, k, clause, w, &n)))
 		kspec_tags(c, k, clause, a, n, f, false, taken, 0);
+	/* then its one fault, at its place (never the pass's: its holds
+	 * are holes): a site's (an ID past nspec, a compare, a lost
+	 * clock), else the first on the walk of its area (a copy's).
+	 * Only one can be real: no site follows a copy that does not
+	 * jump, and one that jumps ends the clause */
+	if (bpf_kagg_fault(c, clause, f, &action, &illop, &addr) ||
+	    (a && d_kplan_kspec_fault(k, clause, a, n, f, &action, &addr)))
+		*rv = d_run_fault(c->prog, clause, f, action, illop, addr,
+				  stderr);
 	return true;
 }
 

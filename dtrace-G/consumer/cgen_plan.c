@@ -421,6 +421,17 @@ bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)
 
 /* Does the plan order a string variable with a literal (VSEQ's agg:
  * vseq_ord(), whose copy is in cgbuf)? */
+/* A step's tag (o: SPEC, SPECU, SPECX) for the next ODONE to mark
+ * whole (cgen_out_op()) */
+static void ktag(struct em *e, const struct ubpf_kop *o)
+{
+	if (e->nktag >= sizeof(e->ktag) / sizeof(e->ktag[0])) {
+		e->bad = true;
+		return;
+	}
+	e->ktag[e->nktag++] = (int16_t)(sizeof(struct ubpf_kout) + o->slot);
+}
+
 static bool vseq_ordered(const struct ubpf_kplan *pl)
 {
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
@@ -705,6 +716,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * writes into it (cgen_out_need(), which also makes the this->
 	 * strings read ""), known started only until a jump lands */
 	e->ostarted = e->oany = false;
+	e->nktag = 0;
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		if (pl->ops[pc].jump > pc && pl->ops[pc].jump <= pl->nops)
 			tgt[pl->ops[pc].jump] = true;
@@ -827,6 +839,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				e, e->spec, (unsigned)o->imm,
 				(int16_t)(sizeof(struct ubpf_kout) + o->slot),
 				o->agg);
+			ktag(e, o);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_SPECU:   /* speculate(), commit(), discard(): an */
@@ -858,6 +871,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				e->bad = true;
 				continue;
 			}
+			ktag(e, o);
 			/* the fault: the site's two bits 3 (an illegal
 			 * operation), the clause's end (e->sfj) */
 			jok = jmp_i(e, BPF_JA, 0, 0);

@@ -199,7 +199,12 @@ unsigned d_kplan_kspec_n(const struct d_kplan *k);
  * KS_DISCARD (also struct kstmt's spec, KS_NONE none); and the
  * record a speculate()'s clause makes of its values, as its printf()
  * and trace() would print it (../d/stmt.c's d_run_kspec()), into *rec
- * (malloc()ed, *rlen bytes): false where it makes none.
+ * (malloc()ed, *rlen bytes): false where it makes none, or where the
+ * walk meets a fault (a hole: kplan_out.c's hold mode, nothing
+ * reported, no late re-read).  d_kplan_kspec_fault(): the first fault
+ * on that walk's path, its action (the interpreter's numbering) and
+ * address, for the place to report (cgen_out.c's cg_kspec_run());
+ * false where the walk meets none.
  */
 enum { KS_NONE, KS_TAKE, KS_STEP, KS_COMMIT, KS_DISCARD };
 struct d_kstag {
@@ -213,6 +218,9 @@ unsigned d_kplan_kspec_tags(const struct d_kplan *k, unsigned clause,
 bool d_kplan_kspec_text(const struct d_kplan *k, unsigned clause,
 			const uint8_t *data, size_t len, const struct d_fire *f,
 			char **rec, size_t *rlen);
+bool d_kplan_kspec_fault(const struct d_kplan *k, unsigned clause,
+			 const uint8_t *data, size_t len,
+			 const struct d_fire *f, int *action, uint64_t *addr);
 /* A clause with speculate() that is neither a kernel nor a sout one:
  * why not, for -v (the first reason found); NULL for any other */
 const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause);

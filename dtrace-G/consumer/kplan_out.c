@@ -126,7 +126,14 @@
  * one reported (the record path's answer; doc/DESIGN.md §8, R1).  A
  * speculating clause's likewise, before its fault is held for
  * d_run_spec(), and a copyinstr(argN) leaf of a tree dtrace evaluates
- * (out_ftime()), before its pin's fault is set.  Where a statement other
+ * (out_ftime()), before its pin's fault is set.  Not a clause of
+ * speculations in the kernel (late_off()): its held text is made once,
+ * by the pass or at the place, and its fault reported at the place
+ * only, so both must be decided from the area alone (a fault: a hole,
+ * doc/DESIGN.md's step 4, *Strings*).  That walk runs in hold mode
+ * (d_kplan_kspec_text(), d_kplan_kspec_fault(): struct orun's hold,
+ * run_fault()): the first fault kept, not reported, the walk ended
+ * there.  Where a statement other
  * than printf() and trace() follows the copy in the clause (a store,
  * an aggregation, a string variable's store: the kernel runs every
  * statement of the clause, kp_clause_ok()), the OSTR jumps to the
@@ -1120,16 +1127,6 @@ static uint64_t out_faddr(const struct ubpf_kostr *so)
 	return so->len == -2 ? (at | 4095) + 1 : at;
 }
 
-/* A copy that faulted, at address at: its fault, reported in action
- * action of clause; d_run()'s result, never 0 (the clause is done) */
-static int out_fault(const struct d_kplan *k, unsigned clause,
-		     const struct d_fire *f, int action, uint64_t at, FILE *err)
-{
-	int rv = d_run_fault(k->prog, clause, f, action, false, at, err);
-
-	return rv ? rv : -1;
-}
-
 /*
  * Argument j of st, an argument string: copyinstr(argN) or args[N]
  * printed by %s or trace() (kp_out_sarg(), at a probe declaring it a
@@ -1209,7 +1206,33 @@ struct orun {
 	uint64_t faddr;
 	bool sout;
 	bool kprobe; /* a kernel probe's record: its copies' faults stay */
+	/* hold mode (d_kplan_kspec_text(), d_kplan_kspec_fault()): the
+	 * first fault kept in hact, haddr (hflt), not reported, the walk
+	 * ended there; no late re-read (R1) */
+	bool hold, hflt;
+	int hact;
+	uint64_t haddr;
 };
+
+/* A fault at at in action action: kept in hold mode, else reported;
+ * r->rv set either way (the walk ends) */
+static void run_fault(struct orun *r, int action, uint64_t at)
+{
+	int rv;
+
+	if (r->hold) {
+		if (!r->hflt) {
+			r->hflt = true;
+			r->hact = action;
+			r->haddr = at;
+		}
+		r->rv = -1;
+		return;
+	}
+	rv = d_run_fault(r->k->prog, r->clause, r->f, action, false, at,
+			 r->err);
+	r->rv = rv ? rv : -1;
+}
 
 /* A fault at faddr of argument j of st, a printf() or trace(): a
  * sout clause's pre[r->nv - 1], reported if the clause gets there;
@@ -1217,17 +1240,22 @@ struct orun {
 static void arg_fault(struct orun *r, const struct stmt *st, unsigned j,
 		      uint64_t faddr)
 {
-	int rv;
-
 	if (r->sout) {
 		r->fat = (int)r->nv - 1;
 		r->faddr = faddr;
 		return;
 	}
-	rv = d_run_fault(r->k->prog, r->clause, r->f,
-			 st->kind == S_TRACE ? st->action : st->action + (int)j,
-			 false, faddr, r->err);
-	r->rv = rv ? rv : -1;
+	run_fault(r, st->kind == S_TRACE ? st->action : st->action + (int)j,
+		  faddr);
+}
+
+/* No late re-read (R1) of an argument string that faulted at the hit:
+ * in hold mode, nor for a clause of speculations in the kernel, whose
+ * held text the pass or the place makes and whose fault the place
+ * reports: two reads could disagree (doc/DESIGN.md's step 4, *Strings*) */
+static bool late_off(const struct orun *r)
+{
+	return r->hold || d_kplan_kspec_clause(r->k, r->clause);
 }
 
 /*
@@ -1235,7 +1263,7 @@ static void arg_fault(struct orun *r, const struct stmt *st, unsigned j,
  * kp_out_leaves(), "String functions printed from the out area"): each
  * leaf's value read from the area into a pin (a copy that faulted: its
  * address, the page after where the string ran into it, as
- * out_fault()'s), then d_eval_pinned() of the argument, which meets
+ * out_faddr()'s), then d_eval_pinned() of the argument, which meets
  * the pins in run.c's order and raises the first faulted one it
  * reaches (one in a branch not taken is never read, as run.c never
  * copies it).  Into *v, its string kept in r->strs; false where the
@@ -1291,7 +1319,7 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 		 * out_list() reads a whole argument's (R1); a leaf in a
 		 * branch d_eval_pinned() does not take is read too, its
 		 * value unused */
-		if (so.len < 0 && !r->kprobe && !ends &&
+		if (so.len < 0 && !r->kprobe && !ends && !late_off(r) &&
 		    lv[l].kind == UBPF_K_OSTR && kp_ostr_arg(lv[l].n) >= 0) {
 			uint64_t fa = 0;
 			char *late = d_read_str_late(k->prog, r->f,
@@ -1401,9 +1429,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			memcpy(&so, r->data + r->off, SSTR_SIZE);
 			r->off += SSTR_SIZE;
 			if (so.len < 0)
-				r->rv = out_fault(k, r->clause, r->f,
-						  st->action, out_faddr(&so),
-						  r->err);
+				run_fault(r, st->action, out_faddr(&so));
 			continue;
 		}
 		if (!ks->out)
@@ -1461,8 +1487,8 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			 * on it): read now, as the record path's d_arg_str()
 			 * reads it (the "Strings at the probe of pages not
 			 * yet touched" paragraph above) */
-			if (so.len < 0 && !r->kprobe && out_astr(st, j) >= 0 &&
-			    !kp_out_ends(c, i)) {
+			if (so.len < 0 && !r->kprobe && !late_off(r) &&
+			    out_astr(st, j) >= 0 && !kp_out_ends(c, i)) {
 				late = d_read_str_late(
 					k->prog, r->f, (uint64_t)so.addr,
 					late_max(k, st->kind == S_TRACE
@@ -1479,11 +1505,11 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 				return;
 			}
 			if (so.len < 0) { /* the hit's fault, reported here */
-				r->rv = out_fault(k, r->clause, r->f,
-						  st->kind == S_TRACE
-							  ? st->action
-							  : st->action + (int)j,
-						  fa, r->err);
+				run_fault(r,
+					  st->kind == S_TRACE
+						  ? st->action
+						  : st->action + (int)j,
+					  fa);
 				return;
 			}
 			r->strs[r->ns] =
@@ -1499,6 +1525,21 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 					  .tn = 1 };
 		}
 	}
+}
+
+/* Every value the walk of clause's area may give: each if's, each
+ * argument's */
+static unsigned out_nvals(const struct d_kplan *k, unsigned clause)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+	unsigned nall = 0;
+
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+
+		nall += ks->cond ? 1 : ks->out ? kp_out_nargs(c->flat[i]) : 0;
+	}
+	return nall;
 }
 
 int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
@@ -1532,12 +1573,7 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		truth = d_truth(&pv);
 	}
 
-	/* every value the walk may give: each if's, each argument's */
-	for (unsigned i = 0; i < c->nflat; i++) {
-		const struct kstmt *ks = &k->st[k->first[clause] + i];
-
-		nall += ks->cond ? 1 : ks->out ? kp_out_nargs(c->flat[i]) : 0;
-	}
+	nall = out_nvals(k, clause);
 	r.vals = xcalloc(nall ? nall : 1, sizeof(*r.vals));
 	r.strs = xcalloc(nall ? nall : 1, sizeof(*r.strs));
 	out_list(&r, 0, c->nstmts);
@@ -1579,37 +1615,62 @@ unsigned d_kplan_kspec_tags(const struct d_kplan *k, unsigned clause,
 	return n;
 }
 
+/* The hold mode's walk of a speculating clause's area (data, len) into
+ * r: its values, or the first fault kept (d_kplan_kspec_text(),
+ * d_kplan_kspec_fault()); kspec_done() frees it */
+static void kspec_walk(struct orun *r, const struct d_kplan *k, unsigned clause,
+		       const uint8_t *data, size_t len, const struct d_fire *f)
+{
+	unsigned nall = out_nvals(k, clause);
+
+	*r = (struct orun){ .k = k,
+			    .clause = clause,
+			    .data = data,
+			    .len = len,
+			    .f = f,
+			    .err = stderr,
+			    .fat = -1,
+			    .hold = true };
+	r->vals = xcalloc(nall ? nall : 1, sizeof(*r->vals));
+	r->strs = xcalloc(nall ? nall : 1, sizeof(*r->strs));
+	out_list(r, 0, k->prog->clauses[clause].nstmts);
+}
+
+static void kspec_done(struct orun *r)
+{
+	for (unsigned i = 0; i < r->ns; i++)
+		free(r->strs[i]);
+	free(r->strs);
+	free(r->vals);
+}
+
 bool d_kplan_kspec_text(const struct d_kplan *k, unsigned clause,
 			const uint8_t *data, size_t len, const struct d_fire *f,
 			char **rec, size_t *rlen)
 {
-	const struct clause *c = &k->prog->clauses[clause];
-	struct orun r = { .k = k,
-			  .clause = clause,
-			  .data = data,
-			  .len = len,
-			  .f = f,
-			  .err = stderr,
-			  .fat = -1 };
-	unsigned nall = 0;
+	struct orun r;
 	bool ok;
 
 	*rec = NULL;
 	*rlen = 0;
-	for (unsigned i = 0; i < c->nflat; i++) {
-		const struct kstmt *ks = &k->st[k->first[clause] + i];
-
-		nall += ks->out ? kp_out_nargs(c->flat[i]) : 0;
-	}
-	r.vals = xcalloc(nall ? nall : 1, sizeof(*r.vals));
-	r.strs = xcalloc(nall ? nall : 1, sizeof(*r.strs));
-	out_list(&r, 0, c->nstmts);
-	/* integers only (d_kplan_kspec()): no fault to report */
+	kspec_walk(&r, k, clause, data, len, f);
+	/* a fault on the walk's path: a hole (the place reports it,
+	 * d_kplan_kspec_fault()) */
 	ok = !r.rv && r.fat < 0 &&
 	     d_run_kspec(k->prog, clause, f, r.vals, rec, rlen);
-	for (unsigned i = 0; i < r.ns; i++)
-		free(r.strs[i]);
-	free(r.strs);
-	free(r.vals);
+	kspec_done(&r);
 	return ok;
+}
+
+bool d_kplan_kspec_fault(const struct d_kplan *k, unsigned clause,
+			 const uint8_t *data, size_t len,
+			 const struct d_fire *f, int *action, uint64_t *addr)
+{
+	struct orun r;
+
+	kspec_walk(&r, k, clause, data, len, f);
+	*action = r.hact;
+	*addr = r.haddr;
+	kspec_done(&r);
+	return r.hflt;
 }

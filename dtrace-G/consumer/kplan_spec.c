@@ -126,15 +126,18 @@
  * Speculations in the kernel (doc/DESIGN.md's "Speculations in the
  * kernel: the build in steps", step 3; d_kplan_kspec()).  All or
  * nothing for the program: where kp_kspec_pre() holds (nspec at most
- * UBPF_KSPECS; -q, no -F, no JSON, no setopt(): the held text is a
- * printf()'s of integers; no horizon; no exit() decided at the hit,
- * k->kexit: the hits the kernel lets through before it run after it,
+ * UBPF_KSPECS; -q, no -F, no JSON, no setopt(): the held text is made
+ * with the options fixed at compile time; no horizon; no exit()
+ * decided at the hit, k->kexit: the hits the kernel lets through
+ * before it run after it,
  * under records.c's kdrain, where the reading rule's pass has handed
  * them over already; every speculating clause fires
  * only at uprobe sites, k->traced and uprobes_only(), not at ERROR;
  * kspec_shape(): speculation() only as the whole value of a top-level
  * `v = ` into a self-> or this-> variable, speculate() first and then
- * printf() and trace() of integers only, commit() and discard()
+ * any statement the kernel runs (kp_stmt_ok(), kp_out_ok(): strings,
+ * string functions, stores; step 4's *Strings*) but ustack() and
+ * jstack() and args[N] printed as a string (out_kept()), commit() and discard()
  * followed only by stores that cannot fault (no take and no second
  * close after a close: kept out since ../d/stmt.c ran a clause's
  * closes at its end; it closes at the statement now, and step 4 takes
@@ -160,10 +163,15 @@
  * generations in the reading rule's order (records.c's read_round(),
  * kspec_read.c; cgen_out.c's cg_kspec_run() and cg_kspec_pass()), the
  * held text made from the area's values (d_kplan_kspec_text(),
- * ../d/stmt.c's d_run_kspec()).  What stays user space's (the sout
- * path above, or the records): strings, faults after speculate() and
- * the other shapes (the next step), BEGIN, END and the kernel
- * providers' probes (the steps after).
+ * ../d/stmt.c's d_run_kspec()).  The clause's ODONE marks its reached
+ * tags UBPF_KSPEC_WHOLE (cgen_out.c): a fault after speculate() (a
+ * site's jump, a copy's) leaves the tag reached but not whole, and the
+ * record is a hole (no text, no byte of specsize), as is one whose
+ * area's walk meets a copy's fault (kplan_out.c's hold mode); the fault
+ * is reported once, at the hit's place (cg_kspec_run()).  What stays
+ * user space's (the sout path above, or the records): the other shapes
+ * (step 4's other part), BEGIN, END and the kernel providers' probes
+ * (the steps after).
  *
  * Also left, user space's with -v saying why
  * (d_kplan_spec_why()): a speculating clause with a store (DTrace
@@ -555,18 +563,24 @@ static bool stmts_if_spec(const struct stmt *v, unsigned n)
 	return false;
 }
 
-/* Is printf() or trace() st's every value an integer (no string, no
- * stack: step 4's)? */
-static bool out_ints(const struct stmt *st)
+/* A printf() or trace() value of st that stays out of a speculating
+ * clause in the kernel, why; else NULL.  Every other value kp_out_ok()
+ * takes may follow speculate() (doc/DESIGN.md's step 4, *Strings*) */
+static const char *out_kept(const struct stmt *st)
 {
-	if (st->kind == S_TRACE)
-		return st->e && st->e->kind != T_STR && !kp_out_stk(st->e);
-	if (st->kind != S_PRINTF)
-		return false;
-	for (unsigned j = 0; j < st->nargs; j++)
-		if (st->args[j]->kind == T_STR || kp_out_stk(st->args[j]))
-			return false;
-	return true;
+	if (st->kind != S_PRINTF && st->kind != S_TRACE)
+		return NULL;
+	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+		if (kp_out_stk(st->kind == S_TRACE ? st->e : st->args[j]))
+			return "ustack() or jstack() in a speculating clause "
+			       "(cgen.c refuses a record with both fault bits "
+			       "and a stack)";
+		if (kp_out_sarg(st, j) >= 0)
+			return "args[N] printed as a string in a speculating "
+			       "clause (its plan is per probe: "
+			       "kp_out_sarg_ok())";
+	}
+	return NULL;
 }
 
 /* Is the ID n one of spred_ok()'s kind before the decision (an integer,
@@ -619,10 +633,8 @@ static const char *kspec_shape(const struct clause *c)
 			close = true;
 			continue;
 		}
-		if (step && !out_ints(st))
-			return "after speculate(), a statement other than "
-			       "printf() and trace() of integers (strings: "
-			       "the next step)";
+		if (out_kept(st))
+			return out_kept(st);
 		if (node_spec(st->e))
 			return "speculation() not as the whole value of a "
 			       "store into a self-> or this-> variable";

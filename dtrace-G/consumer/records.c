@@ -677,13 +677,9 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 		f->probe = dp;
 		/* a speculating clause the kernel ran (kplan.h's
 		 * d_kplan_kspec()): its tags to the held generations at
-		 * its place, then the fault it had (an ID past nspec) */
-		if (cg_kspec_run(c, cl[i], f, &w, c->ktaken)) {
-			if (bpf_kagg_fault(c, cl[i], f, &action, &illop,
-					   &addr) &&
-			    (d_run_fault(c->prog, cl[i], f, action, illop, addr,
-					 stderr) &
-			     D_RUN_FAULT))
+		 * its place, then the fault it had (a site's, a copy's) */
+		if (cg_kspec_run(c, cl[i], f, &w, c->ktaken, &action)) {
+			if (action & D_RUN_FAULT)
 				fire_error(c, f);
 			continue;
 		}

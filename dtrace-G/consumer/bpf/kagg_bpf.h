@@ -483,7 +483,11 @@ struct ubpf_kostr {
  * count when taken}; speculate(ID) {ID, REACHED | old's ACTIVE, the
  * record's sequence}, speculate(0) {0, REACHED, 0}; commit(ID),
  * discard(ID) {ID, REACHED | old's ACTIVE, the count at the close}.
- * act 0: the statement was not reached.  cgspec's words (one array
+ * act 0: the statement was not reached.  The clause's ODONE ORs WHOLE
+ * into each reached tag of its clause (cgen_out.c's cgen_out_op()): a
+ * fault or a false predicate jumps past it, so a reached tag without
+ * WHOLE is a clause that faulted after the step, the area's later slots
+ * not its own.  cgspec's words (one array
  * entry, nspec u64): bit 0 the buffer active, bits 1-63 a count of
  * speculate()s that only grows.
  */
@@ -494,6 +498,7 @@ struct ubpf_kspec {
 };
 #define UBPF_KSPEC_ACTIVE 1  /* ubpf_kspec.act: the word's bit 0 was set */
 #define UBPF_KSPEC_REACHED 2 /* ... the statement ran */
+#define UBPF_KSPEC_WHOLE 4   /* ... and its clause ran to its ODONE */
 #define UBPF_KSPECS 64	     /* the most nspec the kernel keeps */
 
 /* kplans[{event, pid}] */

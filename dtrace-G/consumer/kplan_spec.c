@@ -134,11 +134,7 @@
  * only at uprobe sites, k->traced and uprobes_only(), not at ERROR;
  * kspec_shape(): speculation() only as the whole value of a top-level
  * `v = ` into a self-> or this-> variable, speculate() first and then
- * printf() and trace() of integers only, commit() and discard()
- * followed only by stores that cannot fault (no take and no second
- * close after a close: kept out since ../d/stmt.c ran a clause's
- * closes at its end; it closes at the statement now, and step 4 takes
- * them: doc/DESIGN.md), none of the four under an
+ * printf() and trace() of integers only, none of the four under an
  * if, an ID an integer that reads no memory, stores nothing and cannot
  * fault, a clause that takes or closes printing nothing), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
@@ -160,7 +156,17 @@
  * generations in the reading rule's order (records.c's read_round(),
  * kspec_read.c; cgen_out.c's cg_kspec_run() and cg_kspec_pass()), the
  * held text made from the area's values (d_kplan_kspec_text(),
- * ../d/stmt.c's d_run_kspec()).  What stays user space's (the sout
+ * ../d/stmt.c's d_run_kspec()).  After a commit() or discard(), any
+ * statement the kernel runs may follow (step 4, doc/DESIGN.md): the
+ * words step at the statement and ../d/stmt.c closes there too, and a
+ * clause's tags are handed over in the order of its statements, so a
+ * close and then a take in one hit close the generation first and
+ * open the next at the count the close found (../d/spec.c's closing()
+ * picks the older one: the generations sorted by c0, the closes in
+ * hand by n); a second close finds the word inactive and is not
+ * handed over; a fault after a close leaves its tag reached, handed
+ * over at the place before the fault is reported, as ../d/stmt.c
+ * prints a commit() and then the fault.  What stays user space's (the sout
  * path above, or the records): strings, faults after speculate() and
  * the other shapes (the next step), BEGIN, END and the kernel
  * providers' probes (the steps after).
@@ -590,14 +596,6 @@ static const char *kspec_shape(const struct clause *c)
 	for (unsigned i = 0; i < c->nstmts; i++) {
 		const struct stmt *st = &c->stmts[i];
 
-		/* first: a take or a second close after a close (kept out
-		 * while user space ran a clause's commit() and discard() at
-		 * its end; ../d/stmt.c closes at the statement now: step 4's
-		 * to take) */
-		if (close && (kp_assigned_var(st) < 0 ||
-			      st->e->op != N_ASSIGN || !node_safe(st->e->b)))
-			return "after commit() or discard(), a statement "
-			       "other than a store free of faults";
 		if (kp_spec_take_var(st) >= 0) {
 			take = true;
 			continue;

@@ -985,6 +985,60 @@ static void test_kspec(void)
 	d_free(p);
 }
 
+static const struct d_probe p_sp = {
+	.id = 12,
+	.prov = "sp1234",
+	.mod = "sp",
+	.func = "run",
+	.name = "data",
+};
+
+/* The interpreter's commit() and discard() close at the statement, as
+ * DTrace's: commit(); discard() prints the records, and a take after a
+ * commit() with nspec 1 gets ID 1 again */
+static void test_spec_close_at(void)
+{
+	static const unsigned runs[2][4] = { { 0, 1, 2, ~0u }, { 0, 1, 3, 4 } };
+	static const char *const want[2][4] = {
+		{ "", "", "d 7\n", "" },
+		{ "", "", "d 8\n", "id 1\n" },
+	};
+	static const char *const what[2][4] = {
+		{ "taken", "speculated",
+		  "commit(); discard() prints the records" },
+		{ "taken again", "speculated again",
+		  "commit(); speculation() prints the records",
+		  "the take after the commit() gets ID 1 again (nspec 1)" },
+	};
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_sp);
+
+	p = compile("#pragma D option quiet\n"
+		    "sp*:::begin { self->s = speculation(); }\n"
+		    "sp*:::data { speculate(self->s); printf(\"d %d\\n\", "
+		    "arg0); }\n"
+		    "sp*:::end { commit(self->s); discard(self->s); }\n"
+		    "sp*:::end { commit(self->s); self->s = speculation(); }\n"
+		    "sp*:::end { printf(\"id %d\\n\", self->s); }");
+	if (!p) {
+		ok(0, "commit at the statement");
+		return;
+	}
+	for (unsigned r = 0; r < 2; r++) {
+		f.arg[0] = 7 + r;
+		for (unsigned i = 0; i < 4 && runs[r][i] != ~0u; i++) {
+			char *out = NULL, *err = NULL;
+
+			run_one(p, runs[r][i], &f, &out, &err);
+			is_str(out, want[r][i], "commit at the statement: %s",
+			       what[r][i]);
+			free(out);
+			free(err);
+		}
+	}
+	d_free(p);
+}
+
 /* After a lost record (d_kspec_lost()): every record held and every
  * later one a drop, nothing printed, the message once; an exit()'s stamp
  * (d_kspec_end()'s until): the holds stamped after it forgotten, not
@@ -2364,6 +2418,7 @@ int main(void)
 	test_error_probe();
 	test_run_fault();
 	test_kspec();
+	test_spec_close_at();
 	test_kspec_random();
 	test_kspec_lost();
 	test_exit();

@@ -74,7 +74,10 @@
 #  - step 4 (doc/DESIGN.md's "Speculations in the kernel, step 4"):
 #    retake.d and twice.d, a take or a second close after a close in
 #    one clause, and cflt.d, a close that faults after a commit(), the
-#    kernel's (kspec()), as both close at the statement.
+#    kernel's (kspec()), as both close at the statement; sstr.d and
+#    ukey.d, a string stored from a copy and a count() keyed by the
+#    user stack in a speculating clause: user space's (-v), their
+#    faults and counts three ways.
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -113,7 +116,9 @@
 # 1 of 4 runs.
 # On main's binary before step 4's part A, retake, twice and cflt fail
 # by their -v lines ("after commit() or discard(), a statement other
-# than a store free of faults").
+# than a store free of faults"), sstr by its errors (the kernel's path
+# reported none of the copies' faults) and ukey by its output (it printed
+# no aggregation), both by -v too.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -707,6 +712,34 @@ expect_eq "cflt: the fault after the commit()" \
 	"dtrace: error on enabled probe ID 3 (ID N: spPID:sp:run:end): illegal operation in action #3" \
 	"$(cat cflt.g.txt.errs)"
 kspec cflt 3
+# A string stored from a copy in a speculating clause (SSTR: its fault
+# is in the out area, which cg_kspec_run() reads for the tags alone)
+# keeps the speculations user space's (-v); before, the kernel ran it and
+# its faults went unreported.
+cat >sstr.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); self->p = copyinstr(arg1 + 1); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+EOF2
+same sstr sstr.d 2 asis
+expect_eq "sstr: the copies' faults" \
+	"$(printf 'dtrace: error on enabled probe ID 1 (ID N: spPID:sp:run:begin): invalid address (0x%d) in action #2\n' 1 2)" \
+	"$(cat sstr.g.txt.errs)"
+expect_grep "sstr: -v why" \
+	"^dtrace: speculations stay user space's: clause 1: a string stored from a copy" \
+	sstr.g.txt.err
+# ... and so does a count() keyed by the user stack (dtrace updates it
+# from the record, d_stmt_ukey(), which a speculating clause's place
+# did not): before, the kernel's path printed no aggregation
+sed 's/begin { self->s = speculation(); self->p = copyinstr(arg1 + 1); }/begin { self->s = speculation(); @u[ustack()] = count(); }/' \
+	sstr.d >ukey.d
+same ukey ukey.d 2 asis
+expect_eq "ukey: the aggregation printed, one stack counted twice" 2 \
+	"$(awk 'NF == 1 && $1 ~ /^[0-9]+$/ { print $1 }' ukey.g.txt)"
+expect_grep "ukey: -v why" \
+	"^dtrace: speculations stay user space's: clause 1: an aggregation keyed by the user stack" \
+	ukey.g.txt.err
 # 3: exit() decided at the hit (the kernel lets hits through before it,
 # run after it) keeps the speculations user space's
 sed '$a\

@@ -143,7 +143,11 @@
  * other, and kp_vars_decide() puts the plan in the mode that sends no
  * armed hit to user space whole (as for self-> variables: user space
  * would step buffers the kernel counts).  kp_kspec_post() then asks
- * that every speculating clause did end up the kernel's and numbers
+ * that every speculating clause did end up the kernel's, with no
+ * string stored from a copy (SSTR: its fault is in the area, which
+ * cg_kspec_run() reads for the tags alone) and no count() keyed by the
+ * user stack (dtrace updates it from the record, d_stmt_ukey(), which
+ * a speculating clause's place does not), kspec_plan_why(), and numbers
  * the fault sites of speculate(), commit() and discard() (an ID past
  * nspec: DTrace's illegal operation at the statement, spec_sites());
  * else the decision is made again without, as before, and -v says the
@@ -723,6 +727,28 @@ static bool spec_sites(struct d_kplan *k, unsigned nfs)
 	return true;
 }
 
+/* Clause ci's plan (kp_kspec_post()): NULL where its speculations may
+ * be the kernel's, else why not.  At its place cg_kspec_run() reads only
+ * the area's tags and the record's fault bits, and d_run_kspec() may run
+ * ahead of the place, so neither a string store's copy (SSTR: its fault
+ * is in the area) nor an aggregation dtrace updates from the record
+ * (d_stmt_ukey()) is made there. */
+static const char *kspec_plan_why(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	for (unsigned i = 0; i < c->nflat; i++) {
+		if (k->st[k->first[ci] + i].sstr)
+			return "a string stored from a copy (its fault is "
+			       "in the out area, which is read for the tags "
+			       "alone: the next step)";
+		if (d_stmt_ukey(k->prog, c->flat[i]))
+			return "an aggregation keyed by the user stack, "
+			       "which dtrace updates from the record";
+	}
+	return NULL;
+}
+
 bool kp_kspec_post(struct d_kplan *k)
 {
 	const struct d_prog *p = k->prog;
@@ -731,8 +757,17 @@ bool kp_kspec_post(struct d_kplan *k)
 		return false;
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		char why[256];
+		const char *w;
 
-		if (!d_kplan_specs(p, ci) || k->ok[ci])
+		if (!d_kplan_specs(p, ci))
+			continue;
+		if (k->ok[ci] && (w = kspec_plan_why(k, ci))) {
+			snprintf(k->kswbuf, sizeof(k->kswbuf), "clause %u: %s",
+				 ci + 1, w);
+			k->kswhy = k->kswbuf;
+			return false;
+		}
+		if (k->ok[ci])
 			continue;
 		if (!d_kplan_why(k, ci, why, sizeof(why)))
 			snprintf(why, sizeof(why), "%s",

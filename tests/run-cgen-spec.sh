@@ -77,7 +77,8 @@
 #    kernel's (kspec()), as both close at the statement; sstr.d and
 #    ukey.d, a string stored from a copy and a count() keyed by the
 #    user stack in a speculating clause: user space's (-v), their
-#    faults and counts three ways.
+#    faults and counts three ways; before.d, a store, an aggregation
+#    and an if of a store before speculate(): the kernel's.
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -119,6 +120,7 @@
 # than a store free of faults"), sstr by its errors (the kernel's path
 # reported none of the copies' faults) and ukey by its output (it printed
 # no aggregation), both by -v too.
+# before fails there by its -v line ("a statement before speculate()").
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -740,6 +742,24 @@ expect_eq "ukey: the aggregation printed, one stack counted twice" 2 \
 expect_grep "ukey: -v why" \
 	"^dtrace: speculations stay user space's: clause 1: an aggregation keyed by the user stack" \
 	ukey.g.txt.err
+# Statements before speculate() (d/compile.c's spec_rules(): only ones
+# that record nothing): a store, an aggregation and an if of a store,
+# the kernel's as in any kernel clause, before the step
+cat >before.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { self->n++; @c[arg2] = count(); if (arg2 == 1) { self->m += arg1 + 1; } speculate(self->s); printf("%d %d %d %d %d\n", arg0, arg1, arg2, self->n, self->m); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+sp$target:::end { printf("n %d %d\n", self->n, self->m); }
+EOF2
+same before before.d 4 asis
+printf '%s\n' '0 0 0 1 0' '0 0 1 2 1' '0 0 2 3 1' 'n 3 1' 'n 6 3' \
+	'0 2 0 7 3' '0 2 1 8 6' '0 2 2 9 6' 'n 9 6' 'n 12 10' '' \
+	'                0                4' '                1                4' \
+	'                2                4' >before.exp
+expect_file_eq "before: the stores and counts made before the step" \
+	before.exp before.g.txt
+kspec before 4
 # 3: exit() decided at the hit (the kernel lets hits through before it,
 # run after it) keeps the speculations user space's
 sed '$a\

@@ -133,8 +133,12 @@
  * them over already; every speculating clause fires
  * only at uprobe sites, k->traced and uprobes_only(), not at ERROR;
  * kspec_shape(): speculation() only as the whole value of a top-level
- * `v = ` into a self-> or this-> variable, speculate() first and then
- * printf() and trace() of integers only, none of the four under an
+ * `v = ` into a self-> or this-> variable, speculate() after statements
+ * that record nothing (../d/compile.c's spec_rules(): stores,
+ * aggregations, ifs of them, which the kernel runs as in any kernel
+ * clause; a fault there jumps to the clause's end, its tag unreached,
+ * reported at the hit's place as any site's) and then printf() and
+ * trace() of integers only, none of the four under an
  * if, an ID an integer that reads no memory, stores nothing and cannot
  * fault, a clause that takes or closes printing nothing), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
@@ -605,8 +609,6 @@ static const char *kspec_shape(const struct clause *c)
 			continue;
 		}
 		if (st->kind == S_SPECULATE) {
-			if (i)
-				return "a statement before speculate()";
 			if (!id_ok(st->e))
 				return "speculate()'s ID is not an integer "
 				       "the kernel computes without a fault";

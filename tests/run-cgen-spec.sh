@@ -78,7 +78,9 @@
 #    ukey.d, a string stored from a copy and a count() keyed by the
 #    user stack in a speculating clause: user space's (-v), their
 #    faults and counts three ways; before.d, a store, an aggregation
-#    and an if of a store before speculate(): the kernel's.
+#    and an if of a store before speculate(): the kernel's; empty.d,
+#    speculate() with nothing printed after it: an empty held record,
+#    never a drop.
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -120,7 +122,8 @@
 # than a store free of faults"), sstr by its errors (the kernel's path
 # reported none of the copies' faults) and ukey by its output (it printed
 # no aggregation), both by -v too.
-# before fails there by its -v line ("a statement before speculate()").
+# before and empty fail there by their -v lines ("a statement before
+# speculate()").
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -760,6 +763,23 @@ printf '%s\n' '0 0 0 1 0' '0 0 1 2 1' '0 0 2 3 1' 'n 3 1' 'n 6 3' \
 expect_file_eq "before: the stores and counts made before the step" \
 	before.exp before.g.txt
 kspec before 4
+# speculate() with nothing printed after it: an empty record under -q,
+# held, never a drop (specsize 18 holds a transaction's 3 lines), its
+# store before it made
+cat >empty.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { self->k += arg2; speculate(self->s); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+sp$target:::end { printf("k %d\n", self->k); }
+EOF2
+same empty empty.d 4 asis -x specsize=18
+printf '%s\n' '0 0 0' '0 0 1' '0 0 2' 'k 3' 'k 6' '0 2 0' '0 2 1' \
+	'0 2 2' 'k 9' 'k 12' '' >empty.exp
+expect_file_eq "empty: the even transactions, k" empty.exp empty.g.txt
+expect_eq "empty: no drop" "" "$(cat empty.g.txt.drops)"
+kspec empty 5
 # 3: exit() decided at the hit (the kernel lets hits through before it,
 # run after it) keeps the speculations user space's
 sed '$a\

@@ -138,7 +138,8 @@
  * aggregations, ifs of them, which the kernel runs as in any kernel
  * clause; a fault there jumps to the clause's end, its tag unreached,
  * reported at the hit's place as any site's) and then printf() and
- * trace() of integers only, none of the four under an
+ * trace() of integers only, or nothing (its record empty under -q,
+ * held as any, never a drop, and printed as nothing), none of the four under an
  * if, an ID an integer that reads no memory, stores nothing and cannot
  * fault, a clause that takes or closes printing nothing), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
@@ -639,8 +640,6 @@ static const char *kspec_shape(const struct clause *c)
 				return "speculation() not as the whole value "
 				       "of a store";
 	}
-	if (step && c->nstmts < 2)
-		return "speculate() with nothing printed after it";
 	if ((take || close) && d_stmts_prints(c->stmts, c->nstmts))
 		return "a clause that takes or closes a buffer prints too "
 		       "(not in this step)";

@@ -993,6 +993,53 @@ static const struct d_probe p_sp = {
 	.name = "data",
 };
 
+/* d_run_kspec()'s record of a speculate() the kernel reached with
+ * nothing printed after it: the default line, the JSON record, or empty
+ * under -q (a step sets x->recorded in its pre mode too, as run_clause()
+ * sets it) */
+static void test_kspec_text(void)
+{
+	static const char *const src[3] = {
+		"sp*:::data { speculate(1); }",
+		"#pragma D option oformat=json\nsp*:::data { speculate(1); }",
+		"#pragma D option quiet\nsp*:::data { speculate(1); }",
+	};
+	static const char *const want[3] = {
+		"  3     12                         run:data \n",
+		"{\"cpu\":3,\"id\":12,\"provider\":\"sp1234\",\"module\":"
+		"\"sp\",\"function\":\"run\",\"name\":\"data\",\"output\""
+		":\"\"}\n",
+		"",
+	};
+	static const char *const what[3] = { "the default line", "JSON",
+					      "-q: empty" };
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct d_prog *p = compile(src[i]);
+		struct d_fire f = mkfire(&p_sp);
+		/* its values (struct dv's, opaque here): none read, nothing
+		 * is printed, but pre must be given for the pre mode */
+		static uint64_t pre[16];
+		char *rec = NULL;
+		size_t len = 0;
+		bool made;
+
+		if (!p) {
+			ok(0, "kspec text: %s", what[i]);
+			continue;
+		}
+		f.cpu = 3;
+		made = d_run_kspec(p, 0, &f, (const struct dv *)pre, &rec,
+				   &len);
+		ok(made && len == strlen(want[i]), "kspec text: %s made",
+		   what[i]);
+		is_str(rec ? rec : "(none)", want[i],
+		       "kspec text: speculate() alone, %s", what[i]);
+		free(rec);
+		d_free(p);
+	}
+}
+
 /* The interpreter's commit() and discard() close at the statement, as
  * DTrace's: commit(); discard() prints the records, and a take after a
  * commit() with nspec 1 gets ID 1 again */
@@ -2418,6 +2465,7 @@ int main(void)
 	test_error_probe();
 	test_run_fault();
 	test_kspec();
+	test_kspec_text();
 	test_spec_close_at();
 	test_kspec_random();
 	test_kspec_lost();

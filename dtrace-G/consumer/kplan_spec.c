@@ -139,8 +139,10 @@
  * clause; a fault there jumps to the clause's end, its tag unreached,
  * reported at the hit's place as any site's) and then printf() and
  * trace() of integers only, or nothing (its record empty under -q,
- * held as any, never a drop, and printed as nothing), none of the four under an
- * if, an ID an integer that reads no memory, stores nothing and cannot
+ * held as any, never a drop, and printed as nothing), the four under an
+ * if only in a clause that prints nothing (a step in a branch reached
+ * or not, as its tag says; kp_if_out() gives such an if a slot, and
+ * d_kplan_kspec_tags() walks the branches as out_list() does), an ID an integer that reads no memory, stores nothing and cannot
  * fault, a clause that takes or closes printing nothing), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
  * (struct kstmt's spec; speculation() types its variable an int,
@@ -560,7 +562,7 @@ static bool node_safe(const struct node *n)
 	}
 }
 
-/* Does v[0..n) hold one of the four, or a printf(), under an if? */
+/* Does v[0..n) hold one of the four under an if? */
 static bool stmts_if_spec(const struct stmt *v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -591,29 +593,29 @@ static bool id_ok(const struct node *n)
 	return n && n->kind != T_STR && kp_sout_here(n) && node_safe(n);
 }
 
-/* Clause c's shape (d_kplan_kspec()): NULL where it may be the kernel's,
- * else why not */
-static const char *kspec_shape(const struct clause *c)
-{
-	bool take = false, close = false, step = false;
+/* What kspec_shape() has met so far in a clause's statements */
+struct kshape {
+	bool take, close, step;
+};
 
-	if (node_spec(c->pred))
-		return "its predicate calls speculation()";
-	if (stmts_if_spec(c->stmts, c->nstmts))
-		return "an if holds speculation(), speculate(), commit() or "
-		       "discard()";
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
+/* Statements v[0..n) of a clause, an if's branches in their place: NULL
+ * where they may be the kernel's, else why not */
+static const char *shape_list(const struct stmt *v, unsigned n,
+			      struct kshape *ks)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
+		const char *why;
 
 		if (kp_spec_take_var(st) >= 0) {
-			take = true;
+			ks->take = true;
 			continue;
 		}
 		if (st->kind == S_SPECULATE) {
 			if (!id_ok(st->e))
 				return "speculate()'s ID is not an integer "
 				       "the kernel computes without a fault";
-			step = true;
+			ks->step = true;
 			continue;
 		}
 		if (st->kind == S_COMMIT || st->kind == S_DISCARD) {
@@ -621,10 +623,10 @@ static const char *kspec_shape(const struct clause *c)
 				return "commit()'s or discard()'s ID is not "
 				       "an integer the kernel computes "
 				       "without a fault";
-			close = true;
+			ks->close = true;
 			continue;
 		}
-		if (step && !out_ints(st))
+		if (ks->step && !out_ints(st))
 			return "after speculate(), a statement other than "
 			       "printf() and trace() of integers (strings: "
 			       "the next step)";
@@ -639,8 +641,35 @@ static const char *kspec_shape(const struct clause *c)
 			if (node_spec(st->keys[j]))
 				return "speculation() not as the whole value "
 				       "of a store";
+		if (st->kind == S_IF &&
+		    ((why = shape_list(st->body, st->nbody, ks)) ||
+		     (why = shape_list(st->els, st->nels, ks))))
+			return why;
 	}
-	if ((take || close) && d_stmts_prints(c->stmts, c->nstmts))
+	return NULL;
+}
+
+/* Clause c's shape (d_kplan_kspec()): NULL where it may be the kernel's,
+ * else why not.  A step in a branch is reached or not, its tag says
+ * (act 0 where not: cgen_out_ktags()); where the clause prints, an
+ * unreached speculate() would leave its record printed at its place,
+ * which the held path does not make (doc/DESIGN.md's "Own records"). */
+static const char *kspec_shape(const struct clause *c)
+{
+	struct kshape ks = { false, false, false };
+	const char *why;
+
+	if (node_spec(c->pred))
+		return "its predicate calls speculation()";
+	if (stmts_if_spec(c->stmts, c->nstmts) &&
+	    d_stmts_prints(c->stmts, c->nstmts))
+		return "an if holds speculation(), speculate(), commit() or "
+		       "discard() in a clause that prints (its record printed "
+		       "at its place where the step is not reached: not in "
+		       "this step)";
+	if ((why = shape_list(c->stmts, c->nstmts, &ks)))
+		return why;
+	if ((ks.take || ks.close) && d_stmts_prints(c->stmts, c->nstmts))
 		return "a clause that takes or closes a buffer prints too "
 		       "(not in this step)";
 	return NULL;

@@ -784,19 +784,26 @@ expect_file_eq "empty: the even transactions, k" empty.exp empty.g.txt
 expect_eq "empty: no drop" "" "$(cat empty.g.txt.drops)"
 kspec empty 5
 # Steps in a branch: a take under an if, a speculate() under one in a
-# clause that prints nothing, commit() in one branch and discard() in
-# the other; each tag reached or not (act 0: not handed over).  The
+# clause that prints nothing (before the probe's other clauses, whose
+# areas follow its own), commit() in one branch and discard() in the
+# other; each tag reached or not (act 0: not handed over).  The
 # transactions i % 3 == 2 take no buffer; the even ones are committed.
 cat >ifn.d <<'EOF2'
 sp$target:::begin { if (arg1 % 3 != 2) { self->s = speculation(); } }
-sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
 sp$target:::data /self->s/ { if (arg2 != 1) { speculate(self->s); } }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::data { printf("d %d %d\n", arg1, arg2); }
 sp$target:::end /self->s/ { if (arg2) { commit(self->s); } else { discard(self->s); } self->s = 0; }
 EOF2
 same ifn ifn.d 6 asis
-printf '0 %d %d\n' 0 0 0 1 0 2 4 0 4 1 4 2 >ifn.exp
+: >ifn.exp
+for i in 0 1 2 3 4 5; do
+	printf "d $i %d\n" 0 1 2 >>ifn.exp
+	case $i in 0 | 4) printf "0 $i %d\n" 0 1 2 >>ifn.exp ;; esac
+done
 echo >>ifn.exp
-expect_file_eq "ifn: transactions 0 and 4" ifn.exp ifn.g.txt
+expect_file_eq "ifn: transactions 0 and 4, every data line" ifn.exp \
+	ifn.g.txt
 kspec ifn 4
 same ifn8 ifn.d '40 8' sort -x nspec=8
 : >ifn8.exp
@@ -804,6 +811,11 @@ t=0
 while [ $t -lt 8 ]; do
 	for i in 0 4 6 10 12 16 18 22 24 28 30 34 36; do
 		printf "$t $i %d\n" 0 1 2 >>ifn8.exp
+	done
+	i=0
+	while [ $i -lt 40 ]; do
+		printf "d $i %d\n" 0 1 2 >>ifn8.exp
+		i=$((i + 1))
 	done
 	t=$((t + 1))
 done

@@ -1575,10 +1575,10 @@ static void kspec_tags_of(const struct d_kplan *k, unsigned clause,
 
 		if (ks->cond && kp_if_out(k, clause, i)) {
 			*off += out_size(false);
-			kspec_tags_of(k, clause, st->fbody, st->fels, data,
-				      len, off, t, max, n);
-			kspec_tags_of(k, clause, st->fels, st->fend, data,
-				      len, off, t, max, n);
+			kspec_tags_of(k, clause, st->fbody, st->fels, data, len,
+				      off, t, max, n);
+			kspec_tags_of(k, clause, st->fels, st->fend, data, len,
+				      off, t, max, n);
 			continue;
 		}
 		if (!ks->spec) {

@@ -142,8 +142,9 @@
  * held as any, never a drop, and printed as nothing), the four under an
  * if only in a clause that prints nothing (a step in a branch reached
  * or not, as its tag says; kp_if_out() gives such an if a slot, and
- * d_kplan_kspec_tags() walks the branches as out_list() does), an ID an integer that reads no memory, stores nothing and cannot
- * fault, a clause that takes or closes printing nothing), d_kplan_new()
+ * d_kplan_kspec_tags() walks the branches as out_list() does), an ID
+ * an integer that reads no memory, stores nothing and cannot fault, a
+ * clause that takes or closes printing nothing), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
  * (struct kstmt's spec; speculation() types its variable an int,
  * kplan_vars.c's kp_stores_type()), so they are kernel clauses like any

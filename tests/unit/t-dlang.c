@@ -1012,7 +1012,7 @@ static void test_kspec_text(void)
 		"",
 	};
 	static const char *const what[3] = { "the default line", "JSON",
-					      "-q: empty" };
+					     "-q: empty" };
 
 	for (unsigned i = 0; i < 3; i++) {
 		struct d_prog *p = compile(src[i]);

@@ -68,11 +68,23 @@
 #    the marker); lost.d, the ring filled while dtrace is stopped: the
 #    held buffers discarded, said once, no part of a transaction
 #    printed; after the review of step 3 (revk3): open.d, a take never
-#    closed, its drops counted three ways; retake.d and twice.d, a take
-#    or a second close after a close, user space's (-v) three ways;
-#    kexit.d, exit() decided at the hit: user space's (-v); ktick.d,
-#    tick-N beside kernel speculations: its lines in time order;
-#  - step 4 (strings and faults after speculate() in the kernel): tx,
+#    closed, its drops counted three ways; kexit.d, exit() decided at
+#    the hit: user space's (-v); ktick.d, tick-N beside kernel
+#    speculations: its lines in time order;
+#  - step 4 (doc/DESIGN.md's "Speculations in the kernel, step 4"):
+#    retake.d and twice.d, a take or a second close after a close in
+#    one clause, and cflt.d, a close that faults after a commit(), the
+#    kernel's (kspec()), as both close at the statement; sstr.d, a
+#    string stored from a copy in a take clause: the kernel's, its
+#    faults reported once; ukey.d, a count() keyed by the user stack in
+#    a speculating clause: user space's (-v), its counts three ways; before.d, a store, an aggregation
+#    and an if of a store before speculate(): the kernel's; empty.d,
+#    speculate() with nothing printed after it: an empty held record,
+#    never a drop; ifn.d, a take, a speculate() and the closes under
+#    ifs in clauses that print nothing, on one thread and on 8: the
+#    kernel's; ifs.d, a speculate() under an if in a printing clause:
+#    user space's (-v).
+#  - step 4, part B (strings and faults after speculate() in the kernel): tx,
 #    tx8, one, late, late2, flt, kflt, kpred, kpred8, early and store
 #    now kspec() (latep stays user space's, -v saying its clause is not
 #    the kernel's); ferr.d, flt.d with an ERROR clause: each fault said
@@ -131,6 +143,13 @@
 # (one from the pass, epid 0) and no ERROR line; with bpf.c's
 # bpf_kspec_fire() giving the pass no comm, strs's lines the pass made
 # print an empty execname.
+# On main's binary before step 4's part A, retake, twice and cflt fail
+# by their -v lines ("after commit() or discard(), a statement other
+# than a store free of faults"), sstr by its errors (the kernel's path
+# reported none of the copies' faults) and ukey by its output (it printed
+# no aggregation) and -v.
+# before and empty fail there by their -v lines ("a statement before
+# speculate()"), ifn, ifn8 and ifs by theirs ("an if holds ...").
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -686,13 +705,13 @@ same open open.d 4 asis -x specsize=24
 expect_eq "open: the drops past specsize counted" \
 	"dtrace: 8 speculative drops" "$(cat open.g.txt.drops)"
 kspec open 2
-# 2: a take or a second close after a close in one clause stays user
-# space's (-v).  User space ran a clause's commit() at its end: buffer
-# 1 was still active for the take after it (nspec=1), where the kernel
-# took it again, and the discard() after the commit() dropped the
-# records the kernel printed.  Both now close at the statement, as
-# DTrace's (d/stmt.c): retake prints every transaction, twice
-# transaction 0's lines.
+# 2: a take or a second close after a close in one clause, the
+# kernel's since both close at the statement (d/stmt.c, and the words'
+# step): the take after a commit() takes buffer 1 again (nspec=1), the
+# commit()'s tag and then the take's in the area, handed over in that
+# order, so retake prints every transaction; twice prints transaction
+# 0's lines, the discard() after the commit() finding its buffer closed
+# (a tag not active, not handed over).
 cat >retake.d <<'EOF2'
 sp$target:::begin /arg1 == 0/ { self->s = speculation(); }
 sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
@@ -702,17 +721,146 @@ same retake retake.d 3 asis -x nspec=1
 expect_eq "retake: each commit()'s buffer taken again at once" \
 	"$(printf '0 %d %d\n' 0 0 0 1 0 2 1 0 1 1 1 2 2 0 2 1 2 2)" \
 	"$(grep -v '^$' retake.g.txt)"
-expect_grep "retake: -v why" \
-	"^dtrace: speculations stay user space's: clause 3: after commit() or discard(), a statement other than a store free of faults\$" \
-	retake.g.txt.err
+kspec retake 3
 sed 's/commit(self->s); self->s = speculation();/commit(self->s); discard(self->s); self->s = 0;/' \
 	retake.d >twice.d
 same twice twice.d 3 asis
 expect_eq "twice: the commit() stands, the discard() after it does nothing" \
 	"$(printf '0 0 0\n0 0 1\n0 0 2')" "$(grep -v '^$' twice.g.txt)"
-expect_grep "twice: -v why" \
-	"^dtrace: speculations stay user space's: clause 3: after commit() or discard(), a statement other than a store free of faults\$" \
-	twice.g.txt.err
+kspec twice 3
+# ... and a second close that faults after a commit() (an ID past
+# nspec at transaction 1's end): the committed lines stand, then the
+# fault, as DTrace's commit() at the statement leaves them
+sed 's/commit(self->s); self->s = speculation();/commit(self->s); self->s = 0; discard(arg1 == 1 ? 5 : 0);/; s/begin \/arg1 == 0\//begin /' \
+	retake.d >cflt.d
+same cflt cflt.d 3 asis
+expect_eq "cflt: every transaction committed, the fault's too" \
+	"$(printf '0 %d %d\n' 0 0 0 1 0 2 1 0 1 1 1 2 2 0 2 1 2 2)" \
+	"$(grep -v '^$' cflt.g.txt)"
+expect_eq "cflt: the fault after the commit()" \
+	"dtrace: error on enabled probe ID 3 (ID N: spPID:sp:run:end): illegal operation in action #3" \
+	"$(cat cflt.g.txt.errs)"
+kspec cflt 3
+# A string stored from a copy in a speculating clause (SSTR): its
+# fault reported at the place, once, three ways (before step 4, main's
+# class took it in a take clause and lost the fault: cg_kspec_run() read
+# the area for the tags alone)
+cat >sstr.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); self->p = copyinstr(arg1 + 1); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+EOF2
+same sstr sstr.d 2 asis
+expect_eq "sstr: the copies' faults" \
+	"$(printf 'dtrace: error on enabled probe ID 1 (ID N: spPID:sp:run:begin): invalid address (0x%d) in action #2\n' 1 2)" \
+	"$(cat sstr.g.txt.errs)"
+kspec sstr 4
+# A count() keyed by the user stack (dtrace updates it from the record,
+# d_stmt_ukey(), which a speculating clause's place did not) keeps the
+# speculations user space's: before, the kernel's path printed no
+# aggregation
+sed 's/begin { self->s = speculation(); self->p = copyinstr(arg1 + 1); }/begin { self->s = speculation(); @u[ustack()] = count(); }/' \
+	sstr.d >ukey.d
+same ukey ukey.d 2 asis
+expect_eq "ukey: the aggregation printed, one stack counted twice" 2 \
+	"$(awk 'NF == 1 && $1 ~ /^[0-9]+$/ { print $1 }' ukey.g.txt)"
+expect_grep "ukey: -v why" \
+	"^dtrace: speculations stay user space's: clause 1: an aggregation keyed by the user stack" \
+	ukey.g.txt.err
+# Statements before speculate() (d/compile.c's spec_rules(): only ones
+# that record nothing): a store, an aggregation and an if of a store,
+# the kernel's as in any kernel clause, before the step
+cat >before.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { self->n++; @c[arg2] = count(); if (arg2 == 1) { self->m += arg1 + 1; } speculate(self->s); printf("%d %d %d %d %d\n", arg0, arg1, arg2, self->n, self->m); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+sp$target:::end { printf("n %d %d\n", self->n, self->m); }
+EOF2
+same before before.d 4 asis
+printf '%s\n' '0 0 0 1 0' '0 0 1 2 1' '0 0 2 3 1' 'n 3 1' 'n 6 3' \
+	'0 2 0 7 3' '0 2 1 8 6' '0 2 2 9 6' 'n 9 6' 'n 12 10' '' \
+	'                0                4' '                1                4' \
+	'                2                4' >before.exp
+expect_file_eq "before: the stores and counts made before the step" \
+	before.exp before.g.txt
+kspec before 4
+# speculate() with nothing printed after it: an empty record under -q,
+# held, never a drop (specsize 18 holds a transaction's 3 lines), its
+# store before it made
+cat >empty.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { self->k += arg2; speculate(self->s); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+sp$target:::end { printf("k %d\n", self->k); }
+EOF2
+same empty empty.d 4 asis -x specsize=18
+printf '%s\n' '0 0 0' '0 0 1' '0 0 2' 'k 3' 'k 6' '0 2 0' '0 2 1' \
+	'0 2 2' 'k 9' 'k 12' '' >empty.exp
+expect_file_eq "empty: the even transactions, k" empty.exp empty.g.txt
+expect_eq "empty: no drop" "" "$(cat empty.g.txt.drops)"
+kspec empty 5
+# Steps in a branch: a take under an if, a speculate() under one in a
+# clause that prints nothing (before the probe's other clauses, whose
+# areas follow its own), commit() in one branch and discard() in the
+# other; each tag reached or not (act 0: not handed over).  The
+# transactions i % 3 == 2 take no buffer; the even ones are committed.
+cat >ifn.d <<'EOF2'
+sp$target:::begin { if (arg1 % 3 != 2) { self->s = speculation(); } }
+sp$target:::data /self->s/ { if (arg2 != 1) { speculate(self->s); } }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::data { printf("d %d %d\n", arg1, arg2); }
+sp$target:::end /self->s/ { if (arg2) { commit(self->s); } else { discard(self->s); } self->s = 0; }
+EOF2
+same ifn ifn.d 6 asis
+: >ifn.exp
+for i in 0 1 2 3 4 5; do
+	printf "d $i %d\n" 0 1 2 >>ifn.exp
+	case $i in 0 | 4) printf "0 $i %d\n" 0 1 2 >>ifn.exp ;; esac
+done
+echo >>ifn.exp
+expect_file_eq "ifn: transactions 0 and 4, every data line" ifn.exp \
+	ifn.g.txt
+kspec ifn 4
+same ifn8 ifn.d '40 8' sort -x nspec=8
+: >ifn8.exp
+t=0
+while [ $t -lt 8 ]; do
+	for i in 0 4 6 10 12 16 18 22 24 28 30 34 36; do
+		printf "$t $i %d\n" 0 1 2 >>ifn8.exp
+	done
+	i=0
+	while [ $i -lt 40 ]; do
+		printf "d $i %d\n" 0 1 2 >>ifn8.exp
+		i=$((i + 1))
+	done
+	t=$((t + 1))
+done
+echo >>ifn8.exp
+sort ifn8.exp >ifn8.srt
+expect_file_eq "ifn8: every thread's taken, even transactions" ifn8.srt \
+	ifn8.g.txt
+expect_eq "ifn8: no drop" "" "$(cat ifn8.g.txt.drops)"
+kspec ifn8 4
+# ... but a speculate() under an if in a clause that prints stays user
+# space's (-v): unreached, its record is printed at its place, which
+# the held path does not make yet (doc/DESIGN.md's "Own records")
+cat >ifs.d <<'EOF2'
+sp$target:::begin { if (!self->s) { self->s = speculation(); } }
+sp$target:::data /self->s/ { if (arg2 != 1) { speculate(self->s); } printf("%d %d\n", arg1, arg2); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { discard(self->s); self->s = 0; }
+EOF2
+same ifs ifs.d 4 asis
+expect_eq "ifs: the j = 1 lines at their place, the rest at the commit" \
+	"$(printf '%d %d\n' 0 1 0 0 0 2 1 1 2 1 2 0 2 2 3 1)" \
+	"$(grep -v '^$' ifs.g.txt)"
+expect_grep "ifs: -v why" \
+	"^dtrace: speculations stay user space's: clause 2: an if holds speculation(), speculate(), commit() or discard() in a clause that prints" \
+	ifs.g.txt.err
 # 3: exit() decided at the hit (the kernel lets hits through before it,
 # run after it) keeps the speculations user space's
 sed '$a\

@@ -194,7 +194,9 @@ bool d_kplan_kspec_clause(const struct d_kplan *k, unsigned clause);
 unsigned d_kplan_kspec_n(const struct d_kplan *k);
 /*
  * A kernel speculating clause's out area (data, len: d_kplan_out_bytes()
- * of it): its tags, in statement order, into t (at most max; how many),
+ * of it): its tags, in statement order (an if's branches in their
+ * place, a tag of a branch not taken unreached: act 0), into t (at most
+ * max; how many),
  * kind KS_TAKE (speculation()), KS_STEP (speculate()), KS_COMMIT,
  * KS_DISCARD (also struct kstmt's spec, KS_NONE none); and the
  * record a speculate()'s clause makes of its values, as its printf()

@@ -311,7 +311,10 @@ bool kp_if_out(const struct d_kplan *k, unsigned ci, unsigned i)
 	for (unsigned j = st->fbody; j < st->fend; j++) {
 		const struct kstmt *ks = &k->st[k->first[ci] + j];
 
-		if (ks->out || ks->sstr || (ks->cond && kp_if_out(k, ci, j)))
+		/* a step's tag too (its slot after the if's value, where
+		 * list_bytes() and d_kplan_kspec_tags() look) */
+		if (ks->out || ks->sstr || ks->spec ||
+		    (ks->cond && kp_if_out(k, ci, j)))
 			return true;
 	}
 	return false;
@@ -1589,6 +1592,43 @@ int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 	return r.rv < 0 ? 0 : r.rv;
 }
 
+/* The tags of statements [from, to) of clause's flat list into t (at
+ * most max, n so far), the area read from *off on: an if's value, then
+ * its body's and its else's bytes, as out_list() walks them; every tag
+ * read, a branch not taken included (act 0: cgen_out_ktags() zeroed
+ * it where the area started) */
+static void kspec_tags_of(const struct d_kplan *k, unsigned clause,
+			  unsigned from, unsigned to, const uint8_t *data,
+			  size_t len, unsigned *off, struct d_kstag *t,
+			  unsigned max, unsigned *n)
+{
+	const struct clause *c = &k->prog->clauses[clause];
+
+	for (unsigned i = from; i < to; i++) {
+		const struct stmt *st = c->flat[i];
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+		struct ubpf_kspec g;
+
+		if (ks->cond && kp_if_out(k, clause, i)) {
+			*off += out_size(false);
+			kspec_tags_of(k, clause, st->fbody, st->fels, data, len,
+				      off, t, max, n);
+			kspec_tags_of(k, clause, st->fels, st->fend, data, len,
+				      off, t, max, n);
+			continue;
+		}
+		if (!ks->spec) {
+			*off += list_bytes(k, clause, i, i + 1);
+			continue;
+		}
+		if (*off + KTAG_SIZE > len || *n >= max)
+			return;
+		memcpy(&g, data + *off, sizeof(g));
+		*off += KTAG_SIZE;
+		t[(*n)++] = (struct d_kstag){ ks->spec, g.id, g.act, g.n };
+	}
+}
+
 unsigned d_kplan_kspec_tags(const struct d_kplan *k, unsigned clause,
 			    const uint8_t *data, size_t len, struct d_kstag *t,
 			    unsigned max)
@@ -1596,22 +1636,7 @@ unsigned d_kplan_kspec_tags(const struct d_kplan *k, unsigned clause,
 	const struct clause *c = &k->prog->clauses[clause];
 	unsigned off = 0, n = 0;
 
-	/* (no if holds a step, nor anything with bytes of the area in
-	 * such a clause: d_kplan_kspec(); the statements in order) */
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct kstmt *ks = &k->st[k->first[clause] + i];
-		struct ubpf_kspec g;
-
-		if (!ks->spec) {
-			off += list_bytes(k, clause, i, i + 1);
-			continue;
-		}
-		if (off + KTAG_SIZE > len || n >= max)
-			break;
-		memcpy(&g, data + off, sizeof(g));
-		off += KTAG_SIZE;
-		t[n++] = (struct d_kstag){ ks->spec, g.id, g.act, g.n };
-	}
+	kspec_tags_of(k, clause, 0, c->nstmts, data, len, &off, t, max, &n);
 	return n;
 }
 

@@ -134,23 +134,29 @@
  * them over already; every speculating clause fires
  * only at uprobe sites, k->traced and uprobes_only(), not at ERROR;
  * kspec_shape(): speculation() only as the whole value of a top-level
- * `v = ` into a self-> or this-> variable, speculate() first and then
- * any statement the kernel runs (kp_stmt_ok(), kp_out_ok(): strings,
- * string functions, stores; step 4's *Strings*) but ustack() and
- * jstack() and args[N] printed as a string (out_kept()), commit() and discard()
- * followed only by stores that cannot fault (no take and no second
- * close after a close: kept out since ../d/stmt.c ran a clause's
- * closes at its end; it closes at the statement now, and step 4 takes
- * them: doc/DESIGN.md), none of the four under an
- * if, an ID an integer that reads no memory, stores nothing and cannot
- * fault, a clause that takes or closes printing nothing), d_kplan_new()
+ * `v = ` into a self-> or this-> variable, speculate() after statements
+ * that record nothing (../d/compile.c's spec_rules(): stores,
+ * aggregations, ifs of them, which the kernel runs as in any kernel
+ * clause; a fault there jumps to the clause's end, its tag unreached,
+ * reported at the hit's place as any site's) and then any statement the
+ * kernel runs (kp_stmt_ok(), kp_out_ok(): strings, string functions,
+ * stores; step 4's *Strings*) but ustack() and jstack() and args[N]
+ * printed as a string (out_kept()), or nothing (its record empty under
+ * -q, held as any, never a drop, and printed as nothing), the four under
+ * an if only in a clause that prints nothing (a step in a branch reached
+ * or not, as its tag says; kp_if_out() gives such an if a slot, and
+ * d_kplan_kspec_tags() walks the branches as out_list() does), an ID
+ * an integer that reads no memory, stores nothing and cannot fault, a
+ * clause that takes or closes printing nothing), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
  * (struct kstmt's spec; speculation() types its variable an int,
  * kplan_vars.c's kp_stores_type()), so they are kernel clauses like any
  * other, and kp_vars_decide() puts the plan in the mode that sends no
  * armed hit to user space whole (as for self-> variables: user space
  * would step buffers the kernel counts).  kp_kspec_post() then asks
- * that every speculating clause did end up the kernel's and numbers
+ * that every speculating clause did end up the kernel's, with no
+ * count() keyed by the user stack (dtrace updates it from the record, d_stmt_ukey(), which
+ * a speculating clause's place does not), kspec_plan_why(), and numbers
  * the fault sites of speculate(), commit() and discard() (an ID past
  * nspec: DTrace's illegal operation at the statement, spec_sites());
  * else the decision is made again without, as before, and -v says the
@@ -168,10 +174,20 @@
  * site's jump, a copy's) leaves the tag reached but not whole, and the
  * record is a hole (no text, no byte of specsize), as is one whose
  * area's walk meets a copy's fault (kplan_out.c's hold mode); the fault
- * is reported once, at the hit's place (cg_kspec_run()).  What stays
- * user space's (the sout path above, or the records): the other shapes
- * (step 4's other part), BEGIN, END and the kernel providers' probes
- * (the steps after).
+ * is reported once, at the hit's place (cg_kspec_run()).  After a
+ * commit() or discard(), any statement the kernel runs may follow (step
+ * 4, doc/DESIGN.md): the words step at the statement and ../d/stmt.c
+ * closes there too, and a clause's tags are handed over in the order of
+ * its statements, so a close and then a take in one hit close the
+ * generation first and open the next at the count the close found
+ * (../d/spec.c's closing() picks the older one: the generations sorted
+ * by c0, the closes in hand by n); a second close finds the word
+ * inactive and is not handed over; a fault after a close leaves its tag
+ * reached, handed over at the place before the fault is reported, as
+ * ../d/stmt.c prints a commit() and then the fault.  What stays user
+ * space's (the sout path above, or the records): the other shapes (step
+ * 4's Own records), BEGIN, END and the kernel providers' probes (the
+ * steps after).
  *
  * Also left, user space's with -v saying why
  * (d_kplan_spec_why()): a speculating clause with a store (DTrace
@@ -553,7 +569,7 @@ static bool node_safe(const struct node *n)
 	}
 }
 
-/* Does v[0..n) hold one of the four, or a printf(), under an if? */
+/* Does v[0..n) hold one of the four under an if? */
 static bool stmts_if_spec(const struct stmt *v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -590,39 +606,29 @@ static bool id_ok(const struct node *n)
 	return n && n->kind != T_STR && kp_sout_here(n) && node_safe(n);
 }
 
-/* Clause c's shape (d_kplan_kspec()): NULL where it may be the kernel's,
- * else why not */
-static const char *kspec_shape(const struct clause *c)
+/* What kspec_shape() has met so far in a clause's statements */
+struct kshape {
+	bool take, close, step;
+};
+
+/* Statements v[0..n) of a clause, an if's branches in their place: NULL
+ * where they may be the kernel's, else why not */
+static const char *shape_list(const struct stmt *v, unsigned n,
+			      struct kshape *ks)
 {
-	bool take = false, close = false, step = false;
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
+		const char *why;
 
-	if (node_spec(c->pred))
-		return "its predicate calls speculation()";
-	if (stmts_if_spec(c->stmts, c->nstmts))
-		return "an if holds speculation(), speculate(), commit() or "
-		       "discard()";
-	for (unsigned i = 0; i < c->nstmts; i++) {
-		const struct stmt *st = &c->stmts[i];
-
-		/* first: a take or a second close after a close (kept out
-		 * while user space ran a clause's commit() and discard() at
-		 * its end; ../d/stmt.c closes at the statement now: step 4's
-		 * to take) */
-		if (close && (kp_assigned_var(st) < 0 ||
-			      st->e->op != N_ASSIGN || !node_safe(st->e->b)))
-			return "after commit() or discard(), a statement "
-			       "other than a store free of faults";
 		if (kp_spec_take_var(st) >= 0) {
-			take = true;
+			ks->take = true;
 			continue;
 		}
 		if (st->kind == S_SPECULATE) {
-			if (i)
-				return "a statement before speculate()";
 			if (!id_ok(st->e))
 				return "speculate()'s ID is not an integer "
 				       "the kernel computes without a fault";
-			step = true;
+			ks->step = true;
 			continue;
 		}
 		if (st->kind == S_COMMIT || st->kind == S_DISCARD) {
@@ -630,7 +636,7 @@ static const char *kspec_shape(const struct clause *c)
 				return "commit()'s or discard()'s ID is not "
 				       "an integer the kernel computes "
 				       "without a fault";
-			close = true;
+			ks->close = true;
 			continue;
 		}
 		if (out_kept(st))
@@ -646,10 +652,35 @@ static const char *kspec_shape(const struct clause *c)
 			if (node_spec(st->keys[j]))
 				return "speculation() not as the whole value "
 				       "of a store";
+		if (st->kind == S_IF &&
+		    ((why = shape_list(st->body, st->nbody, ks)) ||
+		     (why = shape_list(st->els, st->nels, ks))))
+			return why;
 	}
-	if (step && c->nstmts < 2)
-		return "speculate() with nothing printed after it";
-	if ((take || close) && d_stmts_prints(c->stmts, c->nstmts))
+	return NULL;
+}
+
+/* Clause c's shape (d_kplan_kspec()): NULL where it may be the kernel's,
+ * else why not.  A step in a branch is reached or not, its tag says
+ * (act 0 where not: cgen_out_ktags()); where the clause prints, an
+ * unreached speculate() would leave its record printed at its place,
+ * which the held path does not make (doc/DESIGN.md's "Own records"). */
+static const char *kspec_shape(const struct clause *c)
+{
+	struct kshape ks = { false, false, false };
+	const char *why;
+
+	if (node_spec(c->pred))
+		return "its predicate calls speculation()";
+	if (stmts_if_spec(c->stmts, c->nstmts) &&
+	    d_stmts_prints(c->stmts, c->nstmts))
+		return "an if holds speculation(), speculate(), commit() or "
+		       "discard() in a clause that prints (its record printed "
+		       "at its place where the step is not reached: not in "
+		       "this step)";
+	if ((why = shape_list(c->stmts, c->nstmts, &ks)))
+		return why;
+	if ((ks.take || ks.close) && d_stmts_prints(c->stmts, c->nstmts))
 		return "a clause that takes or closes a buffer prints too "
 		       "(not in this step)";
 	return NULL;
@@ -737,6 +768,23 @@ static bool spec_sites(struct d_kplan *k, unsigned nfs)
 	return true;
 }
 
+/* Clause ci's plan (kp_kspec_post()): NULL where its speculations may
+ * be the kernel's, else why not.  d_run_kspec() may run ahead of the
+ * place and runs no aggregation, so one dtrace updates from the record
+ * (d_stmt_ukey()) would never be made.  A string stored from a copy
+ * (SSTR) is taken: its fault is the site's or the area's, which
+ * cg_kspec_run() reports at the place (step 4's part B). */
+static const char *kspec_plan_why(const struct d_kplan *k, unsigned ci)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	for (unsigned i = 0; i < c->nflat; i++)
+		if (d_stmt_ukey(k->prog, c->flat[i]))
+			return "an aggregation keyed by the user stack, "
+			       "which dtrace updates from the record";
+	return NULL;
+}
+
 bool kp_kspec_post(struct d_kplan *k)
 {
 	const struct d_prog *p = k->prog;
@@ -745,8 +793,17 @@ bool kp_kspec_post(struct d_kplan *k)
 		return false;
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		char why[256];
+		const char *w;
 
-		if (!d_kplan_specs(p, ci) || k->ok[ci])
+		if (!d_kplan_specs(p, ci))
+			continue;
+		if (k->ok[ci] && (w = kspec_plan_why(k, ci))) {
+			snprintf(k->kswbuf, sizeof(k->kswbuf), "clause %u: %s",
+				 ci + 1, w);
+			k->kswhy = k->kswbuf;
+			return false;
+		}
+		if (k->ok[ci])
 			continue;
 		if (!d_kplan_why(k, ci, why, sizeof(why)))
 			snprintf(why, sizeof(why), "%s",

@@ -332,9 +332,16 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		return;
 	}
 	if (x->pre && !x->prespec && st->kind != S_PRINTF &&
-	    st->kind != S_TRACE && !d_stmt_ukey(p, st))
-		return; /* d_run_pre(): the kernel ran it (a stack key's
-			 * count() is made here, from the record) */
+	    st->kind != S_TRACE && !d_stmt_ukey(p, st)) {
+		/* d_run_pre(), d_run_kspec(): the kernel ran it (a stack
+		 * key's count() is made here, from the record); a step it
+		 * reached records still, as below (speculate() alone: the
+		 * default line, or an empty record under -q) */
+		if (st->kind == S_SPECULATE || st->kind == S_COMMIT ||
+		    st->kind == S_DISCARD)
+			x->recorded = true;
+		return;
+	}
 	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF &&
 	    st->kind != S_STOP && st->kind != S_RAISE)
 		x->recorded = true;
@@ -926,7 +933,9 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
  * buffer's word at the hit, so only its printf() and trace() are run
  * here, from pre, as d_run_pre() runs them, and the record it makes is
  * kept in *rec (malloc()ed, never NULL when true), not written: the held
- * generations print it at the commit() (spec.c's d_kspec_hold()).  It
+ * generations print it at the commit() (spec.c's d_kspec_hold()); a
+ * speculate() with nothing printed after it records still, as
+ * run_clause() has it (an empty record under -q).  It
  * reads no variable (its values are given) and may run ahead of its
  * hit's place (records.c's pass), so it leaves the firing's this->
  * variables, the last firing's marks and the once-a-second report

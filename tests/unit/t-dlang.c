@@ -985,6 +985,107 @@ static void test_kspec(void)
 	d_free(p);
 }
 
+static const struct d_probe p_sp = {
+	.id = 12,
+	.prov = "sp1234",
+	.mod = "sp",
+	.func = "run",
+	.name = "data",
+};
+
+/* d_run_kspec()'s record of a speculate() the kernel reached with
+ * nothing printed after it: the default line, the JSON record, or empty
+ * under -q (a step sets x->recorded in its pre mode too, as run_clause()
+ * sets it) */
+static void test_kspec_text(void)
+{
+	static const char *const src[3] = {
+		"sp*:::data { speculate(1); }",
+		"#pragma D option oformat=json\nsp*:::data { speculate(1); }",
+		"#pragma D option quiet\nsp*:::data { speculate(1); }",
+	};
+	static const char *const want[3] = {
+		"  3     12                         run:data \n",
+		"{\"cpu\":3,\"id\":12,\"provider\":\"sp1234\",\"module\":"
+		"\"sp\",\"function\":\"run\",\"name\":\"data\",\"output\""
+		":\"\"}\n",
+		"",
+	};
+	static const char *const what[3] = { "the default line", "JSON",
+					     "-q: empty" };
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct d_prog *p = compile(src[i]);
+		struct d_fire f = mkfire(&p_sp);
+		/* its values (struct dv's, opaque here): none read, nothing
+		 * is printed, but pre must be given for the pre mode */
+		static uint64_t pre[16];
+		char *rec = NULL;
+		size_t len = 0;
+		bool made;
+
+		if (!p) {
+			ok(0, "kspec text: %s", what[i]);
+			continue;
+		}
+		f.cpu = 3;
+		made = d_run_kspec(p, 0, &f, (const struct dv *)pre, &rec,
+				   &len);
+		ok(made && len == strlen(want[i]), "kspec text: %s made",
+		   what[i]);
+		is_str(rec ? rec : "(none)", want[i],
+		       "kspec text: speculate() alone, %s", what[i]);
+		free(rec);
+		d_free(p);
+	}
+}
+
+/* The interpreter's commit() and discard() close at the statement, as
+ * DTrace's: commit(); discard() prints the records, and a take after a
+ * commit() with nspec 1 gets ID 1 again */
+static void test_spec_close_at(void)
+{
+	static const unsigned runs[2][4] = { { 0, 1, 2, ~0u }, { 0, 1, 3, 4 } };
+	static const char *const want[2][4] = {
+		{ "", "", "d 7\n", "" },
+		{ "", "", "d 8\n", "id 1\n" },
+	};
+	static const char *const what[2][4] = {
+		{ "taken", "speculated",
+		  "commit(); discard() prints the records" },
+		{ "taken again", "speculated again",
+		  "commit(); speculation() prints the records",
+		  "the take after the commit() gets ID 1 again (nspec 1)" },
+	};
+	struct d_prog *p;
+	struct d_fire f = mkfire(&p_sp);
+
+	p = compile("#pragma D option quiet\n"
+		    "sp*:::begin { self->s = speculation(); }\n"
+		    "sp*:::data { speculate(self->s); printf(\"d %d\\n\", "
+		    "arg0); }\n"
+		    "sp*:::end { commit(self->s); discard(self->s); }\n"
+		    "sp*:::end { commit(self->s); self->s = speculation(); }\n"
+		    "sp*:::end { printf(\"id %d\\n\", self->s); }");
+	if (!p) {
+		ok(0, "commit at the statement");
+		return;
+	}
+	for (unsigned r = 0; r < 2; r++) {
+		f.arg[0] = 7 + r;
+		for (unsigned i = 0; i < 4 && runs[r][i] != ~0u; i++) {
+			char *out = NULL, *err = NULL;
+
+			run_one(p, runs[r][i], &f, &out, &err);
+			is_str(out, want[r][i], "commit at the statement: %s",
+			       what[r][i]);
+			free(out);
+			free(err);
+		}
+	}
+	d_free(p);
+}
+
 /* After a lost record (d_kspec_lost()): every record held and every
  * later one a drop, nothing printed, the message once; an exit()'s stamp
  * (d_kspec_end()'s until): the holds stamped after it forgotten, not
@@ -2364,6 +2465,8 @@ int main(void)
 	test_error_probe();
 	test_run_fault();
 	test_kspec();
+	test_kspec_text();
+	test_spec_close_at();
 	test_kspec_random();
 	test_kspec_lost();
 	test_exit();

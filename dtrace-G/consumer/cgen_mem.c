@@ -63,23 +63,35 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	      unsigned nargs)
 {
 	size_t jf[UBPF_KCPYSITES], jok, jn;
-	unsigned room = 0, nsite = 0, nmld = 0;
+	unsigned room = 0, nsite = 0, nmld = 0, nmstr = 0;
 
 	e->ncpy = 0;
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
 		unsigned j;
 
-		if (o->op != UBPF_K_MLD)
+		if (o->op == UBPF_K_MSTR) { /* its bytes within the copy */
+			nmstr++;
+			if (o->imm < 1 || o->imm > UBPF_KCPYMAX ||
+			    o->n >= nargs || o->agg > o->imm ||
+			    o->step > o->imm - o->agg ||
+			    o->step > UBPF_STRMAX - 1) {
+				e->bad = true;
+				return;
+			}
+		} else if (o->op != UBPF_K_MLD) {
 			continue;
-		nmld++;
-		nsite += o->slot != 0;
-		if (o->imm < 1 || o->imm > UBPF_KCPYMAX || o->n >= nargs ||
-		    (o->sz != 1 && o->sz != 2 && o->sz != 4 && o->sz != 8) ||
-		    (unsigned)o->agg + o->sz > (uint64_t)o->imm ||
-		    o->step + o->levels > 8u * o->sz ||
-		    o->slot > UBPF_KFSITES ||
-		    (o->slot && (o->jump <= pc || o->jump > pl->nops))) {
+		} else {
+			nmld++;
+			nsite += o->slot != 0;
+		}
+		if (o->op == UBPF_K_MLD &&
+		    (o->imm < 1 || o->imm > UBPF_KCPYMAX || o->n >= nargs ||
+		     (o->sz != 1 && o->sz != 2 && o->sz != 4 && o->sz != 8) ||
+		     (unsigned)o->agg + o->sz > (uint64_t)o->imm ||
+		     o->step + o->levels > 8u * o->sz ||
+		     o->slot > UBPF_KFSITES ||
+		     (o->slot && (o->jump <= pc || o->jump > pl->nops)))) {
 			e->bad = true;
 			return;
 		}
@@ -102,8 +114,9 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	if (!e->ncpy)
 		return;
 	/* every MLD a fault site or none; none where the hit cannot go
-	 * to user space */
-	if (!e->cpyoff || buf < 0 || (nsite && nsite != nmld) ||
+	 * to user space, nor beside an MSTR (a printed string, whose
+	 * copy's fault sends the hit there) */
+	if (!e->cpyoff || buf < 0 || (nsite && (nsite != nmld || nmstr)) ||
 	    (pl->tls && !nsite) ||
 	    e->nfj + 2 > sizeof(e->fj) / sizeof(e->fj[0])) {
 		e->bad = true;
@@ -149,6 +162,14 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	fix(e, jok);
 }
 
+int mem_copy(const struct em *e, const struct ubpf_kop *o)
+{
+	for (unsigned j = 0; j < e->ncpy; j++)
+		if (e->cpy[j].arg == o->n && e->cpy[j].size == o->imm)
+			return e->vbuf ? (int)j : -1;
+	return -1;
+}
+
 /*
  * MLD o, a fault site (o->slot, 1 up): where its copy could not be
  * read (its bit in the word past the room, mem_read()'s), the site's
@@ -159,12 +180,9 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 void mld_fault(struct em *e, const struct ubpf_kop *o)
 {
 	size_t jok;
-	unsigned j;
+	int j = mem_copy(e, o);
 
-	for (j = 0; j < e->ncpy; j++)
-		if (e->cpy[j].arg == o->n && e->cpy[j].size == o->imm)
-			break;
-	if (j >= e->ncpy || !e->vbuf || !o->slot || o->slot > UBPF_KFSITES) {
+	if (j < 0 || !o->slot || o->slot > UBPF_KFSITES) {
 		e->bad = true;
 		return;
 	}
@@ -185,12 +203,9 @@ void mld_fault(struct em *e, const struct ubpf_kop *o)
  */
 void mld(struct em *e, const struct ubpf_kop *o)
 {
-	unsigned j;
+	int j = mem_copy(e, o);
 
-	for (j = 0; j < e->ncpy; j++)
-		if (e->cpy[j].arg == o->n && e->cpy[j].size == o->imm)
-			break;
-	if (j >= e->ncpy || !e->vbuf) {
+	if (j < 0) {
 		e->bad = true;
 		return;
 	}

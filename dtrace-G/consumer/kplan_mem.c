@@ -212,6 +212,26 @@ bool kp_mem_load(const struct d_kplan *k, const struct node *n,
 	return pl->off >= 0 && pl->off + n->sz <= (int64_t)pl->size;
 }
 
+bool kp_mem_str(const struct d_kplan *k, const struct node *n,
+		struct kp_place *pl, unsigned *cnt)
+{
+	uint64_t max;
+
+	if (!n || n->op != N_FUNC || d_funcs[n->sub].id != F_STRINGOF ||
+	    n->nargs != 1 || !n->args[0]->ptr || !kp_strsize_fixed(k) ||
+	    !kp_mem_place(k, n->args[0], pl))
+		return false;
+	/* run.c's d_mem_string(): from p, which may be the copy's end
+	 * (""), not past it nor before its start */
+	if (pl->off < 0 || pl->off > (int64_t)pl->size)
+		return false;
+	max = pl->size - (uint64_t)pl->off;
+	if (max > k->prog->strsize - 1)
+		max = k->prog->strsize - 1;
+	*cnt = (unsigned)max;
+	return true;
+}
+
 bool kp_mem_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	       uint8_t *sg)
 {
@@ -333,13 +353,24 @@ bool kp_place_store(const struct d_kplan *k, const struct stmt *st)
 	       place_store_of(st, (unsigned)v) != NULL;
 }
 
+/* n itself reads a copy: a load (MLD) or stringof() of a place (MSTR) */
+static bool node_copy(const struct d_kplan *k, const struct node *n,
+		      struct kp_place *pl)
+{
+	unsigned cnt;
+
+	return ((n->op == N_DEREF || n->op == N_MEMBER) &&
+		kp_mem_load(k, n, pl)) ||
+	       kp_mem_str(k, n, pl, &cnt);
+}
+
 static bool node_mem(const struct d_kplan *k, const struct node *n)
 {
 	struct kp_place pl;
 
 	if (!n)
 		return false;
-	if ((n->op == N_DEREF || n->op == N_MEMBER) && kp_mem_load(k, n, &pl))
+	if (node_copy(k, n, &pl))
 		return true;
 	if (node_mem(k, n->a) || node_mem(k, n->b) || node_mem(k, n->c))
 		return true;
@@ -379,6 +410,8 @@ static bool msite_walk(struct d_kplan *k, const struct node *n, unsigned ci,
 		return true;
 	if ((n->op == N_DEREF || n->op == N_MEMBER) && kp_mem_load(k, n, &pl))
 		return msite_add(k, n, ci, action, pl.arg);
+	if (node_copy(k, n, &pl)) /* an MSTR: a printed value's, no site */
+		return false;
 	if (n->op == N_TERN)
 		return !node_mem(k, n->b) && !node_mem(k, n->c) &&
 		       msite_walk(k, n->a, ci, action);
@@ -452,7 +485,7 @@ static void node_sites(const struct d_kplan *k, const struct node *n,
 
 	if (!n)
 		return;
-	if ((n->op == N_DEREF || n->op == N_MEMBER) && kp_mem_load(k, n, &pl)) {
+	if (node_copy(k, n, &pl)) {
 		unsigned j;
 
 		for (j = 0; j < *ns; j++)

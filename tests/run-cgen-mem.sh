@@ -347,7 +347,7 @@ EOF
 timeout 120 "$DTRACE" -v -q -s req.d -s t.d -s end.d -c ./cgmem \
 	>/dev/null 2>errg.txt
 expect_grep "stringof() past the copy: -v says why" \
-	"^dtrace: clause 1 (pid[0-9]*::hit:entry) runs in user space, from its record: line [0-9]*: its printf() is not one the kernel computes at the hit: argument 1: stringof() of a pointer is printed from the kernel only where it points into copyin(argN, C) at a constant offset up to C, strsize fixed for the run\$" \
+	"^dtrace: clause 1 (pid[0-9]*::hit:entry) runs in user space, from its record: line [0-9]*: its printf() is not one the kernel computes at the hit: argument 1: stringof() of a pointer is printed from the kernel only where it is a place: copyin(argN, C), or a this-> pointer into it the kernel keeps, at a constant offset up to C, strsize fixed for the run\$" \
 	errg.txt
 
 finish

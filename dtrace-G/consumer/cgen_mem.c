@@ -7,7 +7,8 @@
  * test) and mld().
  *
  * The copies.  Each distinct {argument, C} an MLD names (a place's
- * store's MLD, flagged UBPF_KF_MCOPY, too: it loads nothing) is read
+ * store's MLD, flagged UBPF_KF_MCOPY, too: it loads nothing), or an
+ * MSTR (stringof() of a place printed: cgen_out.c's mstr()), is read
  * whole by bpf_probe_read_user() into cgbuf's copy room, past its owner
  * word (e->cpyoff: bpf_cg.c makes the map value UBPF_KCPYROOM + 8
  * bytes longer where a clause calls copyin()), each at its offset in
@@ -20,7 +21,8 @@
  * with its own copy, its faults and ERROR's arguments run.c's).  A
  * plan that keeps self-> variables (pl->tls) cannot send its hit
  * there: its MLDs are fault sites (o->slot, kplan_mem.c's mfault), or
- * it has none (nomem), and one without is refused here (e->bad).  With
+ * it has none (nomem), and one without is refused here (e->bad), as is
+ * one with sites and an MSTR (a printing clause's copy has none).  With
  * sites, a copy that cannot be read sets its bit (1 << its index) in
  * the word past the room (its 8 bytes of slack, zeroed first), and
  * mld_fault() at each MLD tests its copy's: set, the site's bits in
@@ -48,8 +50,8 @@
 #include "cgen_impl.h"
 
 /*
- * MLD's copies (kplan_mem.c): each distinct {argument, C} an MLD of
- * the plan names, read before its first clause into cgbuf's copy room
+ * MLD's copies (kplan_mem.c): each distinct {argument, C} an MLD or
+ * MSTR of the plan names, read before its first clause into cgbuf's copy room
  * (e->cpyoff, past the owner word: bpf_cg.c), C rounded up to 8 each;
  * one that cannot be read (bpf_probe_read_user() copies all or nothing,
  * an address of 0 included) ends the plan before it did anything, as

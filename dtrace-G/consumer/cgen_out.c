@@ -60,7 +60,11 @@
  * kernel(); unset, the variable is cleared), and each goes into the
  * variable as SSTR's copy does; none can fault.
  * OVSTR copies a variable's bytes into an argument's struct ubpf_kostr
- * (bpf_probe_read_kernel()), SCLR clears one; ODONE flagged
+ * (bpf_probe_read_kernel()), MSTR a place's string (stringof() of a
+ * copy's place, kplan_mem.c) from the copy cgen_mem.c's mem_read() read
+ * before the first clause (mstr(): bpf_probe_read_kernel_str(), as
+ * ostr_pre() copies from seq_read()'s copy; no fault, no jump), SCLR
+ * clears one; ODONE flagged
  * UBPF_KF_NOREC (a clause that only stores) does nothing.
  *
  * In dtrace.  The decoder (bpf.c) hands the area to cg_out_rec(), which

@@ -78,6 +78,22 @@
  * though nothing reads it).  Like every variable it is the kernel's
  * only when every clause touching it is (kp_vars_decide()).
  *
+ * stringof() of a place, printed (kp_mem_str(): MSTR).  A printf() or
+ * trace() argument stringof(P), P a place at offset o, 0 <= o <= C,
+ * where strsize is fixed for the run (kp_strsize_fixed()): the copy's
+ * bytes from o up to a NUL, the copy's end or strsize - 1 bytes
+ * (min(C - o, strsize - 1) at most: run.c's d_mem_string(), p may be
+ * the copy's end, "", not past it), copied from the copy mem_read()
+ * read into the out area's struct ubpf_kostr (cgen_out.c's mstr()) and
+ * printed by dtrace as an OVSTR's tainted string (kplan_out.c's
+ * kp_out_mstr()).  It cannot fault: its copy is read before the first
+ * clause as an MLD's, one that could not be read sending the hit to
+ * user space whole.  A clause that prints has no fault sites, so where
+ * the kernel keeps self-> variables (mfault) kp_mem_sites() fails on it
+ * and no copy is read in the kernel (nomem), as for a member printed.
+ * Its copy counts in the room (kp_clause_room()) and its clause reads
+ * copies (kp_clause_mem(): not a speculating one's).
+ *
  * A clause whose copies pass the room (UBPF_KCPYROOM bytes, each C
  * rounded up to 8, or more than UBPF_KCPYSITES of them) is user space's
  * (kp_clause_room()); so is, silently, a probe's plan whose clauses'
@@ -87,7 +103,8 @@
  * Not here (each clause user space's, with -v's reason): copies of an
  * address that is not an argument, of a size not constant or past
  * UBPF_KCPYMAX; places in self->, globals or arrays; stores through a
- * place; stringof() of one; structs held by value (this->s = *p);
+ * place; stringof() of one but printed (stored into a this-> string,
+ * compared, strlen(), a key); structs held by value (this->s = *p);
  * alloca(), bcopy(), copyinto(), tracemem().
  */
 #include <string.h>

@@ -22,8 +22,9 @@
  * bytes at most), or copyinstr(E, N), N a constant count (its OSTR
  * reads N bytes at most, strsize - 1 where N + 1 is not below strsize,
  * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0 or
- * computed at the hit, user space's), or args[N] printed by %s or
- * trace() (kp_out_sarg(): the
+ * computed at the hit, user space's), or stringof() of a copy's place
+ * (kp_out_mstr(): kplan_mem.c's MSTR, no fault), or args[N] printed by
+ * %s or trace() (kp_out_sarg(): the
  * OSTR of argument N at a probe declaring it a string, the clause
  * user space's at any other; in a clause that touches no variable and
  * does not speculate), or a string dtrace has without the kernel's help

@@ -764,8 +764,10 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						   "more than 16 fault sites"
 						 : "stringof() of a pointer "
 						   "is printed from the kernel "
-						   "only where it points into "
-						   "copyin(argN, C) at a "
+						   "only where it is a place: "
+						   "copyin(argN, C), or a "
+						   "this-> pointer into it the "
+						   "kernel keeps, at a "
 						   "constant offset up to C, "
 						   "strsize fixed for the run");
 				return;

@@ -29,9 +29,16 @@
 #    a sum()'s value, a place's store, a predicate and the right side
 #    of || faulting or not, what the clause did before the fault kept
 #    and nothing after it run, three ways alike (before it, every such
-#    clause was user space's).
-# Two runs three ways and one alone: about 6 s on the 2-CPU VM under
-# others' load.
+#    clause was user space's);
+#  - stringof() of a copy's place printed (kplan_mem.c's MSTR): the char
+#    name[40] member, (char *)this->r + offsetof(), a copy ending inside
+#    the name, the copy's end (""), at strsize 256, 16 and 2 (three ways
+#    each, the three at once), at a kernel probe (syscall::write:entry,
+#    one way), and -v's reasons where it stays user space's (beside
+#    self-> variables, past the copy).
+# Five runs three ways (three at once), one at a kernel probe and three
+# alone: about 6 s on the 2-CPU VM at load 6 to 9 (2 to 3 s before
+# stringof()'s runs).
 # Needs root, uprobes and a dtrace with the BPF backend.
 
 . "$top_srcdir/tests/lib.sh"

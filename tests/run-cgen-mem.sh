@@ -30,14 +30,15 @@
 #    of || faulting or not, what the clause did before the fault kept
 #    and nothing after it run, three ways alike (before it, every such
 #    clause was user space's);
-#  - stringof() of a copy's place printed (kplan_mem.c's MSTR): the char
-#    name[40] member, (char *)this->r + offsetof(), a copy ending inside
-#    the name, the copy's end (""), at strsize 256, 16 and 2 (three ways
-#    each, the three at once), at a kernel probe (syscall::write:entry,
-#    one way), and -v's reasons where it stays user space's (beside
-#    self-> variables, past the copy).
-# Five runs three ways (three at once), one at a kernel probe and three
-# alone: about 6 s on the 2-CPU VM at load 6 to 9 (2 to 3 s before
+#  - stringof() of a copy's place printed (kplan_mem.c's MSTR) at
+#    look(r, i): the char name[40] member, (char *)this->r +
+#    offsetof(), a copy ending inside the name, the copy's end (""), at
+#    strsize 256 (in "members"), 16 and 2 (three ways each, the two at
+#    once), at a kernel probe (syscall::write:entry, one way), and -v's
+#    reasons where it stays user space's (beside self-> variables, past
+#    the copy).
+# Four runs three ways (two of them at once), one at a kernel probe and
+# three alone: about 8.5 s on the 2-CPU VM at load 13 (4.4 s before
 # stringof()'s runs).
 # Needs root, uprobes and a dtrace with the BPF backend.
 
@@ -108,6 +109,48 @@ kernel() {
 	expect_eq "$1: clauses $3 in the kernel" "$2" "${n:-0}"
 }
 
+# stringof() of a copy's place printed (kplan_mem.c's kp_mem_str(),
+# MSTR), at look(r, i): the char name[40] member and (char *)this->r +
+# offsetof(), a copy ending inside the name (77 bytes, the name at 38:
+# hit 4's 40 with no NUL are cut at the copy's end, not at the NUL after
+# them), the copy's end ("") and a copy of 8 bytes (id's low byte, then
+# a NUL); run in "members" (strsize 256) and below at strsize 16 and 2
+sd='
+pid$target::look:entry
+{
+	this->r = (struct req *)copyin(arg0, sizeof (struct req));
+	printf("%d: name [%s] off [%s]\n", arg1, stringof(this->r->name),
+	    stringof((char *)this->r + offsetof(struct req, name)));
+}
+pid$target::look:entry
+{
+	this->q = (char *)copyin(arg0, 77);
+	printf("%d: end [", arg1);
+	trace(stringof(this->q + offsetof(struct req, name)));
+	printf("] id [%s] nul [%s]\n", stringof((char *)copyin(arg0, 8)),
+	    stringof((char *)copyin(arg0, 8) + 8));
+}'
+# strexp SS WHAT: the lines of $sd at strsize SS, as cgmem.c wrote them
+# (hits 0 to 4; 5 to 7 fault), against outg.txt's
+strexp() {
+	awk -v m=$(($1 - 1)) 'function cut(x, n) {
+		return substr(x, 1, n < m ? n : m)
+	}
+	BEGIN {
+		for (i = 0; i < 5; i++) {
+			n = "bcdefghijklmnopqrstuvwxyzabcdefghijklmn"
+			n = sprintf("%c", 107 + i) (i < 4 ? "bcdefg" : n)
+			printf "%d: name [%s] off [%s]\n", i, cut(n, 40),
+			    cut(n, 40)
+			printf "%d: end [%s] id [%s] nul []\n", i, cut(n, 39),
+			    sprintf("%c", 100 + i)
+		}
+	}' >stringof.exp
+	grep '^[0-9]: name \[\|^[0-9]: end \[' outg.txt >stringof.got
+	expect_file_eq "$2: stringof(), the bytes cgmem.c wrote" \
+		stringof.exp stringof.got
+}
+
 three "members" '
 pid$target::hit:entry
 /((struct req *)copyin(arg0, sizeof (struct req)))->id % 2 == 0/
@@ -154,15 +197,17 @@ pid$target::peek:entry
 {
 	this->d = (struct req *)copyin(arg0, 24);
 	@dead = count();
-}'
+}'"$sd"
 kernel "members" 2 aggregated
-kernel "members" 2 "printing values computed"
+kernel "members" 4 "printing values computed"
+strexp 256 "members"
 # the values cgmem.c wrote, and ERROR's: the predicate's, the store's
 # and the third clause's printf()'s faults at NULL and 0x10, the first
 # two at the edge (its 16 bytes read), and the last clause's store's at
 # NULL and 0x10 (peek's: a copy nothing reads, which run.c makes all
 # the same, the only one of its probe's plan; its 24 bytes at the edge
-# read)
+# read), then look's two stringof() clauses' stores at NULL and 0x10
+# (theirs at the edge come after hit 7's line); their lines apart
 awk 'BEGIN {
 	for (i = 0; i < 5; i++) {
 		printf "%d: id %d flags %.0f big %.0f c %d us %d s %d u %d a1 %d lo %d mid %d neg %d n0 %c next %d\n",
@@ -174,13 +219,14 @@ awk 'BEGIN {
 		    100 + i, 240 + i
 	}
 	for (a = 0; a < 3; a++) print "ERROR " a " 1 0"
-	print "ERROR 1 1 0"
+	for (a = 0; a < 3; a++) print "ERROR 1 1 0"
 	for (a = 0; a < 3; a++) print "ERROR " a " 1 10"
-	print "ERROR 1 1 10"
+	for (a = 0; a < 3; a++) print "ERROR 1 1 10"
 	for (a = 0; a < 2; a++) print "ERROR " a " 1 fe8"
 	print "7: first 7 star 107 un 7"
 }' | sed 's/un \([0-9a-f]*\)$/un \1000000/' >members.exp
-grep -v '^ \|^$' outg.txt | sed -n '1,/^7: /p' >members.got
+grep -v '^ \|^$\|^[0-9]: name \[\|^[0-9]: end \[' outg.txt |
+	sed -n '1,/^7: /p' >members.got
 expect_file_eq "members: the values cgmem.c wrote" members.exp members.got
 expect_grep "members: sum()" '^ *-75000000000$' outg.txt
 expect_grep "members: a fault at the edge, in the predicate" \
@@ -197,62 +243,27 @@ expect_grep "past the room: -v says why" \
 	"^dtrace: clause 5 (pid[0-9]*::hit:entry) runs in user space, from its record: its copyin()s read in the kernel pass the 2048 bytes (or 16 copies) it has room for\$" \
 	errg.txt
 
-# stringof() of a copy's place printed (kplan_mem.c's kp_mem_str(),
-# MSTR): the char name[40] member and (char *)this->r + offsetof(), a
-# copy ending inside the name (77 bytes, the name at 38: hit 4's 40 with
-# no NUL are cut at the copy's end, not at the NUL after them), the
-# copy's end ("") and a copy of 8 bytes (id's low byte, then a NUL), at
-# strsize 256, 16 and 2 (the three runs at once): three ways alike, the
-# values cgmem.c wrote, both clauses the kernel's (-v: before MSTR they
-# were user space's); hits 5 to 7 fault (the hit to user space, ERROR
-# as run.c's)
-sd='
-pid$target::hit:entry
-{
-	this->r = (struct req *)copyin(arg0, sizeof (struct req));
-	printf("%d: name [%s] off [%s]\n", arg1, stringof(this->r->name),
-	    stringof((char *)this->r + offsetof(struct req, name)));
-}
-pid$target::hit:entry
-{
-	this->q = (char *)copyin(arg0, 77);
-	printf("%d: end [", arg1);
-	trace(stringof(this->q + offsetof(struct req, name)));
-	printf("] id [%s] nul [%s]\n", stringof((char *)copyin(arg0, 8)),
-	    stringof((char *)copyin(arg0, 8) + 8));
-}'
-# the three strsizes at once, each in its own directory
-for ss in 256 16 2; do
+# stringof() at strsize 16 and 2 (both runs at once, each in its own
+# directory): three ways alike, the bytes cgmem.c wrote, both clauses
+# the kernel's (-v: before MSTR they were user space's); hits 5 to 7
+# fault (the hit to user space, ERROR as run.c's)
+for ss in 16 2; do
 	mkdir s$ss && cd s$ss && three_start "$sd" -x strsize=$ss
 	eval "sp$ss=\"\$ws_pid0 \$ws_pidg \$ws_pidc\""
 	cd "$tmp" || exit 99
 done
-for ss in 256 16 2; do
+for ss in 16 2; do
 	cd s$ss || exit 99
 	eval "set -- \$sp$ss"
 	ws_pid0=$1 ws_pidg=$2 ws_pidc=$3
 	ways_wait "stringof, strsize $ss"
 	three_check "stringof, strsize $ss"
 	kernel "stringof, strsize $ss" 2 "printing values computed"
-	awk -v m=$((ss - 1)) 'function cut(x, n) {
-		return substr(x, 1, n < m ? n : m)
-	}
-	BEGIN {
-		for (i = 0; i < 5; i++) {
-			n = "bcdefghijklmnopqrstuvwxyzabcdefghijklmn"
-			n = sprintf("%c", 107 + i) (i < 4 ? "bcdefg" : n)
-			printf "%d: name [%s] off [%s]\n", i, cut(n, 40),
-			    cut(n, 40)
-			printf "%d: end [%s] id [%s] nul []\n", i, cut(n, 39),
-			    sprintf("%c", 100 + i)
-		}
-		for (a = 0; a < 2; a++) print "ERROR 1 1 0"
-		for (a = 0; a < 2; a++) print "ERROR 1 1 10"
-		for (a = 0; a < 2; a++) print "ERROR 1 1 fe8"
-	}' >stringof.exp
-	grep -v '^$' outg.txt >stringof.got
-	expect_file_eq "stringof, strsize $ss: the bytes cgmem.c wrote" \
-		stringof.exp stringof.got
+	strexp $ss "strsize $ss"
+	for a in 0 10 fe8; do
+		expect_eq "strsize $ss: the faults at $a" 2 \
+			"$(grep -c "^ERROR 1 1 $a\$" outg.txt)"
+	done
 	cd "$tmp" || exit 99
 done
 

@@ -9,7 +9,8 @@
  * hit 6 the unmapped address 0x10, hit 7 a struct whose first 24
  * bytes end a page the next page of which is unmapped (a copy of 16
  * bytes reads, one of the whole struct faults at its start).
- * peek(r, i) follows each hit with the same arguments.  Then done()
+ * peek(r, i), then look(r, i), follow each hit with the same
+ * arguments.  Then done()
  * and a wait to be killed, so that every read of its memory, at the
  * hit or later, sees the same bytes.
  */
@@ -49,10 +50,17 @@ void __attribute__((noinline, used)) peek(struct req *r, int i)
 	__asm__ volatile("" : : "r"(r), "r"(i) : "memory");
 }
 
+/* a third, for run-cgen-mem.sh's stringof() clauses */
+void __attribute__((noinline, used)) look(struct req *r, int i)
+{
+	__asm__ volatile("" : : "r"(r), "r"(i) : "memory");
+}
+
 static void both(struct req *r, int i)
 {
 	hit(r, i);
 	peek(r, i);
+	look(r, i);
 }
 
 void __attribute__((noinline, used)) done(void)

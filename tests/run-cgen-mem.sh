@@ -29,9 +29,17 @@
 #    a sum()'s value, a place's store, a predicate and the right side
 #    of || faulting or not, what the clause did before the fault kept
 #    and nothing after it run, three ways alike (before it, every such
-#    clause was user space's).
-# Two runs three ways and one alone: about 6 s on the 2-CPU VM under
-# others' load.
+#    clause was user space's);
+#  - stringof() of a copy's place printed (kplan_mem.c's MSTR) at
+#    look(r, i): the char name[40] member, (char *)this->r +
+#    offsetof(), a copy ending inside the name, the copy's end (""), at
+#    strsize 256 (in "members"), 16 and 2 (three ways each, the two at
+#    once), at a kernel probe (syscall::write:entry, one way), and -v's
+#    reasons where it stays user space's (beside self-> variables, past
+#    the copy).
+# Four runs three ways (two of them at once), one at a kernel probe and
+# three alone: about 8.5 s on the 2-CPU VM at load 13 (4.4 s before
+# stringof()'s runs).
 # Needs root, uprobes and a dtrace with the BPF backend.
 
 . "$top_srcdir/tests/lib.sh"
@@ -55,7 +63,7 @@ struct req {
 	int a[3];
 	unsigned int lo : 3, mid : 7;
 	int neg : 5;
-	char name[8];
+	char name[40];
 	struct req *next;
 };
 EOF
@@ -65,14 +73,24 @@ pid$target::done:entry { exit(0); }
 dtrace:::ERROR { printf("ERROR %d %d %x\n", arg2, arg4, arg5 & 0xfff); }
 EOF
 
-# three WHAT SCRIPT: dtrace -v -q -s req.d -s SCRIPT -s end.d on ./cgmem three
-# ways at once, outWAY.txt and errWAY.txt; the outputs and the fault
-# messages alike
+# three WHAT SCRIPT [ARGS]: dtrace -v -q ARGS -s req.d -s SCRIPT -s end.d on
+# ./cgmem three ways at once, outWAY.txt and errWAY.txt in the current
+# directory; the outputs and the fault messages alike (three_start,
+# ways_wait, three_check)
+three_start() {
+	printf '%s\n' "$1" >t.d
+	shift
+	ways_start 120 -v -q "$@" -s "$tmp/req.d" -s t.d -s "$tmp/end.d" \
+		-c "$tmp/cgmem"
+}
 three() {
 	what=$1
-	printf '%s\n' "$2" >t.d
-	ways_start 120 -v -q -s req.d -s t.d -s end.d -c ./cgmem
+	three_start "$2"
 	ways_wait "$what"
+	three_check "$what"
+}
+three_check() {
+	what=$1
 	for k in 0 g c; do
 		sed -n 's/^dtrace: \(error on enabled probe ID [0-9]* \).*: \(invalid address (0x[0-9a-f]*\(...\))\) \(in .*\)$/\1\3 \4/p' \
 			err$k.txt >flt$k.txt
@@ -89,6 +107,48 @@ kernel() {
 	n=$(sed -n "s/^dtrace: \([0-9]*\) clauses* $3 in the kernel\$/\1/p" \
 		errg.txt)
 	expect_eq "$1: clauses $3 in the kernel" "$2" "${n:-0}"
+}
+
+# stringof() of a copy's place printed (kplan_mem.c's kp_mem_str(),
+# MSTR), at look(r, i): the char name[40] member and (char *)this->r +
+# offsetof(), a copy ending inside the name (77 bytes, the name at 38:
+# hit 4's 40 with no NUL are cut at the copy's end, not at the NUL after
+# them), the copy's end ("") and a copy of 8 bytes (id's low byte, then
+# a NUL); run in "members" (strsize 256) and below at strsize 16 and 2
+sd='
+pid$target::look:entry
+{
+	this->r = (struct req *)copyin(arg0, sizeof (struct req));
+	printf("%d: name [%s] off [%s]\n", arg1, stringof(this->r->name),
+	    stringof((char *)this->r + offsetof(struct req, name)));
+}
+pid$target::look:entry
+{
+	this->q = (char *)copyin(arg0, 77);
+	printf("%d: end [", arg1);
+	trace(stringof(this->q + offsetof(struct req, name)));
+	printf("] id [%s] nul [%s]\n", stringof((char *)copyin(arg0, 8)),
+	    stringof((char *)copyin(arg0, 8) + 8));
+}'
+# strexp SS WHAT: the lines of $sd at strsize SS, as cgmem.c wrote them
+# (hits 0 to 4; 5 to 7 fault), against outg.txt's
+strexp() {
+	awk -v m=$(($1 - 1)) 'function cut(x, n) {
+		return substr(x, 1, n < m ? n : m)
+	}
+	BEGIN {
+		for (i = 0; i < 5; i++) {
+			n = "bcdefghijklmnopqrstuvwxyzabcdefghijklmn"
+			n = sprintf("%c", 107 + i) (i < 4 ? "bcdefg" : n)
+			printf "%d: name [%s] off [%s]\n", i, cut(n, 40),
+			    cut(n, 40)
+			printf "%d: end [%s] id [%s] nul []\n", i, cut(n, 39),
+			    sprintf("%c", 100 + i)
+		}
+	}' >stringof.exp
+	grep '^[0-9]: name \[\|^[0-9]: end \[' outg.txt >stringof.got
+	expect_file_eq "$2: stringof(), the bytes cgmem.c wrote" \
+		stringof.exp stringof.got
 }
 
 three "members" '
@@ -137,15 +197,17 @@ pid$target::peek:entry
 {
 	this->d = (struct req *)copyin(arg0, 24);
 	@dead = count();
-}'
+}'"$sd"
 kernel "members" 2 aggregated
-kernel "members" 2 "printing values computed"
+kernel "members" 4 "printing values computed"
+strexp 256 "members"
 # the values cgmem.c wrote, and ERROR's: the predicate's, the store's
 # and the third clause's printf()'s faults at NULL and 0x10, the first
 # two at the edge (its 16 bytes read), and the last clause's store's at
 # NULL and 0x10 (peek's: a copy nothing reads, which run.c makes all
 # the same, the only one of its probe's plan; its 24 bytes at the edge
-# read)
+# read), then look's two stringof() clauses' stores at NULL and 0x10
+# (theirs at the edge come after hit 7's line); their lines apart
 awk 'BEGIN {
 	for (i = 0; i < 5; i++) {
 		printf "%d: id %d flags %.0f big %.0f c %d us %d s %d u %d a1 %d lo %d mid %d neg %d n0 %c next %d\n",
@@ -157,13 +219,14 @@ awk 'BEGIN {
 		    100 + i, 240 + i
 	}
 	for (a = 0; a < 3; a++) print "ERROR " a " 1 0"
-	print "ERROR 1 1 0"
+	for (a = 0; a < 3; a++) print "ERROR 1 1 0"
 	for (a = 0; a < 3; a++) print "ERROR " a " 1 10"
-	print "ERROR 1 1 10"
+	for (a = 0; a < 3; a++) print "ERROR 1 1 10"
 	for (a = 0; a < 2; a++) print "ERROR " a " 1 fe8"
 	print "7: first 7 star 107 un 7"
 }' | sed 's/un \([0-9a-f]*\)$/un \1000000/' >members.exp
-grep -v '^ \|^$' outg.txt | sed -n '1,/^7: /p' >members.got
+grep -v '^ \|^$\|^[0-9]: name \[\|^[0-9]: end \[' outg.txt |
+	sed -n '1,/^7: /p' >members.got
 expect_file_eq "members: the values cgmem.c wrote" members.exp members.got
 expect_grep "members: sum()" '^ *-75000000000$' outg.txt
 expect_grep "members: a fault at the edge, in the predicate" \
@@ -179,6 +242,57 @@ expect_grep "a branch's pointer: -v says why" \
 expect_grep "past the room: -v says why" \
 	"^dtrace: clause 5 (pid[0-9]*::hit:entry) runs in user space, from its record: its copyin()s read in the kernel pass the 2048 bytes (or 16 copies) it has room for\$" \
 	errg.txt
+
+# stringof() at strsize 16 and 2 (both runs at once, each in its own
+# directory): three ways alike, the bytes cgmem.c wrote, both clauses
+# the kernel's (-v: before MSTR they were user space's); hits 5 to 7
+# fault (the hit to user space, ERROR as run.c's)
+for ss in 16 2; do
+	mkdir s$ss && cd s$ss && three_start "$sd" -x strsize=$ss
+	eval "sp$ss=\"\$ws_pid0 \$ws_pidg \$ws_pidc\""
+	cd "$tmp" || exit 99
+done
+for ss in 16 2; do
+	cd s$ss || exit 99
+	eval "set -- \$sp$ss"
+	ws_pid0=$1 ws_pidg=$2 ws_pidc=$3
+	ways_wait "stringof, strsize $ss"
+	three_check "stringof, strsize $ss"
+	kernel "stringof, strsize $ss" 2 "printing values computed"
+	strexp $ss "strsize $ss"
+	for a in 0 10 fe8; do
+		expect_eq "strsize $ss: the faults at $a" 2 \
+			"$(grep -c "^ERROR 1 1 $a\$" outg.txt)"
+	done
+	cd "$tmp" || exit 99
+done
+
+# the kernel providers' programs take it too: stringof() of a
+# write()'s buffer copied at syscall::write:entry, the hit's bytes (one
+# way: DTRACE_CGEN=0 and the records read the echo's memory after it
+# exited, a fault: doc/DESIGN.md's "Pointers and structs in the
+# generated programs"); before MSTR both clauses were user space's
+if tracefs_at -d events/syscalls; then
+	cat >k.d <<'EOF'
+syscall::write:entry /pid == $target/
+{
+	this->b = (char *)copyin(arg1, 8);
+	printf("%s\n", stringof(this->b));
+}
+syscall::write:entry /pid == $target/
+{
+	printf("[%s]\n", stringof((char *)copyin(arg1, 4) + 1));
+}
+EOF
+	timeout 120 "$DTRACE" -v -q -o k.out -s k.d -c "/bin/echo hello-world" \
+		>/dev/null 2>errg.txt
+	printf 'hello-wo\n[ell]\n' >k.exp
+	grep -v '^$' k.out >k.got
+	expect_file_eq "stringof at a kernel probe: the hit's bytes" k.exp k.got
+	kernel "stringof at a kernel probe" 2 "printing values computed"
+else
+	echo "# no tracefs with syscalls events: the kernel probe's case not run"
+fi
 
 # a program whose kernel keeps self-> variables: each copy's read a
 # fault site (kplan_mem.c's mfault), its fault at its statement: what
@@ -235,11 +349,23 @@ pid$target::hit:entry
 {
 	printf("%d %d\n", self->n, ((struct req *)copyin(arg0, 56))->id);
 }
+pid$target::hit:entry { printf("%s\n", stringof((char *)copyin(arg0, 8))); }
 EOF
 timeout 120 "$DTRACE" -v -q -s req.d -s t.d -s end.d -c ./cgmem \
 	>/dev/null 2>errg.txt
-expect_grep "self-> printing: -v says why" \
-	"^dtrace: clause 2 (pid[0-9]*::hit:entry) runs in user space, from its record: line [0-9]*: its printf() is not one the kernel computes at the hit: argument 2: copyin() is not read in the kernel of a program that keeps self-> variables where a copy's fault cannot be at its statement: a clause that prints, a ?: branch, or more than 16 fault sites\$" \
+for c in "2 argument 2" "3 argument 1"; do
+	expect_grep "self-> printing: -v says why (clause ${c%% *})" \
+		"^dtrace: clause ${c%% *} (pid[0-9]*::hit:entry) runs in user space, from its record: line [0-9]*: its printf() is not one the kernel computes at the hit: ${c#* }: copyin() is not read in the kernel of a program that keeps self-> variables where a copy's fault cannot be at its statement: a clause that prints, a ?: branch, or more than 16 fault sites\$" \
+		errg.txt
+done
+# stringof() past its copy's end: run.c faults at dtrace's address
+cat >t.d <<'EOF'
+pid$target::hit:entry { printf("%s\n", stringof((char *)copyin(arg0, 8) + 9)); }
+EOF
+timeout 120 "$DTRACE" -v -q -s req.d -s t.d -s end.d -c ./cgmem \
+	>/dev/null 2>errg.txt
+expect_grep "stringof() past the copy: -v says why" \
+	"^dtrace: clause 1 (pid[0-9]*::hit:entry) runs in user space, from its record: line [0-9]*: its printf() is not one the kernel computes at the hit: argument 1: stringof() of a pointer is printed from the kernel only where it is a place: copyin(argN, C), or a this-> pointer into it the kernel keeps, at a constant offset up to C, strsize fixed for the run\$" \
 	errg.txt
 
 finish

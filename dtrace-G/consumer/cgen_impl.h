@@ -487,6 +487,9 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	      unsigned nargs);
 void mld(struct em *e, const struct ubpf_kop *o);
 void mld_fault(struct em *e, const struct ubpf_kop *o);
+/* ... the copy an MLD or MSTR o reads (its index in e->cpy), -1 where
+ * mem_read() read none */
+int mem_copy(const struct em *e, const struct ubpf_kop *o);
 
 /* cgen_sarg.c: whether the plan has fault sites (SEQ's, kplan.c's) */
 bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);

@@ -7,7 +7,8 @@
  * test) and mld().
  *
  * The copies.  Each distinct {argument, C} an MLD names (a place's
- * store's MLD, flagged UBPF_KF_MCOPY, too: it loads nothing) is read
+ * store's MLD, flagged UBPF_KF_MCOPY, too: it loads nothing), or an
+ * MSTR (stringof() of a place printed: cgen_out.c's mstr()), is read
  * whole by bpf_probe_read_user() into cgbuf's copy room, past its owner
  * word (e->cpyoff: bpf_cg.c makes the map value UBPF_KCPYROOM + 8
  * bytes longer where a clause calls copyin()), each at its offset in
@@ -20,7 +21,8 @@
  * with its own copy, its faults and ERROR's arguments run.c's).  A
  * plan that keeps self-> variables (pl->tls) cannot send its hit
  * there: its MLDs are fault sites (o->slot, kplan_mem.c's mfault), or
- * it has none (nomem), and one without is refused here (e->bad).  With
+ * it has none (nomem), and one without is refused here (e->bad), as is
+ * one with sites and an MSTR (a printing clause's copy has none).  With
  * sites, a copy that cannot be read sets its bit (1 << its index) in
  * the word past the room (its 8 bytes of slack, zeroed first), and
  * mld_fault() at each MLD tests its copy's: set, the site's bits in
@@ -48,8 +50,8 @@
 #include "cgen_impl.h"
 
 /*
- * MLD's copies (kplan_mem.c): each distinct {argument, C} an MLD of
- * the plan names, read before its first clause into cgbuf's copy room
+ * MLD's copies (kplan_mem.c): each distinct {argument, C} an MLD or
+ * MSTR of the plan names, read before its first clause into cgbuf's copy room
  * (e->cpyoff, past the owner word: bpf_cg.c), C rounded up to 8 each;
  * one that cannot be read (bpf_probe_read_user() copies all or nothing,
  * an address of 0 included) ends the plan before it did anything, as
@@ -63,23 +65,35 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	      unsigned nargs)
 {
 	size_t jf[UBPF_KCPYSITES], jok, jn;
-	unsigned room = 0, nsite = 0, nmld = 0;
+	unsigned room = 0, nsite = 0, nmld = 0, nmstr = 0;
 
 	e->ncpy = 0;
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
 		unsigned j;
 
-		if (o->op != UBPF_K_MLD)
+		if (o->op == UBPF_K_MSTR) { /* its bytes within the copy */
+			nmstr++;
+			if (o->imm < 1 || o->imm > UBPF_KCPYMAX ||
+			    o->n >= nargs || o->agg > o->imm ||
+			    o->step > o->imm - o->agg ||
+			    o->step > UBPF_STRMAX - 1) {
+				e->bad = true;
+				return;
+			}
+		} else if (o->op != UBPF_K_MLD) {
 			continue;
-		nmld++;
-		nsite += o->slot != 0;
-		if (o->imm < 1 || o->imm > UBPF_KCPYMAX || o->n >= nargs ||
-		    (o->sz != 1 && o->sz != 2 && o->sz != 4 && o->sz != 8) ||
-		    (unsigned)o->agg + o->sz > (uint64_t)o->imm ||
-		    o->step + o->levels > 8u * o->sz ||
-		    o->slot > UBPF_KFSITES ||
-		    (o->slot && (o->jump <= pc || o->jump > pl->nops))) {
+		} else {
+			nmld++;
+			nsite += o->slot != 0;
+		}
+		if (o->op == UBPF_K_MLD &&
+		    (o->imm < 1 || o->imm > UBPF_KCPYMAX || o->n >= nargs ||
+		     (o->sz != 1 && o->sz != 2 && o->sz != 4 && o->sz != 8) ||
+		     (unsigned)o->agg + o->sz > (uint64_t)o->imm ||
+		     o->step + o->levels > 8u * o->sz ||
+		     o->slot > UBPF_KFSITES ||
+		     (o->slot && (o->jump <= pc || o->jump > pl->nops)))) {
 			e->bad = true;
 			return;
 		}
@@ -102,8 +116,9 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	if (!e->ncpy)
 		return;
 	/* every MLD a fault site or none; none where the hit cannot go
-	 * to user space */
-	if (!e->cpyoff || buf < 0 || (nsite && nsite != nmld) ||
+	 * to user space, nor beside an MSTR (a printed string, whose
+	 * copy's fault sends the hit there) */
+	if (!e->cpyoff || buf < 0 || (nsite && (nsite != nmld || nmstr)) ||
 	    (pl->tls && !nsite) ||
 	    e->nfj + 2 > sizeof(e->fj) / sizeof(e->fj[0])) {
 		e->bad = true;
@@ -149,6 +164,14 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	fix(e, jok);
 }
 
+int mem_copy(const struct em *e, const struct ubpf_kop *o)
+{
+	for (unsigned j = 0; j < e->ncpy; j++)
+		if (e->cpy[j].arg == o->n && e->cpy[j].size == o->imm)
+			return e->vbuf ? (int)j : -1;
+	return -1;
+}
+
 /*
  * MLD o, a fault site (o->slot, 1 up): where its copy could not be
  * read (its bit in the word past the room, mem_read()'s), the site's
@@ -159,12 +182,9 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 void mld_fault(struct em *e, const struct ubpf_kop *o)
 {
 	size_t jok;
-	unsigned j;
+	int j = mem_copy(e, o);
 
-	for (j = 0; j < e->ncpy; j++)
-		if (e->cpy[j].arg == o->n && e->cpy[j].size == o->imm)
-			break;
-	if (j >= e->ncpy || !e->vbuf || !o->slot || o->slot > UBPF_KFSITES) {
+	if (j < 0 || !o->slot || o->slot > UBPF_KFSITES) {
 		e->bad = true;
 		return;
 	}
@@ -185,12 +205,9 @@ void mld_fault(struct em *e, const struct ubpf_kop *o)
  */
 void mld(struct em *e, const struct ubpf_kop *o)
 {
-	unsigned j;
+	int j = mem_copy(e, o);
 
-	for (j = 0; j < e->ncpy; j++)
-		if (e->cpy[j].arg == o->n && e->cpy[j].size == o->imm)
-			break;
-	if (j >= e->ncpy || !e->vbuf) {
+	if (j < 0) {
 		e->bad = true;
 		return;
 	}

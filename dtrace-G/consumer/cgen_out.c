@@ -64,7 +64,11 @@
  * kernel(); unset, the variable is cleared), and each goes into the
  * variable as SSTR's copy does; none can fault.
  * OVSTR copies a variable's bytes into an argument's struct ubpf_kostr
- * (bpf_probe_read_kernel()), SCLR clears one; ODONE flagged
+ * (bpf_probe_read_kernel()), MSTR a place's string (stringof() of a
+ * copy's place, kplan_mem.c) from the copy cgen_mem.c's mem_read() read
+ * before the first clause (mstr(): bpf_probe_read_kernel_str(), as
+ * ostr_pre() copies from seq_read()'s copy; no fault, no jump), SCLR
+ * clears one; ODONE flagged
  * UBPF_KF_NOREC (a clause that only stores) does nothing.
  *
  * In dtrace.  The decoder (bpf.c) hands the area to cg_out_rec(), which
@@ -120,7 +124,8 @@ unsigned cgen_out_bytes(const struct ubpf_kplan *pl)
 			    (o->op == UBPF_K_SSTR
 				     ? (unsigned)offsetof(struct ubpf_kostr, s)
 				     : (unsigned)sizeof(struct ubpf_kostr));
-		else if (o->op != UBPF_K_OUT && o->op != UBPF_K_OSTR)
+		else if (o->op != UBPF_K_OUT && o->op != UBPF_K_OSTR &&
+			 o->op != UBPF_K_MSTR)
 			continue;
 		else
 			e = o->slot +
@@ -334,6 +339,28 @@ static void ostr(struct em *e, const struct ubpf_kop *o)
 	fix(e, jok);
 }
 
+/* At most cnt bytes of the string at cgbuf + src (S_SBUF) and a NUL
+ * into the struct ubpf_kostr base bytes past S_OBUF, by
+ * bpf_probe_read_kernel_str() of cnt + 1 bytes (it cannot fault: cgbuf
+ * is the program's map value), and its len: the count with the NUL, cnt
+ * where the string is cut there (no NUL in cnt bytes); r0 that len */
+static void kstr_copy(struct em *e, int32_t base, int32_t cnt, int32_t src)
+{
+	size_t jc;
+
+	at(e, 1, base + (int32_t)offsetof(struct ubpf_kostr, s));
+	alu_i(e, BPF_MOV, 2, cnt + 1);
+	ldx(e, BPF_DW, 3, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 3, src);
+	call(e, BPF_FUNC_probe_read_kernel_str);
+	jc = jmp_i(e, BPF_JSLE, 0, cnt); /* cut: cnt bytes, no NUL */
+	alu_i(e, BPF_MOV, 0, cnt);
+	fix(e, jc);
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	stx(e, BPF_W, 2,
+	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
+}
+
 /*
  * R2 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"): an OSTR or
  * SSTR flagged UBPF_KF_APRE pops nothing; its string is argument
@@ -353,9 +380,7 @@ static void ostr(struct em *e, const struct ubpf_kop *o)
 static bool pre_copy(struct em *e, const struct ubpf_kop *o, int32_t base,
 		     int32_t cnt)
 {
-	int32_t dst = base + (int32_t)offsetof(struct ubpf_kostr, s);
 	unsigned j;
-	size_t jc;
 
 	for (j = 0; j < e->nsarg && e->sarg[j] != o->step; j++)
 		;
@@ -367,18 +392,36 @@ static bool pre_copy(struct em *e, const struct ubpf_kop *o, int32_t base,
 	ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(e->sarg[j]));
 	ldx(e, BPF_DW, 2, 10, S_OBUF);
 	stx(e, BPF_DW, 2, (int16_t)base, 1);
-	at(e, 1, dst);
-	alu_i(e, BPF_MOV, 2, cnt + 1);
-	ldx(e, BPF_DW, 3, 10, S_SBUF);
-	alu_i(e, BPF_ADD, 3, SEQ_AT(j));
-	call(e, BPF_FUNC_probe_read_kernel_str);
-	jc = jmp_i(e, BPF_JSLE, 0, cnt); /* cut: cnt bytes, no NUL */
-	alu_i(e, BPF_MOV, 0, cnt);
-	fix(e, jc);
-	ldx(e, BPF_DW, 2, 10, S_OBUF);
-	stx(e, BPF_W, 2,
-	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
+	kstr_copy(e, base, cnt, SEQ_AT(j));
 	return true;
+}
+
+/*
+ * MSTR o: stringof() of a place (kplan_mem.c's kp_mem_str()), the
+ * bytes of its copy (mem_read()'s, in cgbuf's copy room) from o->agg up
+ * to a NUL, o->step of them at most (min(C - o, strsize - 1), as run.c's
+ * d_mem_string() cuts it), into the struct ubpf_kostr at o->slot by
+ * kstr_copy(), len as ostr_pre()'s, the address 0 (no fault: a copy that
+ * could not be read sent the hit to user space whole).  The helper
+ * reads o->step + 1 bytes, the last of which it overwrites with its
+ * NUL: past the copy's C at most by one byte, still in the room or its
+ * 8 bytes of slack.
+ */
+static void mstr(struct em *e, const struct ubpf_kop *o)
+{
+	int32_t base = (int32_t)sizeof(struct ubpf_kout) + o->slot;
+	int j = mem_copy(e, o);
+
+	if (j < 0 || o->step > UBPF_STRMAX - 1 ||
+	    sizeof(struct ubpf_kout) + o->slot + sizeof(struct ubpf_kostr) >
+		    UBPF_KOUTMAX) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	st(e, BPF_DW, 2, (int16_t)base, 0);
+	kstr_copy(e, base, (int32_t)o->step,
+		  (int32_t)(e->cpyoff + e->cpy[j].at + o->agg));
 }
 
 static void ostr_pre(struct em *e, const struct ubpf_kop *o)
@@ -841,6 +884,10 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 	}
 	if (o->op == UBPF_K_OVSTR) {
 		ovstr(e, o, fds);
+		return;
+	}
+	if (o->op == UBPF_K_MSTR) {
+		mstr(e, o);
 		return;
 	}
 	if (o->op == UBPF_K_SMOV) {

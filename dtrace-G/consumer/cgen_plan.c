@@ -891,6 +891,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_ODONE:
 		case UBPF_K_SCLR:
 		case UBPF_K_OVSTR:
+		case UBPF_K_MSTR: /* stringof() of a copy's place */
 		case UBPF_K_SMOV:
 		case UBPF_K_SCOMM:
 			cgen_out_op(e, o, &sp, fds);

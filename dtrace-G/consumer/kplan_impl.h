@@ -465,13 +465,18 @@ bool kp_mem_load(const struct d_kplan *k, const struct node *n,
 /* ... kp_ty_at()'s: n is such a read (its type) */
 bool kp_mem_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	       uint8_t *sg);
+/* ... n is stringof(P) of a place P at offset o <= C, strsize fixed
+ * (kp_strsize_fixed()): its place and the bytes it reads at most,
+ * min(C - o, strsize - 1) (a printf() or trace() argument's MSTR) */
+bool kp_mem_str(const struct d_kplan *k, const struct node *n,
+		struct kp_place *pl, unsigned *cnt);
 /* ... this-> variable v is a place (KV_PLACE): its reads into k->prd */
 bool kp_place_var(struct d_kplan *k, unsigned v);
 /* ... a store of a KV_PLACE variable (st: this->p = place) */
 bool kp_place_store(const struct d_kplan *k, const struct stmt *st);
 /* ... do clause ci's copies fit cgbuf's copy room? */
 bool kp_clause_room(const struct d_kplan *k, unsigned ci);
-/* ... does clause ci read a copy (an MLD)? */
+/* ... does clause ci read a copy (an MLD, an MSTR)? */
 bool kp_clause_mem(const struct d_kplan *k, unsigned ci);
 /* ... does n read one (kplan_expr.c's SC: it may fault in mfault)? */
 bool kp_node_mem(const struct d_kplan *k, const struct node *n);
@@ -613,6 +618,11 @@ bool kp_strsize_fixed(const struct d_kplan *k);
 /* ... argument a (a whole printf() or trace() argument) is a KV_STR
  * variable's read */
 bool kp_out_svar(const struct d_kplan *k, const struct node *a);
+/* ... is the argument, whole, stringof() of a place (kplan_mem.c's
+ * kp_mem_str())?  Its MSTR copies the string from the copy read before
+ * the plan's first clause into a struct ubpf_kostr of the area, as
+ * OVSTR's: no fault (the copy's sent the hit to user space whole) */
+bool kp_out_mstr(const struct d_kplan *k, const struct node *a);
 /* kplan_str.c: execname (the comm the kernel reads at the hit) */
 bool kp_is_comm(const struct node *n);
 /* ... strlen(execname), which the kernel computes (UBPF_K_CLEN)? */

@@ -78,6 +78,22 @@
  * though nothing reads it).  Like every variable it is the kernel's
  * only when every clause touching it is (kp_vars_decide()).
  *
+ * stringof() of a place, printed (kp_mem_str(): MSTR).  A printf() or
+ * trace() argument stringof(P), P a place at offset o, 0 <= o <= C,
+ * where strsize is fixed for the run (kp_strsize_fixed()): the copy's
+ * bytes from o up to a NUL, the copy's end or strsize - 1 bytes
+ * (min(C - o, strsize - 1) at most: run.c's d_mem_string(), p may be
+ * the copy's end, "", not past it), copied from the copy mem_read()
+ * read into the out area's struct ubpf_kostr (cgen_out.c's mstr()) and
+ * printed by dtrace as an OVSTR's tainted string (kplan_out.c's
+ * kp_out_mstr()).  It cannot fault: its copy is read before the first
+ * clause as an MLD's, one that could not be read sending the hit to
+ * user space whole.  A clause that prints has no fault sites, so where
+ * the kernel keeps self-> variables (mfault) kp_mem_sites() fails on it
+ * and no copy is read in the kernel (nomem), as for a member printed.
+ * Its copy counts in the room (kp_clause_room()) and its clause reads
+ * copies (kp_clause_mem(): not a speculating one's).
+ *
  * A clause whose copies pass the room (UBPF_KCPYROOM bytes, each C
  * rounded up to 8, or more than UBPF_KCPYSITES of them) is user space's
  * (kp_clause_room()); so is, silently, a probe's plan whose clauses'
@@ -87,7 +103,8 @@
  * Not here (each clause user space's, with -v's reason): copies of an
  * address that is not an argument, of a size not constant or past
  * UBPF_KCPYMAX; places in self->, globals or arrays; stores through a
- * place; stringof() of one; structs held by value (this->s = *p);
+ * place; stringof() of one but printed (stored into a this-> string,
+ * compared, strlen(), a key); structs held by value (this->s = *p);
  * alloca(), bcopy(), copyinto(), tracemem().
  */
 #include <string.h>
@@ -212,6 +229,26 @@ bool kp_mem_load(const struct d_kplan *k, const struct node *n,
 	return pl->off >= 0 && pl->off + n->sz <= (int64_t)pl->size;
 }
 
+bool kp_mem_str(const struct d_kplan *k, const struct node *n,
+		struct kp_place *pl, unsigned *cnt)
+{
+	uint64_t max;
+
+	if (!n || n->op != N_FUNC || d_funcs[n->sub].id != F_STRINGOF ||
+	    n->nargs != 1 || !n->args[0]->ptr || !kp_strsize_fixed(k) ||
+	    !kp_mem_place(k, n->args[0], pl))
+		return false;
+	/* run.c's d_mem_string(): from p, which may be the copy's end
+	 * (""), not past it nor before its start */
+	if (pl->off < 0 || pl->off > (int64_t)pl->size)
+		return false;
+	max = pl->size - (uint64_t)pl->off;
+	if (max > k->prog->strsize - 1)
+		max = k->prog->strsize - 1;
+	*cnt = (unsigned)max;
+	return true;
+}
+
 bool kp_mem_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	       uint8_t *sg)
 {
@@ -333,13 +370,24 @@ bool kp_place_store(const struct d_kplan *k, const struct stmt *st)
 	       place_store_of(st, (unsigned)v) != NULL;
 }
 
+/* n itself reads a copy: a load (MLD) or stringof() of a place (MSTR) */
+static bool node_copy(const struct d_kplan *k, const struct node *n,
+		      struct kp_place *pl)
+{
+	unsigned cnt;
+
+	return ((n->op == N_DEREF || n->op == N_MEMBER) &&
+		kp_mem_load(k, n, pl)) ||
+	       kp_mem_str(k, n, pl, &cnt);
+}
+
 static bool node_mem(const struct d_kplan *k, const struct node *n)
 {
 	struct kp_place pl;
 
 	if (!n)
 		return false;
-	if ((n->op == N_DEREF || n->op == N_MEMBER) && kp_mem_load(k, n, &pl))
+	if (node_copy(k, n, &pl))
 		return true;
 	if (node_mem(k, n->a) || node_mem(k, n->b) || node_mem(k, n->c))
 		return true;
@@ -379,6 +427,8 @@ static bool msite_walk(struct d_kplan *k, const struct node *n, unsigned ci,
 		return true;
 	if ((n->op == N_DEREF || n->op == N_MEMBER) && kp_mem_load(k, n, &pl))
 		return msite_add(k, n, ci, action, pl.arg);
+	if (node_copy(k, n, &pl)) /* an MSTR: a printed value's, no site */
+		return false;
 	if (n->op == N_TERN)
 		return !node_mem(k, n->b) && !node_mem(k, n->c) &&
 		       msite_walk(k, n->a, ci, action);
@@ -452,7 +502,7 @@ static void node_sites(const struct d_kplan *k, const struct node *n,
 
 	if (!n)
 		return;
-	if ((n->op == N_DEREF || n->op == N_MEMBER) && kp_mem_load(k, n, &pl)) {
+	if (node_copy(k, n, &pl)) {
 		unsigned j;
 
 		for (j = 0; j < *ns; j++)

@@ -22,8 +22,9 @@
  * bytes at most), or copyinstr(E, N), N a constant count (its OSTR
  * reads N bytes at most, strsize - 1 where N + 1 is not below strsize,
  * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0 or
- * computed at the hit, user space's), or args[N] printed by %s or
- * trace() (kp_out_sarg(): the
+ * computed at the hit, user space's), or stringof() of a copy's place
+ * (kp_out_mstr(): kplan_mem.c's MSTR, no fault), or args[N] printed by
+ * %s or trace() (kp_out_sarg(): the
  * OSTR of argument N at a probe declaring it a string, the clause
  * user space's at any other; in a clause that touches no variable and
  * does not speculate), or a string dtrace has without the kernel's help
@@ -275,6 +276,14 @@ static unsigned out_size(bool str)
 	return str ? (unsigned)sizeof(struct ubpf_kostr) : 8u;
 }
 
+bool kp_out_mstr(const struct d_kplan *k, const struct node *a)
+{
+	struct kp_place pl;
+	unsigned cnt;
+
+	return k && k->vars && kp_mem_str(k, a, &pl, &cnt);
+}
+
 unsigned kp_out_nargs(const struct stmt *st)
 {
 	return st->kind == S_TRACE ? 1 : st->nargs;
@@ -492,7 +501,7 @@ bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j)
 	const struct node *whole = st->kind == S_TRACE ? st->e : st->args[j];
 
 	if (str || kp_out_here(whole) || kp_out_svar(k, whole) ||
-	    kp_out_stk(whole))
+	    kp_out_stk(whole) || kp_out_mstr(k, whole))
 		return true; /* (copyinstr(E, N): arg_ok() asks its count) */
 	return whole->kind != T_STR && kp_ty(k, a, &sz, &sg) &&
 	       !kp_has_str_cmp(k, a);
@@ -545,7 +554,8 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	const struct node *a = kp_out_arg(st, j, &str);
 	const struct node *whole = st->kind == S_TRACE ? st->e : st->args[j];
 
-	if (kp_out_here(whole) || kp_out_svar(k, whole))
+	if (kp_out_here(whole) || kp_out_svar(k, whole) ||
+	    kp_out_mstr(k, whole))
 		return true;
 	/* the record's stack: not beside fault sites, whose bits are the
 	 * record's last 8 bytes where the stack would be (cgen.c) */
@@ -790,7 +800,8 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		if (pl->ops[pc].op == UBPF_K_OUT)
 			off += out_size(false);
 		else if (pl->ops[pc].op == UBPF_K_OSTR ||
-			 pl->ops[pc].op == UBPF_K_OVSTR)
+			 pl->ops[pc].op == UBPF_K_OVSTR ||
+			 pl->ops[pc].op == UBPF_K_MSTR)
 			off += out_size(true);
 		else if (pl->ops[pc].op == UBPF_K_SSTR)
 			off += SSTR_SIZE;
@@ -822,6 +833,10 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		return true;
 	case UBPF_K_OSTK: /* the record's: no byte of the area */
 		return true;
+	case UBPF_K_MSTR: /* its copy's n, imm, agg, step: emit_stmt()'s */
+		o->slot = (uint16_t)off;
+		return sizeof(struct ubpf_kout) + off + out_size(true) <=
+		       UBPF_KOUTMAX;
 	case UBPF_K_SSTR: /* its address and length; its clause's bit */
 	case UBPF_K_OVSTR:
 		o->imm = (int64_t)k->prog->strsize - 1;
@@ -924,7 +939,8 @@ static unsigned list_bytes(const struct d_kplan *k, unsigned clause,
 				n += out_size(lv[l].kind != UBPF_K_OUT);
 			if (nl < 0 &&
 			    (s || (!kp_out_here(a) && !kp_out_stk(a))))
-				n += out_size(s || kp_out_svar(k, a));
+				n += out_size(s || kp_out_svar(k, a) ||
+					      kp_out_mstr(k, a));
 		}
 	}
 	return n;
@@ -1468,7 +1484,8 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 						 &r->strs[r->ns++]);
 				continue;
 			}
-			s |= kp_out_svar(k, a); /* its bytes, as OSTR's */
+			/* its bytes, as OSTR's */
+			s |= kp_out_svar(k, a) || kp_out_mstr(k, a);
 			if (r->off + out_size(s) > r->len) {
 				r->rv = -1; /* not the plan's record */
 				return;

@@ -99,6 +99,8 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		bool ends = kp_out_ends(c, i);
 
 		for (j = 0; j < kp_out_nargs(st) && !m->full; j++) {
+			struct kp_place pp;
+			unsigned cnt;
 			int sa;
 			bool s;
 			const struct node *v = kp_out_arg(st, j, &s);
@@ -153,6 +155,18 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			if (!s && kp_out_svar(k, v)) { /* its bytes */
 				o = put(m, UBPF_K_OVSTR, 0, 0);
 				var_op(m, o, (unsigned)v->sub);
+				m->full |= !m->full &&
+					   !kp_out_op(k, pl, m->n - 1, v);
+				continue;
+			}
+			if (!s && kp_mem_str(k, v, &pp, &cnt)) {
+				/* stringof() of a place: its copy's bytes,
+				 * read before the first clause (MSTR) */
+				o = put(m, UBPF_K_MSTR, 0, 0);
+				o->n = pp.arg;
+				o->imm = pp.size;
+				o->agg = (uint16_t)pp.off;
+				o->step = (uint16_t)cnt;
 				m->full |= !m->full &&
 					   !kp_out_op(k, pl, m->n - 1, v);
 				continue;

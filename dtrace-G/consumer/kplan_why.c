@@ -692,7 +692,8 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				st->kind == S_TRACE ? st->e : st->args[j];
 
 			/* kplan_out.c's arg_ok() */
-			if (kp_out_here(w) || kp_out_svar(k, w))
+			if (kp_out_here(w) || kp_out_svar(k, w) ||
+			    kp_out_mstr(k, w))
 				continue;
 			if (kp_out_stk(w) && !k->fmode)
 				continue;
@@ -745,6 +746,30 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						   "which reads nothing"
 						 : "copyinstr() of a length "
 						   "the hit computes");
+				return;
+			}
+			if (!str && w->op == N_FUNC &&
+			    d_funcs[w->sub].id == F_STRINGOF && w->nargs == 1 &&
+			    w->args[0]->ptr && k->vars) {
+				/* kplan_mem.c's kp_mem_str() */
+				snprintf(buf, len, "argument %u: %s", j + 1,
+					 k->nomem
+						 ? "copyin() is not read in "
+						   "the kernel of a program "
+						   "that keeps self-> "
+						   "variables where a copy's "
+						   "fault cannot be at its "
+						   "statement: a clause that "
+						   "prints, a ?: branch, or "
+						   "more than 16 fault sites"
+						 : "stringof() of a pointer "
+						   "is printed from the kernel "
+						   "only where it is a place: "
+						   "copyin(argN, C), or a "
+						   "this-> pointer into it the "
+						   "kernel keeps, at a "
+						   "constant offset up to C, "
+						   "strsize fixed for the run");
 				return;
 			}
 			if ((str && w->nargs != 1) ||

@@ -349,6 +349,15 @@ enum {
 		       * fault site n - 1's illegal operation) */
 	UBPF_K_SPECX, /* pop the ID; n 0 commit(), 1 discard() (an ID
 		       * past nspec: the fault site levels - 1's) */
+	/* generated programs only, as TIME */
+	UBPF_K_MSTR, /* printf() or trace() prints stringof() of a place:
+		      * the copy of copyin(argument n, imm), read before
+		      * the plan's first clause as MLD's (cgen_mem.c's
+		      * mem_read()), its bytes from byte agg up to a NUL,
+		      * step bytes at most (min(imm - agg, strsize - 1):
+		      * mem.c's d_mem_string()), into the out area at
+		      * slot, a struct ubpf_kostr as OVSTR's; no fault
+		      * (kplan_mem.c's kp_mem_str()) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

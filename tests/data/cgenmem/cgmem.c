@@ -4,13 +4,15 @@
  * point (pid provider entry), r a struct req whose members are of every
  * size and sign, a nested struct, an array, bit-fields, a char array
  * and a pointer.  Hits 0 to 4 pass structs on the heap whose members
- * are worked out from i (run-cgen-mem.sh's expected lines say how);
- * hit 5 passes NULL, hit 6 the unmapped address 0x10, hit 7 a struct
- * whose first 24 bytes end a page the next page of which is unmapped
- * (a copy of 16 bytes reads, one of the whole struct faults at its
- * start).  peek(r, i) follows each hit with the same arguments.  Then
- * done() and a wait to be killed, so that every read of
- * its memory, at the hit or later, sees the same bytes.
+ * are worked out from i (run-cgen-mem.sh's expected lines say how;
+ * hit 4's name fills its 40 bytes with no NUL); hit 5 passes NULL,
+ * hit 6 the unmapped address 0x10, hit 7 a struct whose first 24
+ * bytes end a page the next page of which is unmapped (a copy of 16
+ * bytes reads, one of the whole struct faults at its start).
+ * peek(r, i), then look(r, i), follow each hit with the same
+ * arguments.  Then done()
+ * and a wait to be killed, so that every read of its memory, at the
+ * hit or later, sees the same bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,7 +35,7 @@ struct req {
 	int a[3];
 	unsigned int lo : 3, mid : 7;
 	int neg : 5;
-	char name[8];
+	char name[40];
 	struct req *next;
 };
 
@@ -48,10 +50,17 @@ void __attribute__((noinline, used)) peek(struct req *r, int i)
 	__asm__ volatile("" : : "r"(r), "r"(i) : "memory");
 }
 
+/* a third, for run-cgen-mem.sh's stringof() clauses */
+void __attribute__((noinline, used)) look(struct req *r, int i)
+{
+	__asm__ volatile("" : : "r"(r), "r"(i) : "memory");
+}
+
 static void both(struct req *r, int i)
 {
 	hit(r, i);
 	peek(r, i);
+	look(r, i);
 }
 
 void __attribute__((noinline, used)) done(void)
@@ -87,6 +96,9 @@ int main(void)
 		r->mid = (unsigned)(120 + i);
 		r->neg = -16 + 7 * i; /* -16 -9 -2 5 12 */
 		memcpy(r->name, "abcdefg", 8);
+		if (i == 4) /* its 40 bytes, no NUL */
+			for (int j = 0; j < 40; j++)
+				r->name[j] = (char)('a' + j % 26);
 		r->name[0] = (char)('k' + i);
 		r->next = i % 2 ? &v[0] : NULL;
 	}

@@ -55,8 +55,9 @@
 #    thread and on 8 (kpred.d), a faulting copy reported only where it
 #    held (kflt.d), and a kept address that such a predicate used to
 #    send to user space (late2.d) read at the probe on every hit;
-#  - -v's reason why a speculating clause stays user space's: a store
-#    (store.d), a predicate reading a kept address (latep.d);
+#  - -v's reason why a speculating clause stays user space's: a
+#    predicate reading a kept address (latep.d; store.d's store is the
+#    kernel's since step 4);
 #  - speculations in the kernel (kplan_spec.c's d_kplan_kspec(): the
 #    buffers' words in the map cgspec, every speculating clause a kernel
 #    clause, the records held by dtrace): busy, zero, size, ill, mix,
@@ -93,7 +94,8 @@
 #    transaction); wflt.d, a site's fault after the printf() (the tag
 #    not UBPF_KSPEC_WHOLE: no line committed); strs.d, execname,
 #    probename, a literal, a this-> string and strjoin() of a copy on 8
-#    threads at nspec 64; kstk.d and ksarg.d, ustack() and args[N] by %s
+#    threads at nspec 64; ifa.d, ifs of printf()s after speculate(),
+#    held whole; kstk.d and ksarg.d, ustack() and args[N] by %s
 #    after speculate(): kept user space's, -v naming them.
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
@@ -1000,6 +1002,19 @@ expect_file_eq "sflt: the lines, n 2 a transaction" sflt.exp sflt.g.txt
 expect_eq "sflt: the faults" 2 \
 	"$(grep -c 'invalid address (0x1) in action #3' sflt.g.txt.errs)"
 kspec sflt 4
+# ifa: ifs after speculate() (not steps: printf()s in branches), held
+# whole; the held text's values counted with the ifs' (kplan_out.c's
+# out_nvals(): with the printf()s' alone, dtrace overran them)
+cat >ifa.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { speculate(self->s); if (arg2 == 1) { printf("one\n"); } if (arg2 != 1) { printf("not\n"); } printf("%d\n", arg2); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same ifa ifa.d 2 asis
+printf 'not\n0\none\n1\nnot\n2\n%.0s' 1 2 >ifa.exp
+printf '\n' >>ifa.exp
+expect_file_eq "ifa: the lines" ifa.exp ifa.g.txt
+kspec ifa 3
 # wflt: a site's fault (a string compare in a store) after the step and
 # after its printf()'s value was written: the clause is not whole, its
 # record a hole, so no "i 1" line is committed.

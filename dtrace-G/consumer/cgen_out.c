@@ -69,7 +69,9 @@
  * before the first clause (mstr(): bpf_probe_read_kernel_str(), as
  * ostr_pre() copies from seq_read()'s copy; no fault, no jump), SCLR
  * clears one; ODONE flagged
- * UBPF_KF_NOREC (a clause that only stores) does nothing.
+ * UBPF_KF_NOREC (a clause that only stores) writes nothing of its own:
+ * where the clause has speculations' tags, it starts the area and ORs
+ * UBPF_KSPEC_WHOLE into them, as any ODONE does (above).
  *
  * In dtrace.  The decoder (bpf.c) hands the area to cg_out_rec(), which
  * keeps it for the hit when the kernel ran some clause of it

@@ -939,7 +939,9 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
  * reads no variable (its values are given) and may run ahead of its
  * hit's place (records.c's pass), so it leaves the firing's this->
  * variables, the last firing's marks and the once-a-second report
- * alone.  false: a fault (none in its class: integers only).
+ * alone.  false: a fault (none in its class: every value, strings
+ * included, is given, read at the hit; a copy's fault is the area's,
+ * found by the hold mode's walk before this runs).
  */
 bool d_run_kspec(struct d_prog *p, unsigned clause, const struct d_fire *f,
 		 const struct dv *pre, char **rec, size_t *rlen)

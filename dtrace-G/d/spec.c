@@ -309,7 +309,7 @@ void d_kspec_hold(struct d_prog *p, uint32_t id, uint64_t seq, uint64_t stamp,
 	if (!k)
 		return;
 	if (p->kspec_lost) {
-		p->spec_drops += rec != NULL;
+		p->spec_drops += rec && len; /* an empty one never drops */
 		return;
 	}
 	if (rec) {
@@ -428,7 +428,8 @@ void d_kspec_close(struct d_prog *p, uint32_t id, uint64_t n, bool commit,
 
 /* A record was lost after its step (a full ring): which generations its
  * tag's loss shifted, nothing says, so every record held and every one
- * handed over later is counted as a drop, nothing more is printed, and
+ * handed over later is counted as a drop (but an empty one, -q's
+ * speculate() with nothing printed, which never drops), nothing more is printed, and
  * the run says so once */
 void d_kspec_lost(struct d_prog *p, FILE *err)
 {
@@ -436,7 +437,7 @@ void d_kspec_lost(struct d_prog *p, FILE *err)
 		struct dkspec *k = &p->kspecs[i];
 
 		for (size_t j = 0; j < k->nh; j++) {
-			p->spec_drops += k->h[j].rec != NULL;
+			p->spec_drops += k->h[j].rec && k->h[j].len;
 			free(k->h[j].rec);
 		}
 		k->nh = k->ng = k->npend = 0;

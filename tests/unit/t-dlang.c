@@ -1087,7 +1087,7 @@ static void test_spec_close_at(void)
 }
 
 /* After a lost record (d_kspec_lost()): every record held and every
- * later one a drop, nothing printed, the message once; an exit()'s stamp
+ * later one a drop (not an empty one), nothing printed, the message once; an exit()'s stamp
  * (d_kspec_end()'s until): the holds stamped after it forgotten, not
  * counted */
 static void test_kspec_lost(void)
@@ -1111,8 +1111,10 @@ static void test_kspec_lost(void)
 	d_kspec_hold(p, 1, 1, 20, "b\n", 2);
 	d_kspec_hold(p, 1, 2, 20, NULL, 0);
 	d_kspec_hold(p, 2, 0, 20, "c\n", 2);
+	d_kspec_hold(p, 2, 1, 20, "", 0); /* empty: never a drop */
 	d_kspec_lost(p, ef);
 	d_kspec_hold(p, 1, 3, 30, "d\n", 2);
+	d_kspec_hold(p, 2, 2, 30, "", 0);
 	d_kspec_ahead(p, 1, 4);
 	d_kspec_close(p, 1, 4, true, true, of);
 	d_kspec_open(p, 1, 4);
@@ -1134,7 +1136,8 @@ static void test_kspec_lost(void)
 	is_str(drops,
 	       "dtrace: 1 failed speculation (no speculative buffer "
 	       "available)\ndtrace: 4 speculative drops\n",
-	       "kspec lost: every record held or later a drop, holes not");
+	       "kspec lost: every record held or later a drop, holes and "
+	       "empty records not");
 	free(drops);
 	d_free(p);
 	/* exit() at stamp 50: the holds stamped after it, never run by the

@@ -78,8 +78,11 @@
 #    kernel's (kspec()), as both close at the statement; sstr.d, a
 #    string stored from a copy in a take clause: the kernel's, its
 #    faults reported once; ukey.d, a count() keyed by the user stack in
-#    a speculating clause: user space's (-v), its counts three ways; before.d, a store, an aggregation
-#    and an if of a store before speculate(): the kernel's; empty.d,
+#    a speculating clause: user space's (-v), its counts three ways;
+#    stk.d, a clause that records a user stack beside them: user
+#    space's (-v), where dtrace refused the uprobe event; before.d, a store, an aggregation
+#    and an if of a store before speculate(): the kernel's; bflt.d, a
+#    fault there (a string store's copy), reported once; empty.d,
 #    speculate() with nothing printed after it: an empty held record,
 #    never a drop; ifn.d, a take, a speculate() and the closes under
 #    ifs in clauses that print nothing, on one thread and on 8: the
@@ -147,10 +150,11 @@
 # print an empty execname.
 # On main's binary before step 4's part A, retake, twice and cflt fail
 # by their -v lines ("after commit() or discard(), a statement other
-# than a store free of faults"), sstr by its errors (the kernel's path
-# reported none of the copies' faults) and ukey by its output (it printed
-# no aggregation) and -v.
-# before and empty fail there by their -v lines ("a statement before
+# than a store free of faults"), ukey by its output (it printed no
+# aggregation) and -v, stk by its output (dtrace traced nothing); sstr
+# by its errors (the kernel's path reported none of the copies' faults)
+# on the binary before part B, and passes on part B's alone.
+# before, bflt and empty fail there by their -v lines ("a statement before
 # speculate()"), ifn, ifn8 and ifs by theirs ("an if holds ...").
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -770,6 +774,22 @@ expect_eq "ukey: the aggregation printed, one stack counted twice" 2 \
 expect_grep "ukey: -v why" \
 	"^dtrace: speculations stay user space's: clause 1: an aggregation keyed by the user stack" \
 	ukey.g.txt.err
+# A clause that records a user stack at a probe where the speculations
+# have fault sites (cgen.c makes no record with both): the speculations
+# user space's, -v saying why; before, dtrace refused the uprobe event
+# and traced nothing ("no program generated for uprobe event")
+cat >stk.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+sp$target:::end { ustack(1); }
+EOF2
+same stk stk.d 2 asis
+expect_eq "stk: every data line committed" 6 \
+	"$(grep -c '^[0-9] [0-9] [0-9]$' stk.g.txt)"
+expect_grep "stk: -v why" \
+	"^dtrace: speculations stay user space's: clause 4 records a user stack" \
+	stk.g.txt.err
 # Statements before speculate() (d/compile.c's spec_rules(): only ones
 # that record nothing): a store, an aggregation and an if of a store,
 # the kernel's as in any kernel clause, before the step
@@ -788,6 +808,22 @@ printf '%s\n' '0 0 0 1 0' '0 0 1 2 1' '0 0 2 3 1' 'n 3 1' 'n 6 3' \
 expect_file_eq "before: the stores and counts made before the step" \
 	before.exp before.g.txt
 kspec before 4
+# ... and a fault there (a string store's copy in an if before the
+# step): the clause ends before speculate(), its tag unreached, the
+# fault reported once at the hit's place, no record held
+cat >bflt.d <<'EOF2'
+sp$target:::begin { self->s = speculation(); }
+sp$target:::data /self->s/ { if (arg2 == 1) { self->p = copyinstr(arg1 + 1); } speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s/ { commit(self->s); self->s = 0; }
+EOF2
+same bflt bflt.d 2 asis
+printf '0 0 0\n0 0 2\n0 1 0\n0 1 2\n\n' >bflt.exp
+expect_file_eq "bflt: the lines of the hits that did not fault" bflt.exp \
+	bflt.g.txt
+expect_eq "bflt: the faults, once each" \
+	"$(printf 'invalid address (0x%d)\n' 1 2)" \
+	"$(sed -n 's/.*\(invalid address (0x[0-9a-f]*)\).*/\1/p' bflt.g.txt.errs)"
+kspec bflt 3
 # speculate() with nothing printed after it: an empty record under -q,
 # held, never a drop (specsize 18 holds a transaction's 3 lines), its
 # store before it made

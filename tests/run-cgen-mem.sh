@@ -358,6 +358,22 @@ for c in "2 argument 2" "3 argument 1"; do
 		"^dtrace: clause ${c%% *} (pid[0-9]*::hit:entry) runs in user space, from its record: line [0-9]*: its printf() is not one the kernel computes at the hit: ${c#* }: copyin() is not read in the kernel of a program that keeps self-> variables where a copy's fault cannot be at its statement: a clause that prints, a ?: branch, or more than 16 fault sites\$" \
 		errg.txt
 done
+# a printed stringof() beside self-> variables (its copy could have no
+# fault site there) stays user space's without taking the other
+# clauses' copies with it: the count's copy read in the kernel, its
+# fault at its statement (before the review of mstr, the whole program
+# read its copies in user space and -v blamed "a clause that prints")
+cat >t.d <<'EOF'
+pid$target::hit:entry { self->n++; this->r = (struct req *)copyin(arg0, 56); @a[this->r->id] = count(); }
+pid$target::hit:entry { printf("%d %s\n", self->n, stringof((char *)copyin(arg0, 56) + 44)); }
+EOF
+timeout 120 "$DTRACE" -v -q -s req.d -s t.d -s end.d -c ./cgmem \
+	>/dev/null 2>errg.txt
+expect_grep "stringof() beside self->: the count's copy in the kernel" \
+	"^dtrace: 1 clause aggregated in the kernel\$" errg.txt
+expect_grep "stringof() beside self->: -v says why" \
+	"^dtrace: clause 2 (pid[0-9]*::hit:entry) runs in user space, from its record: line [0-9]*: its printf() is not one the kernel computes at the hit: argument 2: stringof() of a copy is printed from the kernel only in a program that keeps no self-> variables or speculations there" \
+	errg.txt
 # stringof() past its copy's end: run.c faults at dtrace's address
 cat >t.d <<'EOF'
 pid$target::hit:entry { printf("%s\n", stringof((char *)copyin(arg0, 8) + 9)); }

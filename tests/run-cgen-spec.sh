@@ -766,7 +766,7 @@ kspec sstr 4
 # d_stmt_ukey(), which a speculating clause's place did not) keeps the
 # speculations user space's: before, the kernel's path printed no
 # aggregation
-sed 's/begin { self->s = speculation(); self->p = copyinstr(arg1 + 1); }/begin { self->s = speculation(); @u[ustack()] = count(); }/' \
+sed 's/begin { self->s = speculation(); self->p = copyinstr(arg1 + 1); }/begin { self->s = speculation(); @u[ustack(1)] = count(); }/' \
 	sstr.d >ukey.d
 same ukey ukey.d 2 asis
 expect_eq "ukey: the aggregation printed, one stack counted twice" 2 \
@@ -983,7 +983,7 @@ lpid=$! # (dtrace itself: SIGSTOP stops it; a watchdog kills it late)
 (sleep 120 && : >sp.stop && sleep 10 && kill -KILL $lpid) 2>/dev/null &
 wpid=$!
 t=0
-while [ $t -lt 200 ] && [ "$(wc -l <lost.txt 2>/dev/null || echo 0)" -lt 30 ]; do
+while [ $t -lt 200 ] && [ "$(cat lost.txt 2>/dev/null | wc -l)" -lt 30 ]; do
 	sleep 0.1
 	t=$((t + 1))
 done

@@ -234,9 +234,15 @@ bool kp_mem_str(const struct d_kplan *k, const struct node *n,
 {
 	uint64_t max;
 
+	/* not where a copy's fault is at its statement (mfault: the
+	 * program keeps self-> variables or speculations), where a printed
+	 * string's copy has no fault site (cgen_mem.c's mem_read() refuses
+	 * the two together): the clause is user space's, and is not
+	 * counted among the clauses whose copies make mfault, so the
+	 * others' copies keep their sites (kp_mem_sites()) */
 	if (!n || n->op != N_FUNC || d_funcs[n->sub].id != F_STRINGOF ||
 	    n->nargs != 1 || !n->args[0]->ptr || !kp_strsize_fixed(k) ||
-	    !kp_mem_place(k, n->args[0], pl))
+	    k->mfault || !kp_mem_place(k, n->args[0], pl))
 		return false;
 	/* run.c's d_mem_string(): from p, which may be the copy's end
 	 * (""), not past it nor before its start */

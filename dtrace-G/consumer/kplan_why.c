@@ -753,7 +753,17 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			    w->args[0]->ptr && k->vars) {
 				/* kplan_mem.c's kp_mem_str() */
 				snprintf(buf, len, "argument %u: %s", j + 1,
-					 k->nomem
+					 k->mfault && !k->nomem
+						 ? "stringof() of a copy is "
+						   "printed from the kernel "
+						   "only in a program that "
+						   "keeps no self-> variables "
+						   "or speculations there (a "
+						   "copy's fault is at its "
+						   "statement beside them, "
+						   "and a printed string has "
+						   "no fault site)"
+					 : k->nomem
 						 ? "copyin() is not read in "
 						   "the kernel of a program "
 						   "that keeps self-> "

@@ -155,8 +155,9 @@
  * armed hit to user space whole (as for self-> variables: user space
  * would step buffers the kernel counts).  kp_kspec_post() then asks
  * that every speculating clause did end up the kernel's, with no
- * count() keyed by the user stack (dtrace updates it from the record, d_stmt_ukey(), which
- * a speculating clause's place does not), kspec_plan_why(), and numbers
+ * count() keyed by the user stack (dtrace updates it from the record,
+ * d_stmt_ukey(), which a speculating clause's place does not) and no
+ * clause that records a user stack, kspec_plan_why(), and numbers
  * the fault sites of speculate(), commit() and discard() (an ID past
  * nspec: DTrace's illegal operation at the statement, spec_sites());
  * else the decision is made again without, as before, and -v says the

@@ -429,8 +429,8 @@ void d_kspec_close(struct d_prog *p, uint32_t id, uint64_t n, bool commit,
 /* A record was lost after its step (a full ring): which generations its
  * tag's loss shifted, nothing says, so every record held and every one
  * handed over later is counted as a drop (but an empty one, -q's
- * speculate() with nothing printed, which never drops), nothing more is printed, and
- * the run says so once */
+ * speculate() with nothing printed, which never drops), nothing more
+ * is printed, and the run says so once */
 void d_kspec_lost(struct d_prog *p, FILE *err)
 {
 	for (unsigned i = 0; p->kspecs && i < p->nspec; i++) {

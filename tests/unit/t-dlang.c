@@ -1087,9 +1087,9 @@ static void test_spec_close_at(void)
 }
 
 /* After a lost record (d_kspec_lost()): every record held and every
- * later one a drop (not an empty one), nothing printed, the message once; an exit()'s stamp
- * (d_kspec_end()'s until): the holds stamped after it forgotten, not
- * counted */
+ * later one a drop (not an empty one), nothing printed, the message
+ * once; an exit()'s stamp (d_kspec_end()'s until): the holds stamped
+ * after it forgotten, not counted */
 static void test_kspec_lost(void)
 {
 	struct d_prog *p;

@@ -1072,8 +1072,8 @@ static void kspec_tags(struct consumer *c, const struct d_kplan *k,
 
 	for (unsigned i = 0; i < nt; i++) {
 		bool active = (t[i].act & UBPF_KSPEC_ACTIVE) != 0;
-		char *rec;
-		size_t rlen;
+		char *rec = NULL;
+		size_t rlen = 0;
 
 		if (!(t[i].act & UBPF_KSPEC_REACHED))
 			continue; /* not reached at this hit */

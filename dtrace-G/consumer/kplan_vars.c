@@ -617,8 +617,12 @@ bool kp_flat_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	 * copy, no string variable */
 	if (!kp_stmt_ok(k, st, ks))
 		return false;
-	if (ks->assign) /* of an integer */
-		return k->vst[kp_assigned_var(st)] != KV_SARG;
+	if (ks->assign) { /* of an integer; a step (speculate(),
+			   * commit(), discard() in a branch) stores none */
+		int v = kp_assigned_var(st);
+
+		return v >= 0 ? k->vst[v] != KV_SARG : ks->spec != 0;
+	}
 	return (ks->skey < 0 || ks->sx == KSX_LIT || ks->sx == KSX_COMM) &&
 	       ks->svar < 0 && !ks->kcomm && !ks->skey2 && !ks->sbare &&
 	       !ks->vkey2;

@@ -13,12 +13,32 @@
  * /sys/kernel/btf/vmlinux and a member the BTF does not have makes the
  * caller refuse the feature, never guess.
  *
- * Parsing the kernel's BTF costs about 10 ms of CPU, as much as the
+ * Parsing the kernel's BTF costs 10 ms of CPU or more, as much as the
  * rest of a one-clause start-up, and each reader used to parse it for
  * itself (up to six times in one run). Here it is parsed at the first
  * question, each answer is remembered, and the parsed types are given
  * back once tracing has started (kbtf_release()): a question asked
  * after that, for a member never asked before, parses it again.
+ *
+ * Parsing costs more on newer kernels: 76-85 ms of CPU for the 5.5 MB
+ * BTF of Linux 6.18 (libbpf 1.1: 30 ms reading sysfs, 55 ms checking
+ * and indexing 126,623 types), half of a traced one-liner's start-up
+ * CPU, paid again by every run for the same dozen answers.  So the
+ * answers are also kept for the boot, in /run/usdt-sdk/kbtf (or
+ * $DTRACE_KBTF_CACHE; empty: none), a text file of lines
+ * "VALUE TYPE KEY" under a header naming the boot
+ * (/proc/sys/kernel/random/boot_id) and the BTF's size: a run that
+ * finds every answer it needs there parses nothing.  The BTF cannot
+ * change within a boot, and /run is emptied at the next, but a file of
+ * another boot or BTF size is ignored and replaced all the same.  An
+ * offset from that file goes into BPF programs that read the kernel's
+ * memory, so it is believed only from a root-owned file, not a link,
+ * writable by nobody else, in a root-owned directory writable by
+ * nobody else (cache_open()); otherwise it is not read, and a run not
+ * root writes none.  A run that parsed the BTF writes what it learnt,
+ * merged with what the file has, to a new file renamed over the old
+ * one (cache_write(), at kbtf_release()): runs at once each see a whole
+ * file, and at worst one's answers are lost and parsed again later.
  *
  * A member is looked for in anonymous structs and unions too (the
  * randomized part of task_struct is one), to a depth of eight.
@@ -32,10 +52,16 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "consumer_impl.h"
+#include "xalloc.h"
 
 #ifdef HAVE_BPF
 #include <bpf/btf.h>
@@ -44,12 +70,215 @@
 static struct btf *kb;
 static bool kb_failed; /* no BTF: not tried again */
 
-/* answers given, so a question after kbtf_release() parses nothing */
+/*
+ * Answers given or read from the cache, so a question after
+ * kbtf_release() parses nothing.  key: a member's name, or "#size" (the
+ * type's size), "#nargs" (a raw tracepoint's), "#argN=NAME" (whether its
+ * argument N's type is NAME); type and key are the cache file's words.
+ */
+#define KB_MAX 64
 static struct kb_answer {
-	const char *type, *member; /* member NULL: the type's size */
+	char *type, *key;
 	long val;
-} answers[32];
+	bool parsed; /* learnt from the BTF by this run: to be written */
+} answers[KB_MAX];
 static unsigned nanswers;
+static bool cache_read;
+
+#define KB_DIR "/run/usdt-sdk"
+#define KB_FILE KB_DIR "/kbtf"
+#define KB_MAGIC "usdt-sdk kbtf 1"
+
+static const char *cache_path(void)
+{
+	const char *p = getenv("DTRACE_KBTF_CACHE");
+
+	return p ? p : KB_FILE;
+}
+
+/* this boot's and this BTF's header line, or false where not known */
+static bool cache_header(char *hdr, size_t len)
+{
+	char boot[64] = "";
+	struct stat st;
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	if (!f)
+		return false;
+	if (!fgets(boot, sizeof(boot), f))
+		boot[0] = 0;
+	fclose(f);
+	boot[strcspn(boot, "\n")] = 0;
+	if (!boot[0] || stat("/sys/kernel/btf/vmlinux", &st) < 0)
+		return false;
+	snprintf(hdr, len, KB_MAGIC " %s %lld", boot, (long long)st.st_size);
+	return true;
+}
+
+/* a root-owned, not group- or world-writable directory or file */
+static bool trusted(const struct stat *st, bool dir)
+{
+	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	       (dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode));
+}
+
+/* path's directory is trusted (stat, not lstat: /run may be a link) */
+static bool dir_trusted(const char *path)
+{
+	char dir[4096];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (!(slash = strrchr(dir, '/')))
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	return stat(dir, &st) == 0 && trusted(&st, true);
+}
+
+/* the cache file, opened where it can be believed; NULL otherwise */
+static FILE *cache_open(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (!*path || !dir_trusted(path))
+		return NULL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !trusted(&st, false) || st.st_size > 65536 ||
+	    !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
+/* a cache file's word: what ask() and the tracepoint questions make */
+static bool word_ok(const char *w)
+{
+	size_t n = strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			     "0123456789_#=");
+
+	return n > 0 && n < 128 && !w[n];
+}
+
+static struct kb_answer *find(const char *type, const char *key)
+{
+	for (unsigned i = 0; i < nanswers; i++)
+		if (!strcmp(answers[i].type, type) &&
+		    !strcmp(answers[i].key, key))
+			return &answers[i];
+	return NULL;
+}
+
+static void remember(const char *type, const char *key, long val,
+		     bool parsed)
+{
+	if (nanswers >= KB_MAX || find(type, key))
+		return;
+	answers[nanswers++] = (struct kb_answer){xstrdup(type), xstrdup(key),
+						 val, parsed};
+}
+
+/*
+ * The lines of f after a header of this boot's: "VALUE TYPE KEY", each
+ * handed to fn; false where f is of another boot or BTF.
+ */
+static bool cache_lines(FILE *f, const char *hdr,
+			void (*fn)(const char *, const char *, long))
+{
+	char line[320], type[160], key[160];
+	long val;
+
+	if (!fgets(line, sizeof(line), f))
+		return false;
+	line[strcspn(line, "\n")] = 0;
+	if (strcmp(line, hdr))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%ld %159s %159s", &val, type, key) == 3 &&
+		    val >= -1 && val < (1L << 24) && word_ok(type) &&
+		    word_ok(key))
+			fn(type, key, val);
+	return true;
+}
+
+static void read_one(const char *type, const char *key, long val)
+{
+	remember(type, key, val, false);
+}
+
+/* the boot's answers, read once, before the first question parses */
+static void cache_load(void)
+{
+	char hdr[160];
+	FILE *f;
+
+	if (cache_read)
+		return;
+	cache_read = true;
+	if (!cache_header(hdr, sizeof(hdr)) || !(f = cache_open(cache_path())))
+		return;
+	(void)cache_lines(f, hdr, read_one);
+	fclose(f);
+}
+
+static FILE *cache_out;
+
+static void write_one(const char *type, const char *key, long val)
+{
+	if (!find(type, key))
+		fprintf(cache_out, "%ld %s %s\n", val, type, key);
+}
+
+/*
+ * What this run parsed, with what the file has now (another run's may
+ * have come meanwhile), to a new file renamed over it.  Only root
+ * writes, in a trusted directory (made if it is the default one).
+ */
+static void cache_write(void)
+{
+	const char *path = cache_path();
+	char hdr[160], tmp[4096];
+	bool any = false;
+	FILE *f;
+	int fd;
+
+	for (unsigned i = 0; i < nanswers && !any; i++)
+		any = answers[i].parsed;
+	if (!any || !*path || geteuid() != 0 || !cache_header(hdr, sizeof(hdr)))
+		return;
+	if (!strcmp(path, KB_FILE) && mkdir(KB_DIR, 0755) < 0 && errno != EEXIST)
+		return;
+	if (!dir_trusted(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp) ||
+	    (fd = mkstemp(tmp)) < 0)
+		return;
+	if (fchmod(fd, 0644) < 0 || !(cache_out = fdopen(fd, "w"))) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	fprintf(cache_out, "%s\n", hdr);
+	for (unsigned i = 0; i < nanswers; i++)
+		fprintf(cache_out, "%ld %s %s\n", answers[i].val,
+			answers[i].type, answers[i].key);
+	if ((f = cache_open(path))) {
+		(void)cache_lines(f, hdr, write_one);
+		fclose(f);
+	}
+	if (fclose(cache_out) != 0 || rename(tmp, path) < 0)
+		unlink(tmp);
+	cache_out = NULL;
+	for (unsigned i = 0; i < nanswers; i++)
+		answers[i].parsed = false;
+}
 
 static struct btf *kb_get(void)
 {
@@ -89,22 +318,17 @@ static long member_in(const struct btf *btf, __u32 id, const char *name,
 	return -1;
 }
 
-static bool same(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 /* type's member's byte offset, or (member NULL) type's size; -1: none */
 static long ask(const char *type, const char *member)
 {
+	const struct kb_answer *a;
 	struct btf *btf;
 	__s32 id;
 	long v = -1;
 
-	for (unsigned i = 0; i < nanswers; i++)
-		if (!strcmp(answers[i].type, type) &&
-		    same(answers[i].member, member))
-			return answers[i].val;
+	cache_load();
+	if ((a = find(type, member ? member : "#size")))
+		return a->val;
 	if ((btf = kb_get())) {
 		id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
 		if (id < 0)
@@ -116,8 +340,7 @@ static long ask(const char *type, const char *member)
 		if (v < 0)
 			v = -1;
 	}
-	if (nanswers < sizeof answers / sizeof answers[0])
-		answers[nanswers++] = (struct kb_answer){type, member, v};
+	remember(type, member ? member : "#size", v, btf != NULL);
 	return v;
 }
 
@@ -143,34 +366,30 @@ static const struct btf_type *tp_proto(struct btf *btf, const char *tp)
 	return t;
 }
 
-/* the answers' member for a raw tracepoint's count of arguments */
-static const char tp_nargs_q[] = "(TP_PROTO)";
-
 long kbtf_tp_nargs(const char *tp)
 {
+	const struct kb_answer *a;
 	const struct btf_type *t;
 	struct btf *btf;
 	long v = -1;
 
-	for (unsigned i = 0; i < nanswers; i++)
-		if (!strcmp(answers[i].type, tp) &&
-		    answers[i].member == tp_nargs_q)
-			return answers[i].val;
+	cache_load();
+	if ((a = find(tp, "#nargs")))
+		return a->val;
 	if ((btf = kb_get()) && (t = tp_proto(btf, tp)))
 		v = (long)btf_vlen(t) - 1;
-	if (nanswers < sizeof answers / sizeof answers[0])
-		answers[nanswers++] = (struct kb_answer){tp, tp_nargs_q, v};
+	remember(tp, "#nargs", v, btf != NULL);
 	return v;
 }
 
-bool kbtf_tp_arg_is(const char *tp, unsigned i, const char *tname)
+static bool tp_arg_is(struct btf *btf, const char *tp, unsigned i,
+		      const char *tname)
 {
 	const struct btf_type *t;
 	const struct btf_param *pa;
-	struct btf *btf = kb_get();
 	__u32 id;
 
-	if (!btf || !(t = tp_proto(btf, tp)) || i + 1 >= btf_vlen(t))
+	if (!(t = tp_proto(btf, tp)) || i + 1 >= btf_vlen(t))
 		return false;
 	pa = btf_params(t) + i + 1;
 	for (id = pa->type; (t = btf__type_by_id(btf, id)); id = t->type) {
@@ -184,6 +403,24 @@ bool kbtf_tp_arg_is(const char *tp, unsigned i, const char *tname)
 	return false;
 }
 
+bool kbtf_tp_arg_is(const char *tp, unsigned i, const char *tname)
+{
+	const struct kb_answer *a;
+	struct btf *btf;
+	char key[160];
+	bool v;
+
+	snprintf(key, sizeof(key), "#arg%u=%s", i, tname);
+	cache_load();
+	if ((a = find(tp, key)))
+		return a->val == 1;
+	if (!(btf = kb_get()))
+		return false;
+	v = tp_arg_is(btf, tp, i, tname);
+	remember(tp, key, v, true);
+	return v;
+}
+
 long kbtf_size(const char *type)
 {
 	return ask(type, NULL);
@@ -191,6 +428,7 @@ long kbtf_size(const char *type)
 
 void kbtf_release(void)
 {
+	cache_write();
 	btf__free(kb);
 	kb = NULL;
 }

@@ -162,8 +162,9 @@ static FILE *cache_open(const char *path)
 /* a cache file's word: what ask() and the tracepoint questions make */
 static bool word_ok(const char *w)
 {
-	size_t n = strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			     "0123456789_#=");
+	size_t n =
+		strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			  "0123456789_#=");
 
 	return n > 0 && n < 128 && !w[n];
 }
@@ -177,13 +178,12 @@ static struct kb_answer *find(const char *type, const char *key)
 	return NULL;
 }
 
-static void remember(const char *type, const char *key, long val,
-		     bool parsed)
+static void remember(const char *type, const char *key, long val, bool parsed)
 {
 	if (nanswers >= KB_MAX || find(type, key))
 		return;
-	answers[nanswers++] = (struct kb_answer){xstrdup(type), xstrdup(key),
-						 val, parsed};
+	answers[nanswers++] =
+		(struct kb_answer){ xstrdup(type), xstrdup(key), val, parsed };
 }
 
 /*
@@ -254,7 +254,8 @@ static void cache_write(void)
 		any = answers[i].parsed;
 	if (!any || !*path || geteuid() != 0 || !cache_header(hdr, sizeof(hdr)))
 		return;
-	if (!strcmp(path, KB_FILE) && mkdir(KB_DIR, 0755) < 0 && errno != EEXIST)
+	if (!strcmp(path, KB_FILE) && mkdir(KB_DIR, 0755) < 0 &&
+	    errno != EEXIST)
 		return;
 	if (!dir_trusted(path) ||
 	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp) ||

@@ -308,6 +308,8 @@ bool ip_exec_check(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_answer(struct consumer *c, struct ip_proc *root);
 void ip_exec_handover(struct consumer *c);
+enum { IPK_ARM, IPK_KERNEL, IPK_WAIT };
+int ip_exec_picked(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_hold(struct consumer *c, struct tproc *pr);
 bool ip_dl_asks(struct consumer *c, struct tproc *pr, const struct tfile *f);
 int ip_objs_ready(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,

@@ -590,6 +590,8 @@ void ip_enable(struct consumer *c, struct tproc *pr)
 		ipp->pr = pr;
 		PUSH(ip->procs, ip->nprocs, ipp);
 	}
+	if (!ipp->kernel && ip_exec_picked(c, ipp) == IPK_WAIT)
+		return;
 	if (ipp->kernel) {
 		whole = true;
 		if (ipp->kpin)

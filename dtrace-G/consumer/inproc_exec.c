@@ -14,7 +14,10 @@
  * image told not to ask (DTRACE_DOF_INIT_DISABLE), of a traced process
  * or of such a child (watched for its exec: kids_check()), goes to the
  * kernel path for its process alone (exec_follow(), ip_exec_handover()),
- * as -x activation=kernel's binary-wide event reaches it; told so by
+ * as -x activation=kernel's binary-wide event reaches it, and so does
+ * one of such a child made a traced process (from the registry) only
+ * after its exec, before anything of it is armed (ip_exec_picked()):
+ * armed late on every path, so said on every path; told so by
  * its environment, which the kernel lays out after the maps show the
  * exec, so a read that finds none yet decides at a later one
  * (exec_asks()), never by guessing.  A -p target
@@ -553,6 +556,21 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 	}
 }
 
+/* pid's told-not-to-ask image handed to the kernel path: said once a run */
+static void kexec_say(struct consumer *c, pid_t pid, bool kid)
+{
+	if (c->ip->kexec_said)
+		return;
+	c->ip->kexec_said = true;
+	say(c,
+	    "pid %d%s exec'd an image told not to ask to be armed "
+	    "in-process (DTRACE_DOF_INIT_DISABLE): its probes go to "
+	    "the kernel path, for that process alone, armed when "
+	    "dtrace saw the exec (any hit before that was not "
+	    "counted; so for any other such image)",
+	    (int)pid, kid ? ", forked from a process traced in-process," : "");
+}
+
 /*
  * pid, a fork child of a process traced in-process that is not traced
  * itself, or a traced process (old: its image armed before, gone now),
@@ -596,18 +614,9 @@ static void exec_follow(struct consumer *c, pid_t pid, struct ip_proc *old,
 		ipp->kpin = true;
 		PUSH(ip->procs, ip->nprocs, ipp);
 	}
-	if (kernel && !ip->kexec_said) {
-		const char *kid = ", forked from a process traced in-process,";
-
-		ip->kexec_said = true;
-		say(c,
-		    "pid %d%s exec'd an image told not to ask to be armed "
-		    "in-process (DTRACE_DOF_INIT_DISABLE): its probes go to "
-		    "the kernel path, for that process alone, armed when "
-		    "dtrace saw the exec (any hit before that was not "
-		    "counted; so for any other such image)",
-		    (int)pid, old ? "" : kid);
-	} else if (!kernel && c->o->verbose) {
+	if (kernel) {
+		kexec_say(c, pid, !old);
+	} else if (c->o->verbose) {
 		say(c,
 		    "pid %d, forked from a process traced in-process, exec'd: "
 		    "its new image traced as its own process",
@@ -760,6 +769,60 @@ static void kids_check(struct consumer *c, struct ip_proc *ipp)
 }
 
 /*
+ * ipp, about to be armed with no arena of its own, is a traced process
+ * picked since its fork child's life began (from the registry, where
+ * drti.o's fork handler put it, with its old image's probes): the
+ * fork child of a family (family_ready()) whose records counted its
+ * hits, which kids_check() no longer watches once it is traced.  If it
+ * has exec'd since (kid_execd()) an image told not to ask, that image
+ * goes to the kernel path for its process alone, as kids_check() would
+ * have sent it, said (IPK_KERNEL: ipp->kernel and kpin set): armed at
+ * this read, not at its exec, so a hit it made first is lost, and the
+ * user is told.  Taken silently in-process here instead (an arena of
+ * its own, ip_arena_first()), such an image's late arming was said by
+ * nothing (run-trace-fork.sh, "fork then exec 2", under -x
+ * activation=user: the registry read between the exec and the watch's
+ * next look, now and then on a loaded machine).  IPK_WAIT: its
+ * environment not laid out yet, so nothing armed: it waits as a traced
+ * process's seen exec does (exec_pending, exec_envwait), decided at the
+ * end of a later read (ip_exec_handover(), exec_asks()).  IPK_ARM: no
+ * such exec, or an image that asks (it waits for its answer), armed as
+ * any.
+ */
+int ip_exec_picked(struct consumer *c, struct ip_proc *ipp)
+{
+	struct inproc *ip = c->ip;
+	uint64_t tok[2];
+	bool kid = false;
+
+	if (ipp->map || ipp->kernel || ip_image_token(ipp->pid, tok) < 0)
+		return IPK_ARM;
+	for (size_t i = 0; i < ip->nprocs && !kid; i++) {
+		struct ip_proc *f = ip->procs[i];
+
+		kid = f != ipp && f->map && !f->gone && family_ready(c, f) &&
+		      kid_execd(f, ipp->pid, tok);
+	}
+	if (!kid)
+		return IPK_ARM;
+	switch (exec_asks(c, ipp->pid)) {
+	case EXA_NEVER:
+		break;
+	case EXA_UNSURE: /* decided by ip_exec_handover(), as an exec seen */
+		ipp->exec_pending = true;
+		ipp->exec_envwait = true;
+		return IPK_WAIT;
+	default:
+		return IPK_ARM;
+	}
+	lin_exec(c, ipp->pid, now_ns(CLOCK_MONOTONIC));
+	ipp->kernel = true;
+	ipp->kpin = true;
+	kexec_say(c, ipp->pid, true);
+	return IPK_KERNEL;
+}
+
+/*
  * At the end of each read: every traced process whose new image will
  * not ask (ip_exec_check(): exec_kernel) goes to the kernel path; and,
  * every refresh interval (100 ms), the fork children of processes a
@@ -780,6 +843,9 @@ void ip_exec_handover(struct consumer *c)
 	for (size_t i = 0; i < ip->nprocs; i++) {
 		struct ip_proc *ipp = ip->procs[i];
 
+		/* one with no arena is not looked at by ip_exec_check() */
+		if (ipp->exec_envwait && !ipp->map && !ipp->gone)
+			exec_decide(c, ipp);
 		if (ipp->exec_kernel && !ipp->gone && !ipp->pr->exited)
 			exec_follow(c, ipp->pid, ipp, true);
 		else if (kids && ipp->map &&

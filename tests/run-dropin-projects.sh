@@ -179,9 +179,13 @@ at_mode() {	# at_mode MODE [CACHE-VARIABLE]: configure, build, trace
 	mkdir "at-$a_mode" && cd "at-$a_mode" || exit 99
 	a_w="autotools, $a_mode mode"
 	# (without DTRACE, which tests get and configure would take over
-	# PATH's dtrace)
+	# PATH's dtrace).  The second mode's configure reads the first's
+	# results from their cache file (libtool's checks, the compiler's):
+	# Ruby's check is run by the first (rebuild) and preset by the
+	# variable in the second, which a cache file never overrides.
 	if ! build "$a_w: configure" configure.log \
-		env -u DTRACE "$@" ../at-src/configure CC="$CC" \
+		env -u DTRACE "$@" ../at-src/configure \
+		--cache-file=../at-config.cache CC="$CC" \
 		CFLAGS="-O2 -Wall -Wextra"; then
 		cd .. && return
 	fi

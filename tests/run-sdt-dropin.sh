@@ -550,15 +550,15 @@ flt 6 3.5 0.875 1.5 -2 2.5 -0.10000000000000001
 mixed 3 -1 3.5 -4
 s12 12 -7 -8 -9 -10 -11 12
 EOF
+	# one gdb a build: its info probes (before the run: the program's
+	# own), then the run
 	for v in $built; do
-		gdb -nx -batch -ex 'info probes stap' "$v/dropin" \
-			>"$v/gdb-probes.out" 2>&1
-		awk '$1 == "stap" { print $2, $3 }' "$v/gdb-probes.out" |
+		timeout 120 gdb -nx -batch -ex 'info probes stap' -x args.gdb \
+			--args "$v/dropin" run 1 >"$v/gdb.out" 2>&1
+		awk '$1 == "stap" { print $2, $3 }' "$v/gdb.out" |
 			LC_ALL=C sort -u >"$v/gdb-probes.txt"
 		expect_file_eq "$v: gdb's info probes" expected-probes.txt \
 			"$v/gdb-probes.txt"
-		timeout 120 gdb -nx -batch -x args.gdb --args "$v/dropin" run 1 \
-			>"$v/gdb.out" 2>&1
 		grep -E '^(s12|d12|flt|mixed) ' "$v/gdb.out" | LC_ALL=C sort \
 			>"$v/gdb.txt"
 		if ! cmp -s expected-gdb.txt "$v/gdb.txt"; then

@@ -4,7 +4,10 @@
 # run-trace-uprobe.sh: every case of run-trace.sh again with
 # DTRACE_BACKEND=uprobe (but one that runs on the in-process path, where
 # the backend changes nothing: dtrace stopped past its heartbeat, 3 s of
-# waiting): hits as perf samples of the uprobe events, the
+# waiting; and those dtrace decides before it chooses a backend, D
+# errors, a -c command or -p pid that does not exist, DTRACE_BACKEND and
+# DTRACE_ACTIVATION themselves: run-trace.sh's backend_free, said in the
+# log): hits as perf samples of the uprobe events, the
 # path dtrace takes where BPF programs cannot be loaded (not root with
 # CAP_BPF, a kernel without BPF, a dtrace built without libbpf).  The
 # default run (run-trace.sh) uses the BPF backend where it loads; the

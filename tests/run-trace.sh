@@ -80,6 +80,20 @@ tr_cleanup() {
 trap tr_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
+# Under DTRACE_BACKEND=uprobe (run-trace-uprobe.sh) the cases whose
+# outcome dtrace decides before any backend is chosen run on the default
+# backend only (backend_free false): consumer_run() starts -c's commands,
+# grabs -p's processes and compiles the D before backend_choose()
+# (dtrace-G/consumer/consumer.c), which refuses an unknown DTRACE_BACKEND
+# and a DTRACE_ACTIVATION that is neither path before it opens one, and
+# on the user path opens the in-process backend whatever DTRACE_BACKEND
+# names (read only when that backend hands a probe over, at arming,
+# after its refusals: cred_check()'s of uid).
+backend_free() {
+	[ "${DTRACE_BACKEND:-}" != uprobe ]
+}
+backend_free || echo "# DTRACE_BACKEND=uprobe: D errors, a -c command or -p pid that does not exist, DTRACE_BACKEND=nonesuch and DTRACE_ACTIVATION are run on the default backend only (run-trace.sh): dtrace decides them before it chooses a backend"
+
 # No helper: the probes of -c and -p targets come from their mappings.
 DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR
@@ -513,6 +527,8 @@ trg_lib() {
 	expect_eq "a probe not there yet, without -Z: status" 1 "$status"
 	expect_grep "a probe not there yet, without -Z" "does not match any probes" err.txt
 
+	# (the rest: decided before a backend is chosen)
+	backend_free || return 0
 	# a backend asked for by a name dtrace does not know
 	: >out.txt
 	env DTRACE_BACKEND=nonesuch timeout -s KILL 120 "$DTRACE" -o out.txt -q \
@@ -1259,6 +1275,9 @@ trg_err() {
 	trun -q -Z -n 'nosuch*:::tick { printf("x\n"); }' -n 'BEGIN { printf("begin\n"); exit(0); }'
 	expect_eq "-Z: status" 0 "$status"
 	expect_out "-Z: runs without a match" 'begin\n\n'
+
+	# (the rest: decided before a backend is chosen)
+	backend_free || return 0
 
 	trun -n 'tr$target:::tick { printf("%d\n", ); }' -c "./trprog 'tick 1'"
 	expect_eq "syntax error: status" 1 "$status"

@@ -388,7 +388,10 @@ while [ $r -lt $rounds ]; do
 	handed "fork then exec 2, forked before, round $r" 2
 	# -c srv* without the registry: children known only by their hits
 	# exec fsrv2 (EXEC 1: it asks to be armed; 2: the first child's
-	# asks, the others' are told not to) or fsrv (3); on the user path
+	# asks, the others' are told not to; 4: with no environment at all,
+	# which reads as empty for good, as a stack not laid out yet reads
+	# for a moment: the user path waited for it and never armed it) or
+	# fsrv (3); on the user path
 	# each new image is followed, in-process where it asks, on the
 	# kernel path for its process where it will not (doc/DESIGN.md
 	# §14, "Execs").  On the kernel path the exec record makes each
@@ -397,7 +400,7 @@ while [ $r -lt $rounds ]; do
 	# of their hits is lost); fsrv, armed binary-wide already, is not
 	# said.  Before, fsrv2 was reached by a registration only: its
 	# children waited two minutes for their probe and gave up
-	for ex in 1 2 3; do
+	for ex in 1 2 3 4; do
 		rm -rf s14 && mkdir s14 && touch s14/go
 		DTRACE_STATEDIR=$tmp/none "$DTRACE" -q \
 			-c "./fsrv $tmp/s14 3 1 1 5 $ex 0" \

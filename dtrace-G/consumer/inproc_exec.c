@@ -96,20 +96,49 @@ int ip_image_token(pid_t pid, uint64_t tok[2])
 /*
  * What pid's environment says to its drti.o: ENV_TOLD, touch nothing
  * (DRTI_ENV_DISABLE: it never asks); ENV_FREE, not so; ENV_EMPTY, none
- * to read; ENV_UNREAD, not readable.  Empty is also what an image in
+ * to read yet; ENV_UNREAD, not readable.  Empty is what an image in
  * the middle of its exec shows: the kernel replaces the maps (the old
  * arena gone from them) before it lays out the new image's stack, and
  * /proc/PID/environ reads nothing until then (the new mm's env_end is
  * 0).  A read that is not empty is the whole environment: env_end
- * passes env_start only when it is set last, the strings in place.
+ * passes env_start only when it is set last, the strings in place.  An
+ * image exec'd with no environment at all (execle()'s envp {NULL}, env
+ * -i) reads empty too, for good: told apart by /proc/PID/stat's
+ * env_end, set (env_laid_out()), and ENV_FREE (nothing tells it not to
+ * ask).  Taken as "not laid out yet", such an image that asked was
+ * never armed (run-trace-fork.sh's EXEC 4).
  */
 enum { ENV_TOLD, ENV_FREE, ENV_EMPTY, ENV_UNREAD };
+
+/* pid's env_end (/proc/PID/stat's 51st field) is set: its stack laid out */
+static bool env_laid_out(pid_t pid)
+{
+	size_t n = 0;
+	char *st = read_proc(pid, "stat", &n);
+	char *p = st ? memrchr(st, ')', n) : NULL;
+	unsigned long long v = 0;
+	int field = 2; /* comm's */
+
+	if (p && n && st[n - 1] == '\n')
+		st[n - 1] = 0;
+	else if (p)
+		p = NULL; /* cut short: not trusted */
+	while (p && field < 51 && (p = strchr(p + 1, ' ')))
+		field++;
+	if (p && field == 51)
+		v = strtoull(p + 1, NULL, 10);
+	free(st);
+	return v != 0;
+}
 
 static int drti_env(pid_t pid)
 {
 	size_t n = 0, k = strlen(DRTI_ENV_DISABLE);
 	char *env = read_proc(pid, "environ", &n);
 	int r = !env ? ENV_UNREAD : n ? ENV_FREE : ENV_EMPTY;
+
+	if (r == ENV_EMPTY && env_laid_out(pid))
+		r = ENV_FREE;
 
 	for (size_t i = 0; env && i < n; i += strlen(env + i) + 1)
 		if (!strncmp(env + i, DRTI_ENV_DISABLE, k) && env[i + k] == '=')

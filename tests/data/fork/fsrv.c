@@ -15,7 +15,8 @@
  * line; with EXEC 2 only the first child's fsrv2 registers, the others
  * run with DTRACE_DOF_INIT_DISABLE=1 and are known to a consumer only
  * through the fork tree; with EXEC 3 it execs fsrv itself (the same
- * file: `fsrv DIR HITS` does what fsrv2 does).  With PREFORK 1 the
+ * file: `fsrv DIR HITS` does what fsrv2 does); with EXEC 4 it execs fsrv2
+ * with an empty environment (execle()'s envp {NULL}).  With PREFORK 1 the
  * first process forks its children before DIR/go exists; every process
  * waits for DIR/go before it fires, so children forked before tracing
  * starts fire only once it has.  With SETID 1 every process but the
@@ -201,7 +202,12 @@ static void body(int depth)
 		if (do_exec == 2 && child_no > 0 &&
 		    setenv("DTRACE_DOF_INIT_DISABLE", "1", 1) < 0)
 			_exit(7);
-		execl(prog, prog, dir, n, (char *)NULL);
+		if (do_exec == 4) {
+			char *none[] = {NULL};
+
+			execle(prog, prog, dir, n, (char *)NULL, none);
+		} else
+			execl(prog, prog, dir, n, (char *)NULL);
 		_exit(8);
 	}
 	record_pid(hits);

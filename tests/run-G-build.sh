@@ -599,6 +599,11 @@ void old_tail(int n)
 }
 EOF
 
+# the program without probes in one translation unit (its C part alone
+# for the C++ program): main.c, aux.c and old.c share no static name
+printf '#include "main.c"\n#include "aux.c"\n#include "old.c"\n' >off.c
+printf '#include "aux.c"\n#include "old.c"\n' >off-aux.c
+
 # ---------------------------------------------------------------------
 # The matrix
 
@@ -617,14 +622,21 @@ build() {
 	run_ok "$bd: compile" $b_mcc $b_cflags -c $b_main -o $bd/main.o &&
 	run_ok "$bd: compile" $b_cc $b_cflags -c aux.c -o $bd/aux.o &&
 	run_ok "$bd: compile" $b_cc $b_cflags -c old.c -o $bd/old.o &&
-	run_ok "$bd: compile without probes" $b_mcc $b_cflags \
-		-DUSDT_DISABLE_PROBES -c $b_main -o $bd/off/main.o &&
-	run_ok "$bd: compile without probes" $b_cc $b_cflags \
-		-DUSDT_DISABLE_PROBES -c aux.c -o $bd/off/aux.o &&
-	run_ok "$bd: compile without probes" $b_cc $b_cflags \
-		-DUSDT_DISABLE_PROBES -c old.c -o $bd/off/old.o &&
+	# (the program without probes is only the reference output: its C
+	# sources are compiled as one translation unit, off.c or off-aux.c)
+	if [ "$b_lang" = c ]; then
+		run_ok "$bd: compile without probes" $b_cc $b_cflags \
+			-DUSDT_DISABLE_PROBES -c off.c -o $bd/off/all.o &&
+		b_offo=$bd/off/all.o
+	else
+		run_ok "$bd: compile without probes" $b_mcc $b_cflags \
+			-DUSDT_DISABLE_PROBES -c $b_main -o $bd/off/main.o &&
+		run_ok "$bd: compile without probes" $b_cc $b_cflags \
+			-DUSDT_DISABLE_PROBES -c off-aux.c -o $bd/off/aux.o &&
+		b_offo="$bd/off/main.o $bd/off/aux.o"
+	fi &&
 	run_ok "$bd: link without probes" $b_mcc $b_ldflags -o $bd/off/prog \
-		$bd/off/main.o $bd/off/aux.o $bd/off/old.o || return 0
+		$b_offo || return 0
 	$bd/off/prog >$bd/off/out.txt 2>&1 ||
 		fail "$bd: the program without probes failed"
 
@@ -1008,15 +1020,26 @@ cat >inl2.cc <<'EOF'
 #include "inl.h"
 int other(int x) { Counter c = { x }; c.bump(1); return c.n; }
 EOF
+# comdat_obj CXX SRC OPT OUT: OUT is SRC compiled by CXX with OPT; the
+# cases compile each source once per compiler and flags, and each takes
+# a copy (-G rewrites the copy, never the object compiled)
+mkdir comdat-objs || exit 99
+comdat_obj() {
+	cdo_o=comdat-objs/$(printf '%s' "$1 $3 $2" | tr -c 'A-Za-z0-9.+-' _).o
+	# shellcheck disable=SC2086
+	if [ ! -f "$cdo_o" ]; then
+		run_ok "$cd_tag: compile" $1 $3 -c $2 -o "$cdo_o" || return 1
+	fi
+	cp "$cdo_o" "$4"
+}
 # comdat TAG CXX OPT1 OPT2 RUNS [MAYFAIL]: inl1.cc with OPT1, inl2.cc
 # with OPT2, through -G in RUNS (1 or 2) runs; with MAYFAIL, a link
 # failure that names the function is acceptable
 comdat() {
 	cd_tag=$1 cd_cxx=$2 cd_o1=$3 cd_o2=$4 cd_runs=$5 cd_mayfail=${6:-}
 	mkdir $cd_tag || exit 99
-	run_ok "$cd_tag: compile" $cd_cxx $cd_o1 -c inl1.cc -o $cd_tag/inl1.o &&
-	run_ok "$cd_tag: compile" $cd_cxx $cd_o2 -c inl2.cc -o $cd_tag/inl2.o ||
-		return 0
+	comdat_obj "$cd_cxx" inl1.cc "$cd_o1" $cd_tag/inl1.o &&
+	comdat_obj "$cd_cxx" inl2.cc "$cd_o2" $cd_tag/inl2.o || return 0
 	if [ "$cd_runs" = 1 ]; then
 		run_dtrace -G -s p.d -o $cd_tag/p1.o $cd_tag/inl1.o $cd_tag/inl2.o
 		expect_eq "$cd_tag: -G: exit status" 0 "$status"

@@ -605,8 +605,11 @@ matrix() {
 		t="$fam $std"
 		exe=prog-$fam-$std
 
-		# probes enabled: link with the stand-ins, run
-		if compile_ok "$t: enabled" $comp -std=$std $W $src \
+		# probes enabled: link with the stand-ins, run (C99's
+		# object is prog-$fam.o, compiled alike above)
+		src_on=$src
+		[ $std = c99 ] && [ -f prog-$fam.o ] && src_on=prog-$fam.o
+		if compile_ok "$t: enabled" $comp -std=$std $W $src_on \
 			stubs-$fam.o -o $exe; then
 			run_prog "$t: enabled" $exe expected-on.txt
 		fi

@@ -119,6 +119,17 @@ c_driver() {
 	esac
 }
 
+# asm_obj NAME CC: NAME/prog-asm.o, a copy of prog-asm.S assembled once
+# per driver (the same command for every build: no flags of the build)
+asm_obj() {
+	ao_o=asm-$(printf '%s' "$2" | tr -c 'A-Za-z0-9.+-' _).o
+	if [ ! -f "$ao_o" ]; then
+		build_ok "$1: prog-asm.o" "$2" -I"$inc" -c "$data/prog-asm.S" \
+			-o "$ao_o" || return 1
+	fi
+	cp "$ao_o" "$1/prog-asm.o"
+}
+
 # build NAME CC LANG OPT LD: NAME/prog
 built=
 build() {
@@ -130,8 +141,7 @@ build() {
 	# clang -flto with GNU ld needs the LLVM gold plugin: skip if missing
 	if ! build_ok "$b_dir: prog.o" $b_cc -x $b_lang $b_opt -g -Wall -Wextra \
 		-Werror -I"$inc" -I. -c "$data/prog.c" -o "$b_dir/prog.o" ||
-	   ! build_ok "$b_dir: prog-asm.o" "$(c_driver "$b_cc")" -I"$inc" \
-		-c "$data/prog-asm.S" -o "$b_dir/prog-asm.o"; then
+	   ! asm_obj "$b_dir" "$(c_driver "$b_cc")"; then
 		return 1
 	fi
 	case $b_opt in

@@ -11,13 +11,14 @@
 # changed in a trusted file is what it uses (so ppid comes out wrong:
 # that shows the file answers, not the BTF).  The same file is not
 # believed, and the BTF is asked again, when it is writable by others,
-# not root's, a link, of another boot, or in a directory others may
-# write; a run rewrites it (renamed over, never written through a link)
-# except in such a directory.  DTRACE_KBTF_CACHE= empty keeps none.
+# not root's, a link, of another boot, in a directory others may write
+# or below one (not sticky); a run rewrites it (renamed over, never
+# written through a link) except in such a directory.  DTRACE_KBTF_CACHE= empty keeps none.
 
 . "$top_srcdir/tests/lib.sh"
 
 bpf_test_setup kernel
+require_uprobe_events # the pid provider's probe
 [ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF (/sys/kernel/btf/vmlinux)"
 cat >kc.c <<'EOF'
 int kc_fn(int x) { return x + 1; }
@@ -53,7 +54,8 @@ tgid() {
 
 kt "no cache yet"
 expect_eq "no cache yet: ppid" 1 "$(cat kt.out)"
-expect_eq "the file made: its header" "usdt-sdk kbtf 1 $boot $size" \
+mtime=$(stat -L -c %.9Y "$DTRACE")
+expect_eq "the file made: its header" "usdt-sdk kbtf 1 $boot $size $mtime" \
 	"$(head -n 1 "$cache" 2>/dev/null)"
 expect_eq "the file made: root's, 644" "0 644" "$(stat -c '%u %a' "$cache")"
 good=$(tgid)
@@ -97,6 +99,15 @@ kt "a directory others may write"
 expect_eq "a directory others may write: not believed" 1 "$(cat kt.out)"
 expect_eq "a directory others may write: not written" 0 "$(tgid)"
 chmod 0755 kcd
+
+# the same file below a directory others may write (not sticky): they
+# could put another directory in its place
+mkdir anc anc/d && chmod 0777 anc && chmod 0755 anc/d &&
+	cp "$cache" anc/d/kbtf && chmod 0644 anc/d/kbtf
+DTRACE_KBTF_CACHE=$tmp/anc/d/kbtf
+kt "an ancestor others may write"
+expect_eq "an ancestor others may write: not believed" 1 "$(cat kt.out)"
+DTRACE_KBTF_CACHE=$cache
 
 rm -f "$cache"
 DTRACE_KBTF_CACHE= kt "DTRACE_KBTF_CACHE empty"

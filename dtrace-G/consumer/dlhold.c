@@ -948,10 +948,17 @@ static int dh_open_map(struct consumer *c, char *why, size_t whylen)
 	/*
 	 * Entries made as threads are held (a few at a time; its programs
 	 * are uprobes', process context, where the kernel may allocate): a
-	 * preallocated 65,536 cost every run 24 ms of system time
+	 * preallocated 65,536 cost every run 24 ms of system time.  Before
+	 * Linux 6.1 a tracing program's map allocated at run time makes the
+	 * verifier WARN (and PREEMPT_RT refuse it): preallocated there.
 	 */
+	struct utsname u;
+	int maj = 0, min = 0;
+	bool late = uname(&u) == 0 &&
+		    sscanf(u.release, "%d.%d", &maj, &min) == 2 &&
+		    (maj > 6 || (maj == 6 && min >= 1));
 	LIBBPF_OPTS(bpf_map_create_opts, noprealloc,
-		    .map_flags = BPF_F_NO_PREALLOC);
+		    .map_flags = late ? BPF_F_NO_PREALLOC : 0);
 
 	if (dh.map_fd >= 0)
 		return 0;

@@ -27,15 +27,18 @@
  * answers are also kept for the boot, in /run/usdt-sdk/kbtf (or
  * $DTRACE_KBTF_CACHE; empty: none), a text file of lines
  * "VALUE TYPE KEY" under a header naming the boot
- * (/proc/sys/kernel/random/boot_id) and the BTF's size: a run that
- * finds every answer it needs there parses nothing.  The BTF cannot
- * change within a boot, and /run is emptied at the next, but a file of
- * another boot or BTF size is ignored and replaced all the same.  An
- * offset from that file goes into BPF programs that read the kernel's
- * memory, so it is believed only from a root-owned file, not a link,
- * writable by nobody else, in a root-owned directory writable by
- * nobody else (cache_open()); otherwise it is not read, and a run not
- * root writes none.  A run that parsed the BTF writes what it learnt,
+ * (/proc/sys/kernel/random/boot_id), the BTF's size and the dtrace
+ * binary's mtime: a run that finds every answer it needs there parses
+ * nothing for them (libbpf still reads the BTF for a program with CO-RE
+ * relocations: ustack_walk.c's).  The BTF cannot change within a boot,
+ * and /run is emptied at the next, but a file of another boot, BTF size
+ * or build is ignored and replaced all the same.  An offset from that
+ * file goes into BPF programs that read the kernel's memory, so it is
+ * believed only from a root-owned file, not a link, writable by nobody
+ * else, in a root-owned directory writable by nobody else, below
+ * directories that are all root's and writable by nobody else or sticky
+ * (path_trusted(), cache_open()); otherwise it is not read, and a run
+ * not root writes none.  A run that parsed the BTF writes what it learnt,
  * merged with what the file has, to a new file renamed over the old
  * one (cache_write(), at kbtf_release()): runs at once each see a whole
  * file, and at worst one's answers are lost and parsed again later.
@@ -54,6 +57,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,11 +100,16 @@ static const char *cache_path(void)
 	return p ? p : KB_FILE;
 }
 
-/* this boot's and this BTF's header line, or false where not known */
+/*
+ * this boot's, this BTF's and this dtrace's header line (the binary's
+ * mtime: a rebuilt dtrace asks the BTF again, so a change to how an
+ * answer is found is not hidden by the last build's), or false where
+ * not known
+ */
 static bool cache_header(char *hdr, size_t len)
 {
 	char boot[64] = "";
-	struct stat st;
+	struct stat st, me;
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
 
 	if (!f)
@@ -109,9 +118,12 @@ static bool cache_header(char *hdr, size_t len)
 		boot[0] = 0;
 	fclose(f);
 	boot[strcspn(boot, "\n")] = 0;
-	if (!boot[0] || stat("/sys/kernel/btf/vmlinux", &st) < 0)
+	if (!boot[0] || stat("/sys/kernel/btf/vmlinux", &st) < 0 ||
+	    stat("/proc/self/exe", &me) < 0)
 		return false;
-	snprintf(hdr, len, KB_MAGIC " %s %lld", boot, (long long)st.st_size);
+	snprintf(hdr, len, KB_MAGIC " %s %lld %lld.%09ld", boot,
+		 (long long)st.st_size, (long long)me.st_mtim.tv_sec,
+		 me.st_mtim.tv_nsec);
 	return true;
 }
 
@@ -122,33 +134,54 @@ static bool trusted(const struct stat *st, bool dir)
 	       (dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode));
 }
 
-/* path's directory is trusted (stat, not lstat: /run may be a link) */
-static bool dir_trusted(const char *path)
+/*
+ * path with its directory resolved (realpath(): links and .. gone) into
+ * out, where that directory and every one above it is root's and
+ * writable by no one else (an ancestor may be a sticky one, as /tmp:
+ * no one else can rename root's entries there), so no other user can
+ * put another directory or file in its place; false otherwise.
+ */
+static bool path_trusted(const char *path, char *out, size_t len)
 {
-	char dir[4096];
-	char *slash;
+	char dir[PATH_MAX], real[PATH_MAX], up[PATH_MAX];
+	const char *base = strrchr(path, '/');
 	struct stat st;
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (!(slash = strrchr(dir, '/')))
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = 0;
-	else
-		*slash = 0;
-	return stat(dir, &st) == 0 && trusted(&st, true);
+	if (!base || base[1] == 0 || (size_t)(base - path) >= sizeof(dir))
+		return false; /* a file in a directory named */
+	memcpy(dir, path, (size_t)(base - path));
+	dir[base - path] = 0;
+	if (!realpath(dir[0] ? dir : "/", real) || stat(real, &st) < 0 ||
+	    !trusted(&st, true))
+		return false;
+	snprintf(up, sizeof(up), "%s", real);
+	while (strcmp(up, "/")) {
+		char *sl = strrchr(up, '/');
+
+		if (!sl)
+			return false;
+		sl[sl == up] = 0; /* "/a/b" to "/a", "/a" to "/" */
+		if (stat(up, &st) < 0 || st.st_uid != 0 ||
+		    !S_ISDIR(st.st_mode) ||
+		    ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		     !(st.st_mode & S_ISVTX)))
+			return false;
+	}
+	return snprintf(out, len, "%s%s", strcmp(real, "/") ? real : "",
+			base) < (int)len;
 }
 
 /* the cache file, opened where it can be believed; NULL otherwise */
 static FILE *cache_open(const char *path)
 {
+	char real[PATH_MAX];
 	struct stat st;
 	FILE *f;
 	int fd;
 
-	if (!*path || !dir_trusted(path))
+	if (!*path || !path_trusted(path, real, sizeof(real)))
 		return NULL;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) < 0 || !trusted(&st, false) || st.st_size > 65536 ||
@@ -245,7 +278,7 @@ static void write_one(const char *type, const char *key, long val)
 static void cache_write(void)
 {
 	const char *path = cache_path();
-	char hdr[160], tmp[4096];
+	char hdr[160], real[PATH_MAX], tmp[PATH_MAX + 8];
 	bool any = false;
 	FILE *f;
 	int fd;
@@ -257,8 +290,8 @@ static void cache_write(void)
 	if (!strcmp(path, KB_FILE) && mkdir(KB_DIR, 0755) < 0 &&
 	    errno != EEXIST)
 		return;
-	if (!dir_trusted(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp) ||
+	if (!path_trusted(path, real, sizeof(real)) ||
+	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", real) >= (int)sizeof(tmp) ||
 	    (fd = mkstemp(tmp)) < 0)
 		return;
 	if (fchmod(fd, 0644) < 0 || !(cache_out = fdopen(fd, "w"))) {
@@ -274,7 +307,7 @@ static void cache_write(void)
 		(void)cache_lines(f, hdr, write_one);
 		fclose(f);
 	}
-	if (fclose(cache_out) != 0 || rename(tmp, path) < 0)
+	if (fclose(cache_out) != 0 || rename(tmp, real) < 0)
 		unlink(tmp);
 	cache_out = NULL;
 	for (unsigned i = 0; i < nanswers; i++)

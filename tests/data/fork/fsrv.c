@@ -203,7 +203,7 @@ static void body(int depth)
 		    setenv("DTRACE_DOF_INIT_DISABLE", "1", 1) < 0)
 			_exit(7);
 		if (do_exec == 4) {
-			char *none[] = {NULL};
+			char *none[] = { NULL };
 
 			execle(prog, prog, dir, n, (char *)NULL, none);
 		} else

@@ -167,8 +167,8 @@ static bool path_trusted(const char *path, char *out, size_t len)
 		     !(st.st_mode & S_ISVTX)))
 			return false;
 	}
-	return snprintf(out, len, "%s%s", strcmp(real, "/") ? real : "",
-			base) < (int)len;
+	return snprintf(out, len, "%s%s", strcmp(real, "/") ? real : "", base) <
+	       (int)len;
 }
 
 /* the cache file, opened where it can be believed; NULL otherwise */

@@ -735,8 +735,16 @@ else
 		forget_pid "$p"
 	done
 	echo "# 256-process flood: the daemon used $((t1 - t0)) ticks of $hz a second in 3 s" >&2
-	[ $((t1 - t0)) -lt $((3 * hz / 4)) ] && pass ||
+	# (not under AddressSanitizer, as the RSS above: its checks of 8 MiB
+	# blobs cost several times theirs, and a 2-vCPU CI's sanitizer
+	# stage gave 111 ticks, where the other builds give 12-14)
+	if grep -q __asan_init "$HELPERD"; then
+		echo "# the flood's CPU not checked: the daemon is built with AddressSanitizer" >&2
+	elif [ $((t1 - t0)) -lt $((3 * hz / 4)) ]; then
+		pass
+	else
 		fail "256 processes of nobody flooding 8 MiB refusals kept the daemon at $((t1 - t0)) ticks of CPU in 3 s (at most $((3 * hz / 4)): a quarter of a CPU)"
+	fi
 	grep -q "^legit: pid=[0-9]* rc=[1-9][0-9]* errno=0 registry=present" \
 		fl256.out && pass ||
 		fail "uid 65533 not registered during the 256-process flood: $(cat fl256.out)"

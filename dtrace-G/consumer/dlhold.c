@@ -467,17 +467,24 @@ static int dh_link(const struct dh_proc *dp)
  * unsaid), by mm from 46ba0e49b642 ("bpf: fix multi-uprobe PID
  * filtering logic", 6.10), by thread group after (6.12 has both).
  */
+/* the running kernel is Linux maj.min or later (false where not known) */
+static bool kernel_at_least(int maj, int min)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return false;
+	return a > maj || (a == maj && b >= min);
+}
+
 static bool multi_wanted(void)
 {
 	const char *e = getenv("DTRACE_UPROBE_MULTI");
-	struct utsname u;
-	int maj = 0, min = 0;
 
 	if (e && strcmp(e, "0") == 0)
 		return false;
-	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &maj, &min) != 2)
-		return false;
-	return maj > 6 || (maj == 6 && min >= 12);
+	return kernel_at_least(6, 12);
 }
 
 /* whether a uprobe_multi link's pid filter is the thread group's
@@ -952,13 +959,8 @@ static int dh_open_map(struct consumer *c, char *why, size_t whylen)
 	 * Linux 6.1 a tracing program's map allocated at run time makes the
 	 * verifier WARN (and PREEMPT_RT refuse it): preallocated there.
 	 */
-	struct utsname u;
-	int maj = 0, min = 0;
-	bool late = uname(&u) == 0 &&
-		    sscanf(u.release, "%d.%d", &maj, &min) == 2 &&
-		    (maj > 6 || (maj == 6 && min >= 1));
 	LIBBPF_OPTS(bpf_map_create_opts, noprealloc,
-		    .map_flags = late ? BPF_F_NO_PREALLOC : 0);
+		    .map_flags = kernel_at_least(6, 1) ? BPF_F_NO_PREALLOC : 0);
 
 	if (dh.map_fd >= 0)
 		return 0;

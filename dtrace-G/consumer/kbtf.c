@@ -171,16 +171,16 @@ static bool path_trusted(const char *path, char *out, size_t len)
 	       (int)len;
 }
 
-/* the cache file, opened where it can be believed; NULL otherwise */
-static FILE *cache_open(const char *path)
+/*
+ * the cache file at real (path_trusted()'s), opened where it can be
+ * believed; NULL otherwise
+ */
+static FILE *cache_open(const char *real)
 {
-	char real[PATH_MAX];
 	struct stat st;
 	FILE *f;
 	int fd;
 
-	if (!*path || !path_trusted(path, real, sizeof(real)))
-		return NULL;
 	fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -250,13 +250,15 @@ static void read_one(const char *type, const char *key, long val)
 /* the boot's answers, read once, before the first question parses */
 static void cache_load(void)
 {
-	char hdr[160];
+	const char *path = cache_path();
+	char hdr[160], real[PATH_MAX];
 	FILE *f;
 
 	if (cache_read)
 		return;
 	cache_read = true;
-	if (!cache_header(hdr, sizeof(hdr)) || !(f = cache_open(cache_path())))
+	if (!*path || !path_trusted(path, real, sizeof(real)) ||
+	    !cache_header(hdr, sizeof(hdr)) || !(f = cache_open(real)))
 		return;
 	(void)cache_lines(f, hdr, read_one);
 	fclose(f);
@@ -303,7 +305,7 @@ static void cache_write(void)
 	for (unsigned i = 0; i < nanswers; i++)
 		fprintf(cache_out, "%ld %s %s\n", answers[i].val,
 			answers[i].type, answers[i].key);
-	if ((f = cache_open(path))) {
+	if ((f = cache_open(real))) {
 		(void)cache_lines(f, hdr, write_one);
 		fclose(f);
 	}

@@ -111,10 +111,12 @@ kernel() {
 
 # stringof() of a copy's place printed (kplan_mem.c's kp_mem_str(),
 # MSTR), at look(r, i): the char name[40] member and (char *)this->r +
-# offsetof(), a copy ending inside the name (77 bytes, the name at 38:
-# hit 4's 40 with no NUL are cut at the copy's end, not at the NUL after
-# them), the copy's end ("") and a copy of 8 bytes (id's low byte, then
-# a NUL); run in "members" (strsize 256) and below at strsize 16 and 2
+# offsetof(), a copy ending inside the name (77 bytes, the name at 38
+# and 39 of its 40: hit 4's 40 with no NUL are cut at the copy's end,
+# not at the NUL after them; its size a constant expression, which the
+# kernel takes as the literal: d_const_int()), the copy's end ("") and
+# a copy of 8 bytes (id's low byte, then a NUL); run in "members"
+# (strsize 256) and below at strsize 16 and 2
 sd='
 pid$target::look:entry
 {
@@ -124,7 +126,7 @@ pid$target::look:entry
 }
 pid$target::look:entry
 {
-	this->q = (char *)copyin(arg0, 77);
+	this->q = (char *)copyin(arg0, offsetof(struct req, name) + 39);
 	printf("%d: end [", arg1);
 	trace(stringof(this->q + offsetof(struct req, name)));
 	printf("] id [%s] nul [%s]\n", stringof((char *)copyin(arg0, 8)),

@@ -199,17 +199,11 @@
 /* ------------------------------------------------------------------ */
 /* Which clauses */
 
-/* An integer constant, maybe negated: its value. */
+/* An integer constant expression (d_const_int(): its value as the
+ * interpreter computes it at the hit): its value. */
 bool kp_const_of(const struct node *n, int64_t *v)
 {
-	if (n->op == N_UN && n->sub == '-' && n->a->op == N_INT) {
-		*v = (int64_t)(0 - (uint64_t)n->a->ival);
-		return true;
-	}
-	if (n->op != N_INT)
-		return false;
-	*v = n->ival;
-	return true;
+	return d_const_int(n, v);
 }
 
 /*

@@ -54,24 +54,15 @@ static bool is_null_const(const struct node *n)
 }
 
 /*
- * A divisor the compiler can see is 0 (a constant, negated or cast):
- * D refuses it (D_DIV_ZERO) rather than fault at every firing.
+ * A divisor the compiler can see is 0 (an integer constant expression
+ * whose value is: d_const_dv(), (int8_t)256 and 2 - 2 included): D
+ * refuses it (D_DIV_ZERO) rather than fault at every firing.
  */
 static bool zero_divisor(const struct node *n)
 {
-	while (n->op == N_UN && (n->sub == '-' || n->sub == '+'))
-		n = n->a;
-	if (n->op == N_CAST) {
-		const struct node *c = n->a;
+	int64_t v;
 
-		while (c->op == N_UN && (c->sub == '-' || c->sub == '+'))
-			c = c->a;
-		/* (int8_t)256 is 0 too; a cast of anything else is not known */
-		if (c->op != N_INT || n->ptr)
-			return false;
-		return d_dv_int(c->ival, n->sz, n->sg).i == 0;
-	}
-	return n->op == N_INT && n->ival == 0;
+	return d_const_int(n, &v) && v == 0;
 }
 
 static void check_divisor(struct parser *ps, const struct node *n, int op,

@@ -154,26 +154,16 @@ static const char *agg_display(const struct agg *a)
 	return a->name[0] ? a->name : "_";
 }
 
+/* An aggregating function's parameter n: an integer constant expression
+ * (d_const_int()), or an error naming it */
 static int64_t const_int(struct parser *ps, struct node *n, const char *what)
 {
 	int64_t v;
 
-	switch (n->op) {
-	case N_INT:
-		return n->ival;
-	case N_UN:
-		if (n->sub == '-')
-			return -const_int(ps, n->a, what);
-		if (n->sub == '+')
-			return const_int(ps, n->a, what);
-		break;
-	case N_CAST:
-		v = const_int(ps, n->a, what);
-		return d_dv_int(v, n->sz, n->sg).i;
-	default:
-		break;
-	}
-	d_perrt(ps, D_PROTO_ARG, n->line, n->col, "%s must be an integer constant", what);
+	if (!d_const_int(n, &v))
+		d_perrt(ps, D_PROTO_ARG, n->line, n->col,
+			"%s must be an integer constant", what);
+	return v;
 }
 
 /*

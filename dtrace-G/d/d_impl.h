@@ -1048,6 +1048,10 @@ bool d_args_str(const struct d_probe *pr, unsigned n);
 bool d_args_int(const struct d_probe *pr, unsigned n, uint8_t *sz,
 		uint8_t *sg);
 bool d_truth(const struct dv *v);
+/* n an integer constant expression: its value as a firing would compute
+ * it (run.c); false if n is not one */
+bool d_const_dv(const struct node *n, struct dv *v);
+bool d_const_int(const struct node *n, int64_t *v);
 /* Does a statement of v (n of them), or of their branches, at any
  * depth, call printf() or trace()?  (d_run_pre() takes such an if's
  * condition's value from the ones given.) */

@@ -350,46 +350,6 @@ static void parse_inline(struct parser *ps)
 	ps->pos.col = ps->tk.col + 1;
 }
 
-/* An integer constant expression (an enumerator's value): false if not. */
-static bool const_value(const struct node *n, int64_t *v)
-{
-	int64_t a, b;
-
-	switch (n->op) {
-	case N_INT:
-		*v = n->ival;
-		return true;
-	case N_CAST:
-		if (!const_value(n->a, &a) || n->ptr)
-			return false;
-		*v = d_dv_int(a, n->sz, n->sg).i;
-		return true;
-	case N_UN:
-		if (!const_value(n->a, &a) || n->sub == '!')
-			return false;
-		*v = n->sub == '-'   ? (int64_t)(0 - (uint64_t)a)
-		     : n->sub == '~' ? ~a
-				     : a;
-		return true;
-	case N_BIN:
-		if (!const_value(n->a, &a) || !const_value(n->b, &b))
-			return false;
-		switch (n->sub) {
-		case '+': *v = (int64_t)((uint64_t)a + (uint64_t)b); return true;
-		case '-': *v = (int64_t)((uint64_t)a - (uint64_t)b); return true;
-		case '*': *v = (int64_t)((uint64_t)a * (uint64_t)b); return true;
-		case '|': *v = a | b; return true;
-		case '&': *v = a & b; return true;
-		case '^': *v = a ^ b; return true;
-		case OP_SHL: *v = (int64_t)((uint64_t)a << (b & 63)); return true;
-		case OP_SHR: *v = a >> (b & 63); return true;
-		default: return false;
-		}
-	default:
-		return false;
-	}
-}
-
 /*
  * enum [TAG] { NAME [= constant], ... }; its enumerators are int
  * constants (each an inline of its value, so any expression may use
@@ -429,7 +389,7 @@ static void parse_enum(struct parser *ps)
 
 			d_lex(ps);
 			e = d_parse_expr(ps);
-			if (!const_value(e, &next))
+			if (!d_const_int(e, &next))
 				d_perrt(ps, D_DECL_ENCONST, e->line, e->col,
 					"enumerator '%s' must be assigned an "
 					"integral constant expression",
@@ -472,6 +432,34 @@ static void parse_enum(struct parser *ps)
  * type, an unnamed one does not.  Read as the sz-byte unit holding it,
  * shifted and masked (mem.c).
  */
+/*
+ * A size or a width in a declarator (after its '[' or ':'): an integer
+ * constant expression, as C and D take them (int a[2 * 4], a member's
+ * char name[LEN + 1] under -C, a bit-field's width), parsed up to the
+ * token that ends it; its value (d_const_int()) into *v.  False where
+ * it is not a constant.
+ */
+static bool decl_const(struct parser *ps, int64_t *v)
+{
+	return d_const_int(d_parse_assign(ps), v);
+}
+
+/*
+ * After an array declarator's '[': does a size follow (a constant
+ * expression, or ']' for the error that it is missing), not the key
+ * types of an associative array?  A type name starts keys; so does an
+ * identifier that names no constant (the error that it is not a type).
+ */
+static bool size_follows(struct parser *ps)
+{
+	if (ps->tk.t != TK_ID)
+		return true;
+	if (d_starts_type(ps))
+		return false;
+	return d_inline_use(ps, &ps->tk) || !strcmp(ps->tk.s, "sizeof") ||
+	       !strcmp(ps->tk.s, "offsetof");
+}
+
 static void bitfield(struct parser *ps, struct d_sou *s, uint64_t *bits,
 		     bool isu, const char *name, uint8_t sz, uint8_t sg,
 		     bool notint, const struct tok *tt)
@@ -485,12 +473,12 @@ static void bitfield(struct parser *ps, struct d_sou *s, uint64_t *bits,
 			"a bit-field must be of an integer type");
 	d_lex(ps); /* ':' */
 	wt = ps->tk;
-	if (wt.t != TK_INT || wt.i < 0 || (uint64_t)wt.i > unit ||
+	if (!decl_const(ps, &wt.i) || wt.i < 0 || (uint64_t)wt.i > unit ||
 	    (wt.i == 0 && name))
 		d_perrt(ps, D_DECL_BFSIZE, wt.line, wt.col,
 			"a bit-field's width must be a constant of 1 to %u "
-			"(0 only for an unnamed one)", (unsigned)unit);
-	d_lex(ps);
+			"(0 only for an unnamed one)",
+			(unsigned)unit);
 	at = isu ? 0 : *bits;
 	if (wt.i == 0 || at / unit != (at + (uint64_t)wt.i - 1) / unit)
 		at = (at + unit - 1) / unit * unit;
@@ -611,17 +599,18 @@ static void parse_sou(struct parser *ps)
 			if (d_is_op(ps, '[')) {
 				struct tok b = ps->tk;
 
+				int64_t ne = 0;
+
 				d_lex(ps);
-				if (ps->tk.t != TK_INT || ps->tk.i <= 0 ||
-				    ps->tk.i > D_COPYIN_MAX)
+				if (d_is_op(ps, ']') || !decl_const(ps, &ne) ||
+				    ne <= 0 || ne > D_COPYIN_MAX)
 					d_perrt(ps, D_DECL_ARRSUB, b.line,
 						b.col,
 						"an array member needs a "
 						"positive constant size of at "
 						"most %d", D_COPYIN_MAX);
-				m.nelem = (size_t)ps->tk.i;
+				m.nelem = (size_t)ne;
 				m.size *= m.nelem;
-				d_lex(ps);
 				d_expect(ps, ']');
 				if (d_is_op(ps, '['))
 					d_perrt(ps, D_DECL_ARRSUB,
@@ -675,14 +664,14 @@ struct node *d_inline_use(struct parser *ps, const struct tok *t)
 }
 
 /*
- * TYPE NAME[N] (the current token N, after the '['): a fixed-size
- * array variable, held by value as a struct variable is (mem.c): its
- * type becomes a struct of the script's that only it can name ("int[5]",
- * one per element type and size), whose one member is the array
- * (struct d_sou's isarray); expr.c's parse_postfix() makes NAME[i] that
- * member's element, its index checked against N (struct node's
- * nelem).  Its elements are integers or structs; an array of arrays or
- * of strings is refused.
+ * TYPE NAME[N] (after the '[', N a constant expression: decl_const()):
+ * a fixed-size array variable, held by value as a struct variable is
+ * (mem.c): its type becomes a struct of the script's that only it can
+ * name ("int[5]", one per element type and size), whose one member is
+ * the array (struct d_sou's isarray); expr.c's parse_postfix() makes
+ * NAME[i] that member's element, its index checked against N (struct
+ * node's nelem).  Its elements are integers or structs; an array of
+ * arrays or of strings is refused.
  */
 static void fixed_array(struct parser *ps, struct dtype *t,
 			const struct tok *b, const char *vname)
@@ -692,10 +681,11 @@ static void fixed_array(struct parser *ps, struct dtype *t,
 	struct d_sou *s;
 	char name[96];
 	uint16_t su;
-	int64_t n = ps->tk.t == TK_INT ? ps->tk.i : 0;
+	int64_t n = 0;
 	size_t esize;
 
-	if (n <= 0 || n > D_COPYIN_MAX)
+	if (d_is_op(ps, ']') || !decl_const(ps, &n) || n <= 0 ||
+	    n > D_COPYIN_MAX)
 		d_perrt(ps, D_DECL_ARRSUB, b->line, b->col,
 			"an array needs a positive constant size of at most "
 			"%d",
@@ -705,7 +695,6 @@ static void fixed_array(struct parser *ps, struct dtype *t,
 			"arrays of strings are not supported: declare an "
 			"associative array (string %s[int])",
 			vname);
-	d_lex(ps);
 	d_expect(ps, ']');
 	if (d_is_op(ps, '['))
 		d_perrt(ps, D_DECL_ARRSUB, ps->tk.line, ps->tk.col,
@@ -1031,7 +1020,7 @@ void d_parse_decl(struct parser *ps)
 			struct tok b = ps->tk;
 
 			d_lex(ps);
-			if (ps->tk.t == TK_INT || d_is_op(ps, ']')) {
+			if (size_follows(ps)) {
 				struct dtype at = t; /* int a[5] */
 
 				fixed_array(ps, &at, &b, nt.s);

@@ -411,11 +411,171 @@ bool d_truth(const struct dv *v)
 	return v->i != 0;
 }
 
-static struct dv binop(struct ectx *x, int op, struct dv a, struct dv b)
+/*
+ * op on two integers, as a firing computes it: false where it faults (a
+ * zero divisor, or op not an integer operator), *r untouched.  One
+ * place for the arithmetic both binop() and the compiler's constants
+ * (d_const_dv()) use, so a constant the compiler reads is the value the
+ * expression has at a firing.
+ */
+static bool int_binop(int op, struct dv a, struct dv b, struct dv *r)
 {
 	unsigned sz;
 	bool sg;
-	uint64_t ua, ub, r;
+	uint64_t ua, ub, v;
+
+	if (op == OP_SHL || op == OP_SHR) {
+		sz = a.sz < 4 ? 4 : a.sz;
+		sg = a.sz < 4 ? true : a.sg;
+		ub = (uint64_t)b.i & 63;
+		if (op == OP_SHL)
+			*r = reg((uint64_t)a.i << ub, sz, sg);
+		else if (sg)
+			*r = reg((uint64_t)(a.i >> ub), sz, sg);
+		else
+			*r = reg((uint64_t)a.i >> ub, sz, sg);
+		return true;
+	}
+	common_type(&a, &b, &sz, &sg);
+	ua = (uint64_t)a.i;
+	ub = (uint64_t)b.i;
+	switch (op) {
+	case '+':
+		v = ua + ub;
+		break;
+	case '-':
+		v = ua - ub;
+		break;
+	case '*':
+		v = ua * ub;
+		break;
+	case '/':
+	case '%':
+		if (!ub)
+			return false;
+		if (sg) {
+			if (a.i == INT64_MIN && b.i == -1)
+				v = op == '/' ? (uint64_t)INT64_MIN : 0;
+			else
+				v = (uint64_t)(op == '/' ? a.i / b.i
+							 : a.i % b.i);
+		} else {
+			v = op == '/' ? ua / ub : ua % ub;
+		}
+		break;
+	case '&':
+		v = ua & ub;
+		break;
+	case '|':
+		v = ua | ub;
+		break;
+	case '^':
+		v = ua ^ ub;
+		break;
+	case OP_EQ:
+		*r = d_dv_int(a.i == b.i, 4, true);
+		return true;
+	case OP_NE:
+		*r = d_dv_int(a.i != b.i, 4, true);
+		return true;
+	case '<':
+		*r = d_dv_int(sg ? a.i < b.i : ua < ub, 4, true);
+		return true;
+	case '>':
+		*r = d_dv_int(sg ? a.i > b.i : ua > ub, 4, true);
+		return true;
+	case OP_LE:
+		*r = d_dv_int(sg ? a.i <= b.i : ua <= ub, 4, true);
+		return true;
+	case OP_GE:
+		*r = d_dv_int(sg ? a.i >= b.i : ua >= ub, 4, true);
+		return true;
+	default:
+		return false;
+	}
+	*r = reg(v, sz, sg);
+	return true;
+}
+
+/* A unary operator other than '&' on an integer, as a firing computes it */
+static struct dv int_unop(int op, struct dv a)
+{
+	if (op == '!')
+		return d_dv_int(!a.i, 4, true);
+	if (a.sz < 4)
+		a = d_dv_int(a.i, 4, true);
+	if (op == '~')
+		return reg(~(uint64_t)a.i, a.sz, a.sg);
+	if (op == '-')
+		return reg(0 - (uint64_t)a.i, a.sz, a.sg);
+	return a;
+}
+
+/*
+ * n's value where the compiler knows it, an integer constant expression
+ * (C's, as D's compiler folds them: literals, sizeof, enumerators and
+ * inlines of such, and operators and integer casts over them): *v is
+ * what evaluating n at a firing gives (int_binop(), int_unop(), a
+ * cast's d_dv_int()), so a constant the compiler takes is never
+ * another value.  False for anything else: a variable, a string, a
+ * pointer, a division by zero (check.c refuses that one).
+ */
+bool d_const_dv(const struct node *n, struct dv *v)
+{
+	struct dv a, b, c;
+
+	switch (n->op) {
+	case N_INT:
+		*v = d_dv_int(n->ival, n->sz, n->sg);
+		return true;
+	case N_UN:
+		if (n->sub == '&' || !d_const_dv(n->a, &a))
+			return false;
+		*v = int_unop(n->sub, a);
+		return true;
+	case N_CAST:
+		if (n->ptr || !d_const_dv(n->a, &a))
+			return false;
+		*v = d_dv_int(a.i, n->sz, n->sg);
+		return true;
+	case N_BIN:
+		return d_const_dv(n->a, &a) && d_const_dv(n->b, &b) &&
+		       int_binop(n->sub, a, b, v);
+	case N_LAND:
+	case N_LOR:
+	case N_LXOR:
+		if (!d_const_dv(n->a, &a) || !d_const_dv(n->b, &b))
+			return false;
+		*v = d_dv_int(n->op == N_LAND  ? a.i && b.i
+			      : n->op == N_LOR ? a.i || b.i
+					       : !a.i != !b.i,
+			      4, true);
+		return true;
+	case N_TERN:
+		if (!d_const_dv(n->a, &a) || !d_const_dv(n->b, &b) ||
+		    !d_const_dv(n->c, &c))
+			return false;
+		*v = a.i ? b : c;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* n an integer constant expression (d_const_dv()): its value */
+bool d_const_int(const struct node *n, int64_t *v)
+{
+	struct dv d;
+
+	if (!d_const_dv(n, &d))
+		return false;
+	*v = d.i;
+	return true;
+}
+
+static struct dv binop(struct ectx *x, int op, struct dv a, struct dv b)
+{
+	struct dv r;
 
 	if (a.k == K_STR || b.k == K_STR) {
 		int c;
@@ -447,68 +607,12 @@ static struct dv binop(struct ectx *x, int op, struct dv a, struct dv b)
 			d_fault(x, FLT_ILLOP, 0);
 		}
 	}
-	if (op == OP_SHL || op == OP_SHR) {
-		sz = a.sz < 4 ? 4 : a.sz;
-		sg = a.sz < 4 ? true : a.sg;
-		ub = (uint64_t)b.i & 63;
-		if (op == OP_SHL)
-			return reg((uint64_t)a.i << ub, sz, sg);
-		if (sg)
-			return reg((uint64_t)(a.i >> ub), sz, sg);
-		return reg((uint64_t)a.i >> ub, sz, sg);
-	}
-	common_type(&a, &b, &sz, &sg);
-	ua = (uint64_t)a.i;
-	ub = (uint64_t)b.i;
-	switch (op) {
-	case '+':
-		r = ua + ub;
-		break;
-	case '-':
-		r = ua - ub;
-		break;
-	case '*':
-		r = ua * ub;
-		break;
-	case '/':
-	case '%':
-		if (!ub)
-			d_fault(x, FLT_DIVZERO, 0);
-		if (sg) {
-			if (a.i == INT64_MIN && b.i == -1)
-				r = op == '/' ? (uint64_t)INT64_MIN : 0;
-			else
-				r = (uint64_t)(op == '/' ? a.i / b.i
-							 : a.i % b.i);
-		} else {
-			r = op == '/' ? ua / ub : ua % ub;
-		}
-		break;
-	case '&':
-		r = ua & ub;
-		break;
-	case '|':
-		r = ua | ub;
-		break;
-	case '^':
-		r = ua ^ ub;
-		break;
-	case OP_EQ:
-		return d_dv_int(a.i == b.i, 4, true);
-	case OP_NE:
-		return d_dv_int(a.i != b.i, 4, true);
-	case '<':
-		return d_dv_int(sg ? a.i < b.i : ua < ub, 4, true);
-	case '>':
-		return d_dv_int(sg ? a.i > b.i : ua > ub, 4, true);
-	case OP_LE:
-		return d_dv_int(sg ? a.i <= b.i : ua <= ub, 4, true);
-	case OP_GE:
-		return d_dv_int(sg ? a.i >= b.i : ua >= ub, 4, true);
-	default:
-		d_fault(x, FLT_ILLOP, 0);
-	}
-	return reg(r, sz, sg);
+	if (!int_binop(op, a, b, &r))
+		d_fault(x,
+			(op == '/' || op == '%') && !b.i ? FLT_DIVZERO
+							 : FLT_ILLOP,
+			0);
+	return r;
 }
 
 /* Key of a self-> variable or an associative array element. */
@@ -760,15 +864,7 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		a = d_eval(x, n->a);
 		if (a.k == K_STR)
 			d_fault(x, FLT_ILLOP, 0);
-		if (n->sub == '!')
-			return d_dv_int(!a.i, 4, true);
-		if (a.sz < 4)
-			a = d_dv_int(a.i, 4, true);
-		if (n->sub == '~')
-			return reg(~(uint64_t)a.i, a.sz, a.sg);
-		if (n->sub == '-')
-			return reg(0 - (uint64_t)a.i, a.sz, a.sg);
-		return a;
+		return int_unop(n->sub, a);
 	case N_CAST:
 		a = d_eval(x, n->a);
 		return d_dv_int(a.i, n->sz, n->sg);

@@ -589,8 +589,22 @@ expect_file_eq "self-> before registration: quantize() as DTRACE_CGEN=0's" \
 expect_file_eq "self-> before registration, -c: quantize() as DTRACE_CGEN=0's" \
 	pc0.q pc1.q
 if grep -q 'generated program' pr1.err; then
-	expect_grep "self-> before registration: the children's hits as records" \
-		' 120 records read' pr1.err
+	# each child that fired before dtrace had it: its 20 entries and
+	# 20 returns as records.  One that a loaded machine kept from its
+	# first entry until its registration reached dtrace was armed
+	# first and fired in the kernel (no record, its counts as exact,
+	# checked above): not this check's case, so only 1 to 3 such
+	# children, 40 records each, are the case, said when fewer than 3
+	nrec=$(sed -n 's/.* \([0-9]*\) records read$/\1/p' pr1.err)
+	case ${nrec:-x} in
+	40 | 80 | 120) pass ;;
+	*)
+		fail "self-> before registration: the children's hits as records: ${nrec:-no} records read (40 for each child that fired before dtrace had it)"
+		sed 's/^/    | /' pr1.err >&2
+		;;
+	esac
+	[ "${nrec:-0}" = 120 ] ||
+		echo "note: self-> before registration: ${nrec:-no} records read, $(((120 - ${nrec:-0}) / 40)) children armed before their first hit" >&2
 	fpair_run pq 1 $hold
 	sort pq/pids >want.txt
 	check "self-> in quiet children" pq want.txt

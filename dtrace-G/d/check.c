@@ -65,6 +65,32 @@ static bool zero_divisor(const struct node *n)
 	return d_const_int(n, &v) && v == 0;
 }
 
+/*
+ * n, an integer constant expression that is not a literal (2 * 5,
+ * sizeof (x) + 1), made the literal of its value, where a literal of
+ * its type reads as that value (d_dv_int(): a sum past its type, such
+ * as 4294967295U + 1, stays the expression).  For the operands DTrace
+ * takes as constants and this tree reads as literals: ustack()'s and
+ * jstack()'s frames, args[N]'s and uregs[N]'s N, tracemem()'s size.
+ */
+void d_fold_int(struct node *n)
+{
+	struct dv v;
+
+	if (n->op == N_INT || !d_const_dv(n, &v) ||
+	    d_dv_int(v.i, v.sz, v.sg).i != v.i)
+		return;
+	n->op = N_INT;
+	n->ival = v.i;
+	n->sz = v.sz;
+	n->sg = v.sg;
+	n->sub = 0;
+	n->a = n->b = n->c = NULL;
+	n->args = NULL;
+	n->nargs = 0;
+	n->kind = T_INT;
+}
+
 static void check_divisor(struct parser *ps, const struct node *n, int op,
 			  const struct node *b)
 {
@@ -385,6 +411,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 	case N_ARGS:
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n->a, ka, "[ ]", strict);
+		d_fold_int(n->a);
 		return n->kind = T_ANY;
 	case N_FUNC: {
 		const struct node *outer = ps->sou_ok;
@@ -454,6 +481,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 	case N_UREGS:
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n->a, ka, "uregs[ ]", strict);
+		d_fold_int(n->a);
 		d_uregs_check(ps, n);
 		return n->kind = T_INT;
 	case N_UN:

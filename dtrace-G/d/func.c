@@ -569,8 +569,11 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 			       fn->name, i + 1, proto_name(want),
 			       d_kind_name(k));
 	}
-	if (fn->id == F_USTACK || fn->id == F_JSTACK)
+	if (fn->id == F_USTACK || fn->id == F_JSTACK) {
+		for (unsigned i = 0; i < n->nargs; i++)
+			d_fold_int(n->args[i]);
 		d_stack_check(ps, n);
+	}
 	if (fn->ret == 'v' && ps->void_ok != n)
 		d_perrt(ps, D_FUNC_VOID, n->line, n->col,
 		       "%s( ) has no value: it is a statement of its own",

@@ -464,6 +464,7 @@ void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict)
 		d_check(ps, st->args[i], strict);
 		d_need_int(ps, st->args[i], st->args[i]->kind, "tracemem( )",
 			   strict);
+		d_fold_int(st->args[i]);
 	}
 	if (!a->ptr)
 		d_perrt(ps, D_TRACEMEM_ADDR, a->line, a->col,

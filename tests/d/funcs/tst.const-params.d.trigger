@@ -1,0 +1,1 @@
+triggers/tr-calls 3

@@ -100,6 +100,10 @@
 #    threads at nspec 64; ifa.d, ifs of printf()s after speculate(),
 #    held whole; kstk.d and ksarg.d, ustack() and args[N] by %s
 #    after speculate(): kept user space's, -v naming them.
+#  - step 4, own records (a clause that takes or closes and prints, its
+#    record printed at its place): own.d, a take printing its ID, one
+#    whose copy faults after the take (the take stands, the fault said
+#    once) and a discard() between two printf()s; own8.d, on 8 threads.
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -156,6 +160,9 @@
 # on the binary before part B, and passes on part B's alone.
 # before, bflt and empty fail there by their -v lines ("a statement before
 # speculate()"), ifn, ifn8 and ifs by theirs ("an if holds ...").
+# On main's binary before own records, own and own8 fail by their -v
+# lines ("a clause that takes or closes a buffer prints too"); their
+# outputs pass there (user space's).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -1105,4 +1112,61 @@ run g ksarg.g.txt 1 -s ksarg.d
 expect_grep "ksarg: -v why" \
 	"^dtrace: speculations stay user space's: clause 2: args\[N\] printed as a string in a speculating clause" \
 	ksarg.g.txt.err
+# Own records (doc/DESIGN.md's step 4, *Own records*): a clause that
+# takes or closes a buffer and prints has a record of its own, printed
+# at its place, not held.  own.d: a take that prints its new ID, one
+# whose printf() faults after the take (the take stands: the buffer
+# speculated into and discarded, the line not printed, the fault said
+# once), and a discard() between two printf()s; the committed lines
+# after the end's place, the discarding clause's lines at it.  The ID
+# is declared an int: undeclared, its unset value's type is not the
+# take's, and kplan_vars.c keeps a printf() of it out of the kernel
+# (-v: "would compute differently with self->s set and unset")
+cat >own.d <<'EOF2'
+self int s;
+sp$target:::begin /arg1 != 1/ { self->s = speculation(); printf("b %d %d\n", arg1, self->s); }
+sp$target:::begin /arg1 == 1/ { self->s = speculation(); printf("f %d %s\n", self->s, copyinstr(arg1)); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { printf("d %d %d\n", arg1, self->s); discard(self->s); printf("x %d\n", self->s); self->s = 0; }
+EOF2
+same own own.d 4 asis
+printf '%s\n' 'b 0 1' '0 0 0' '0 0 1' '0 0 2' 'd 1 1' 'x 1' 'b 2 1' \
+	'0 2 0' '0 2 1' '0 2 2' 'b 3 1' 'd 3 1' 'x 1' '' >own.exp
+expect_file_eq "own: the takes' and the discard's lines at their place" \
+	own.exp own.g.txt
+expect_eq "own: the take's fault, once" \
+	"dtrace: error on enabled probe ID 2 (ID N: spPID:sp:run:begin): invalid address (0x1) in action #3" \
+	"$(cat own.g.txt.errs)"
+kspec own 5
+# ... on 8 threads at once, two takes a transaction (nspec 16: none
+# fails), the take clause printing whether it got two IDs, the odd
+# transactions' discarding clause printing after its discard()s
+cat >own8.d <<'EOF2'
+self int s, t;
+sp$target:::begin { self->s = speculation(); self->t = speculation(); printf("b %d %d %d\n", arg0, arg1, self->s != self->t && self->s && self->t); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::data /self->t/ { speculate(self->t); printf("t %d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s && arg2/ { commit(self->s); discard(self->t); self->s = 0; self->t = 0; }
+sp$target:::end /self->s/ { discard(self->s); discard(self->t); printf("o %d %d\n", arg0, arg1); self->s = 0; self->t = 0; }
+EOF2
+same own8 own8.d '10 8' sort -x nspec=16
+echo >own8.exp
+t=0
+while [ $t -lt 8 ]; do
+	i=0
+	while [ $i -lt 10 ]; do
+		echo "b $t $i 1" >>own8.exp
+		case $i in
+		*[02468]) printf "$t $i %d\n" 0 1 2 >>own8.exp ;;
+		*) echo "o $t $i" >>own8.exp ;;
+		esac
+		i=$((i + 1))
+	done
+	t=$((t + 1))
+done
+sort own8.exp >own8.srt
+expect_file_eq "own8: every thread's lines" own8.srt own8.g.txt
+expect_eq "own8: no drop" "" "$(cat own8.g.txt.drops)"
+kspec own8 5
 finish

@@ -146,8 +146,13 @@
  * an if only in a clause that prints nothing (a step in a branch reached
  * or not, as its tag says; kp_if_out() gives such an if a slot, and
  * d_kplan_kspec_tags() walks the branches as out_list() does), an ID
- * an integer that reads no memory, stores nothing and cannot fault, a
- * clause that takes or closes printing nothing), d_kplan_new()
+ * an integer that reads no memory, stores nothing and cannot fault; a
+ * clause that takes or closes and prints has a record of its own, step
+ * 4's *Own records*: cgen_out.c's kspec_own() prints it at the hit's
+ * place, before the closes are run, where no speculate() was reached
+ * and the clause ran to its end with no fault, or faulted after a
+ * commit() that found its buffer active, as ../d/stmt.c's commit() at
+ * the statement), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
  * (struct kstmt's spec; speculation() types its variable an int,
  * kplan_vars.c's kp_stores_type()), so they are kernel clauses like any
@@ -186,9 +191,10 @@
  * inactive and is not handed over; a fault after a close leaves its tag
  * reached, handed over at the place before the fault is reported, as
  * ../d/stmt.c prints a commit() and then the fault.  What stays user
- * space's (the sout path above, or the records): the other shapes (step
- * 4's Own records), BEGIN, END and the kernel providers' probes (the
- * steps after).
+ * space's (the sout path above, or the records): the other shapes
+ * (kspec_shape(): an if holding a step in a clause that prints, step
+ * 4's *Steps in a branch*), BEGIN, END and the kernel providers' probes
+ * (the steps after).
  *
  * Also left, user space's with -v saying why
  * (d_kplan_spec_why()): a speculating clause with a store (DTrace
@@ -669,7 +675,6 @@ static const char *shape_list(const struct stmt *v, unsigned n,
 static const char *kspec_shape(const struct clause *c)
 {
 	struct kshape ks = { false, false, false };
-	const char *why;
 
 	if (node_spec(c->pred))
 		return "its predicate calls speculation()";
@@ -679,12 +684,7 @@ static const char *kspec_shape(const struct clause *c)
 		       "discard() in a clause that prints (its record printed "
 		       "at its place where the step is not reached: not in "
 		       "this step)";
-	if ((why = shape_list(c->stmts, c->nstmts, &ks)))
-		return why;
-	if ((ks.take || ks.close) && d_stmts_prints(c->stmts, c->nstmts))
-		return "a clause that takes or closes a buffer prints too "
-		       "(not in this step)";
-	return NULL;
+	return shape_list(c->stmts, c->nstmts, &ks);
 }
 
 bool kp_kspec_pre(struct d_kplan *k, const bool *traced)

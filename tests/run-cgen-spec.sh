@@ -104,6 +104,12 @@
 #    record printed at its place): own.d, a take printing its ID, one
 #    whose copy faults after the take (the take stands, the fault said
 #    once) and a discard() between two printf()s; own8.d, on 8 threads.
+#  - step 4, the default line and -x oformat=json (run without -q: noq):
+#    own.d (ownq, ownj), empty.d (emptyq: speculate() alone, its held
+#    default line), cflt.d (cfltq: a fault after a commit(), its default
+#    line and buffer printed, then the fault) and ifn.d (ifnq: a commit()
+#    under an if, its default line at its place), three ways byte for
+#    byte, kspec(); -F stays refused (flow: -v why).
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -163,6 +169,9 @@
 # On main's binary before own records, own and own8 fail by their -v
 # lines ("a clause that takes or closes a buffer prints too"); their
 # outputs pass there (user space's).
+# There ownq, ownj, emptyq, cfltq and ifnq fail by their -v lines
+# ("held records are made with -q alone in this step"), flow by its
+# -v reason; their outputs pass there.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -201,8 +210,9 @@ run() {
 }
 
 # same NAME D-FILE ARGS [SORT] [DTRACE-ARGS...]: the script on ./sp ARGS
-# three ways, the same output (sorted first when SORT is "sort"), drop
-# messages and errors
+# three ways, the same output (sorted first when SORT is "sort"; where
+# it is "cpu", the default line's CPU and probe ID, JSON's and its
+# provider's PID, as C, I and P), drop messages and errors
 same() {
 	sn=$1 sd=$2 sa=$3 ss=$4
 	shift 4
@@ -210,6 +220,10 @@ same() {
 		run $m "$sn.$m.txt" "$sa" -s "$sd" "$@"
 		if [ "$ss" = sort ]; then
 			sort "$sn.$m.txt" >"$sn.$m.tmp" &&
+				mv "$sn.$m.tmp" "$sn.$m.txt"
+		elif [ "$ss" = cpu ]; then
+			sed -E 's/^ *[0-9]+ +[0-9]+  +/C I /; s/^\{"cpu":[0-9]+,"id":[0-9]+,"provider":"sp[0-9]+"/{"cpu":C,"id":I,"provider":"spP"/' \
+				"$sn.$m.txt" >"$sn.$m.tmp" &&
 				mv "$sn.$m.tmp" "$sn.$m.txt"
 		fi
 	done
@@ -1169,4 +1183,66 @@ sort own8.exp >own8.srt
 expect_file_eq "own8: every thread's lines" own8.srt own8.g.txt
 expect_eq "own8: no drop" "" "$(cat own8.g.txt.drops)"
 kspec own8 5
+# The default line (no -q) and -x oformat=json (step 4): the held
+# records and the own ones made with them, three ways byte for byte.
+# run_mode gives -q: noq runs dtrace without it.  The CPU a line names
+# is where its hit ran, the probe ID and the provider's PID the run's:
+# same()'s "cpu" puts C, I and P in their place.
+cat >noq <<EOF2
+#!/bin/sh
+for a; do shift; [ "\$a" = -q ] || set -- "\$@" "\$a"; done
+exec "$DTRACE" "\$@"
+EOF2
+chmod +x noq
+dq=$DTRACE
+DTRACE=$PWD/noq
+# own.d: the speculate() clause's held default lines after the commit
+# clause's own, a take's and a discard's own lines at their place
+same ownq own.d 4 cpu
+printf '%s\n' 'CPU     ID                    FUNCTION:NAME' 'C I run:begin b 0 1' \
+	'' 'C I run:end ' 'C I run:data 0 0 0' '' 'C I run:data 0 0 1' '' \
+	'C I run:data 0 0 2' '' 'C I run:end d 1 1' 'x 1' '' \
+	'C I run:begin b 2 1' '' 'C I run:end ' 'C I run:data 0 2 0' '' \
+	'C I run:data 0 2 1' '' 'C I run:data 0 2 2' '' 'C I run:begin b 3 1' \
+	'' 'C I run:end d 3 1' 'x 1' '' '' >ownq.exp
+expect_file_eq "ownq: the default lines, the commit's own before its buffer's" \
+	ownq.exp ownq.g.txt
+kspec ownq 5
+same ownj own.d 4 cpu -x oformat=json
+expect_eq "ownj: a JSON record a line, the commit's before its records" \
+	"$(printf '%s\n' begin end data data data end begin end data data data begin end)" \
+	"$(sed -n 's/.*"name":"\([a-z]*\)".*/\1/p' ownj.g.txt)"
+kspec ownj 5
+# empty.d: speculate() with nothing printed after it, its held default
+# line committed
+same emptyq empty.d 4 cpu
+expect_eq "emptyq: a data line's record twice, its empty one's and its own" \
+	"$(printf 'C I run:data \nC I run:data 0 0 0')" \
+	"$(sed -n '3,4p' emptyq.g.txt)"
+kspec emptyq 5
+# cflt.d: a fault after a commit(): its default line and the committed
+# ones stand, then the fault; ifn.d: commit() under an if, its default
+# line at its place
+same cfltq cflt.d 3 cpu
+echo 'CPU     ID                    FUNCTION:NAME' >cfltq.exp
+for i in 0 1 2; do
+	echo 'C I run:end ' >>cfltq.exp
+	printf "C I run:data 0 $i %d\n\n" 0 1 2 >>cfltq.exp
+done
+echo >>cfltq.exp
+expect_file_eq "cfltq: each commit's line before its buffer's, the fault's too" \
+	cfltq.exp cfltq.g.txt
+expect_eq "cfltq: the fault after the commit()" \
+	"dtrace: error on enabled probe ID 3 (ID N: spPID:sp:run:end): illegal operation in action #3" \
+	"$(cat cfltq.g.txt.errs)"
+kspec cfltq 3
+same ifnq ifn.d 6 cpu
+kspec ifnq 4
+DTRACE=$dq
+# -F stays refused: its indent depends on the records before in time
+# order, and a held record is made ahead of its place
+run g flow.g.txt 2 -s cflt.d -F
+expect_grep "flow: -v why" \
+	"^dtrace: speculations stay user space's: -F indents by the records before it in time order; held records are made ahead of their place\$" \
+	flow.g.txt.err
 finish

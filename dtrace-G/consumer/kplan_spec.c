@@ -126,8 +126,11 @@
  * Speculations in the kernel (doc/DESIGN.md's "Speculations in the
  * kernel: the build in steps", step 3; d_kplan_kspec()).  All or
  * nothing for the program: where kp_kspec_pre() holds (nspec at most
- * UBPF_KSPECS; -q, no -F, no JSON, no setopt(): the held text is made
- * with the options fixed at compile time; no horizon; no exit()
+ * UBPF_KSPECS; no -F, whose indent depends on the records before in
+ * time order, where a held record is made ahead of its place; no
+ * setopt(): the held text is made with the options fixed at compile
+ * time, the default line and the JSON record (step 4) from the hit's
+ * CPU and probe alone, which a held record has; no horizon; no exit()
  * decided at the hit, k->kexit: the hits the kernel lets through
  * before it run after it,
  * under records.c's kdrain, where the reading rule's pass has handed
@@ -141,8 +144,9 @@
  * reported at the hit's place as any site's) and then any statement the
  * kernel runs (kp_stmt_ok(), kp_out_ok(): strings, string functions,
  * stores; step 4's *Strings*) but ustack() and jstack() and args[N]
- * printed as a string (out_kept()), or nothing (its record empty under
- * -q, held as any, never a drop, and printed as nothing), the four under
+ * printed as a string (out_kept()), or nothing (its record the default
+ * line, the JSON record, or empty under -q, held as any; an empty one
+ * never a drop, and printed as nothing), the four under
  * an if only in a clause that prints nothing (a step in a branch reached
  * or not, as its tag says; kp_if_out() gives such an if a slot, and
  * d_kplan_kspec_tags() walks the branches as out_list() does), an ID
@@ -702,9 +706,9 @@ bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
 		k->kswhy = "no generated program runs the clauses";
 	else if (p->nspec > UBPF_KSPECS)
 		k->kswhy = "nspec is past 64, the most the kernel keeps";
-	else if (!p->quiet || p->json || p->flowindent)
-		k->kswhy = "held records are made with -q alone in this step "
-			   "(not the default line, -F or -x oformat=json)";
+	else if (p->flowindent)
+		k->kswhy = "-F indents by the records before it in time order; "
+			   "held records are made ahead of their place";
 	else if (!kp_strsize_fixed(k))
 		k->kswhy = "setopt() may change the options the held records "
 			   "are made with";

@@ -87,7 +87,7 @@
 #    never a drop; ifn.d, a take, a speculate() and the closes under
 #    ifs in clauses that print nothing, on one thread and on 8: the
 #    kernel's; ifs.d, a speculate() under an if in a printing clause:
-#    user space's (-v).
+#    user space's (-v) until step 4's steps in a branch (below).
 #  - step 4, part B (strings and faults after speculate() in the kernel): tx,
 #    tx8, one, late, late2, flt, kflt, kpred, kpred8, early and store
 #    now kspec() (latep stays user space's, -v saying its clause is not
@@ -110,6 +110,11 @@
 #    line and buffer printed, then the fault) and ifn.d (ifnq: a commit()
 #    under an if, its default line at its place), three ways byte for
 #    byte, kspec(); -F stays refused (flow: -v why).
+#  - step 4, steps in a branch of a clause that prints: ifs.d (now
+#    kspec()), on 8 threads (ifs8) and without -q (ifsq); ifsf.d, a take
+#    and a speculate() under ifs in printing clauses, a site's fault
+#    after the printf() (once a hit, no line of it printed or held), a
+#    discard() under an if beside a printf().
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -172,6 +177,9 @@
 # There ownq, ownj, emptyq, cfltq and ifnq fail by their -v lines
 # ("held records are made with -q alone in this step"), flow by its
 # -v reason; their outputs pass there.
+# There ifs fails by its -v line ("an if holds speculation(), ...
+# in a clause that prints"), and so do ifs8, ifsf and ifsq (ifsq by
+# "-q alone").
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -904,9 +912,10 @@ expect_file_eq "ifn8: every thread's taken, even transactions" ifn8.srt \
 	ifn8.g.txt
 expect_eq "ifn8: no drop" "" "$(cat ifn8.g.txt.drops)"
 kspec ifn8 4
-# ... but a speculate() under an if in a clause that prints stays user
-# space's (-v): unreached, its record is printed at its place, which
-# the held path does not make yet (doc/DESIGN.md's "Own records")
+# ... and a speculate() under an if in a clause that prints: unreached,
+# its record is printed at its place (doc/DESIGN.md's "Own records",
+# cgen_out.c's kspec_own()), the kernel's too since step 4's steps in
+# a branch
 cat >ifs.d <<'EOF2'
 sp$target:::begin { if (!self->s) { self->s = speculation(); } }
 sp$target:::data /self->s/ { if (arg2 != 1) { speculate(self->s); } printf("%d %d\n", arg1, arg2); }
@@ -917,9 +926,7 @@ same ifs ifs.d 4 asis
 expect_eq "ifs: the j = 1 lines at their place, the rest at the commit" \
 	"$(printf '%d %d\n' 0 1 0 0 0 2 1 1 2 1 2 0 2 2 3 1)" \
 	"$(grep -v '^$' ifs.g.txt)"
-expect_grep "ifs: -v why" \
-	"^dtrace: speculations stay user space's: clause 2: an if holds speculation(), speculate(), commit() or discard() in a clause that prints" \
-	ifs.g.txt.err
+kspec ifs 4
 # 3: exit() decided at the hit (the kernel lets hits through before it,
 # run after it) keeps the speculations user space's
 sed '$a\
@@ -1245,4 +1252,55 @@ run g flow.g.txt 2 -s cflt.d -F
 expect_grep "flow: -v why" \
 	"^dtrace: speculations stay user space's: -F indents by the records before it in time order; held records are made ahead of their place\$" \
 	flow.g.txt.err
+# Steps in a branch of a clause that prints (step 4's *Steps in a
+# branch*): ifs.d on 8 threads; ifsf.d, a take under an if whose clause
+# prints the ID, a speculate() under an if and a site's fault after
+# the printf() at transaction 1 (each of its data hits: the reached
+# step's record a hole, the unreached one's own record not printed,
+# the fault said once a hit), a discard() under an if beside a
+# printf() (unreached at transaction 1: its buffer stays taken, so
+# transaction 2 takes buffer 2); ifsq, ifs.d's own default lines
+same ifs8 ifs.d '20 8' sort -x nspec=8
+echo >ifs8.exp
+t=0
+while [ $t -lt 8 ]; do
+	i=0
+	while [ $i -lt 20 ]; do
+		echo "$i 1" >>ifs8.exp
+		case $i in *[02468]) printf "$i %d\n" 0 2 >>ifs8.exp ;; esac
+		i=$((i + 1))
+	done
+	t=$((t + 1))
+done
+sort ifs8.exp >ifs8.srt
+expect_file_eq "ifs8: every thread's j = 1 lines and even transactions" \
+	ifs8.srt ifs8.g.txt
+expect_eq "ifs8: no drop" "" "$(cat ifs8.g.txt.drops)"
+kspec ifs8 4
+cat >ifsf.d <<'EOF2'
+self int s;
+sp$target:::begin { if (!self->s) { self->s = speculation(); } printf("b %d %d\n", arg1, self->s); }
+sp$target:::data /self->s/ { if (arg2 != 1) { speculate(self->s); } printf("%d %d %s\n", arg1, arg2, copyinstr(arg3)); if (arg1 == 1) { self->b = copyinstr(arg2) == "x"; } }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { if (arg1 != 1) { discard(self->s); } printf("e %d %d\n", arg1, self->s); self->s = 0; }
+EOF2
+same ifsf ifsf.d 4 asis -x nspec=2
+printf '%s\n' 'b 0 1' '0 1 t0-i0-j1' '0 0 t0-i0-j0' '0 2 t0-i0-j2' 'b 1 1' \
+	'e 1 1' 'b 2 2' '2 1 t0-i2-j1' '2 0 t0-i2-j0' '2 2 t0-i2-j2' 'b 3 2' \
+	'3 1 t0-i3-j1' 'e 3 2' '' >ifsf.exp
+expect_file_eq "ifsf: the lines at their place and committed" ifsf.exp \
+	ifsf.g.txt
+expect_eq "ifsf: the faults, once each" \
+	"$(printf 'dtrace: error on enabled probe ID 2 (ID N: spPID:sp:run:data): invalid address (0x%d) in action #7\n' 0 1 2)" \
+	"$(cat ifsf.g.txt.errs)"
+kspec ifsf 4
+dq=$DTRACE
+DTRACE=$PWD/noq
+same ifsq ifs.d 4 cpu
+expect_eq "ifsq: the j = 1 default line at its place, the others at the commit" \
+	"$(printf '%s\n' 'CPU     ID                    FUNCTION:NAME' \
+		'C I run:data 0 1' '' 'C I run:end ' 'C I run:data 0 0' '')" \
+	"$(sed -n '1,6p' ifsq.g.txt)"
+kspec ifsq 4
+DTRACE=$dq
 finish

@@ -147,9 +147,11 @@
  * printed as a string (out_kept()), or nothing (its record the default
  * line, the JSON record, or empty under -q, held as any; an empty one
  * never a drop, and printed as nothing), the four under
- * an if only in a clause that prints nothing (a step in a branch reached
- * or not, as its tag says; kp_if_out() gives such an if a slot, and
- * d_kplan_kspec_tags() walks the branches as out_list() does), an ID
+ * an if too (a step in a branch reached or not, as its tag says;
+ * kp_if_out() gives such an if a slot, and d_kplan_kspec_tags() walks
+ * the branches as out_list() does; where the clause prints, an
+ * unreached speculate() leaves its record its own, printed at its
+ * place: step 4's *Steps in a branch*), an ID
  * an integer that reads no memory, stores nothing and cannot fault; a
  * clause that takes or closes and prints has a record of its own, step
  * 4's *Own records*: cgen_out.c's kspec_own() prints it at the hit's
@@ -196,9 +198,8 @@
  * reached, handed over at the place before the fault is reported, as
  * ../d/stmt.c prints a commit() and then the fault.  What stays user
  * space's (the sout path above, or the records): the other shapes
- * (kspec_shape(): an if holding a step in a clause that prints, step
- * 4's *Steps in a branch*), BEGIN, END and the kernel providers' probes
- * (the steps after).
+ * (kspec_shape()'s), BEGIN, END and the kernel providers' probes (the
+ * steps after).
  *
  * Also left, user space's with -v saying why
  * (d_kplan_spec_why()): a speculating clause with a store (DTrace
@@ -580,16 +581,6 @@ static bool node_safe(const struct node *n)
 	}
 }
 
-/* Does v[0..n) hold one of the four under an if? */
-static bool stmts_if_spec(const struct stmt *v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (v[i].kind == S_IF && (stmts_spec(v[i].body, v[i].nbody) ||
-					  stmts_spec(v[i].els, v[i].nels)))
-			return true;
-	return false;
-}
-
 /* A printf() or trace() value of st that stays out of a speculating
  * clause in the kernel, why; else NULL.  Every other value kp_out_ok()
  * takes may follow speculate() (doc/DESIGN.md's step 4, *Strings*) */
@@ -674,20 +665,14 @@ static const char *shape_list(const struct stmt *v, unsigned n,
 /* Clause c's shape (d_kplan_kspec()): NULL where it may be the kernel's,
  * else why not.  A step in a branch is reached or not, its tag says
  * (act 0 where not: cgen_out_ktags()); where the clause prints, an
- * unreached speculate() would leave its record printed at its place,
- * which the held path does not make (doc/DESIGN.md's "Own records"). */
+ * unreached speculate() leaves its record the clause's own, printed at
+ * its place (cgen_out.c's kspec_own(), doc/DESIGN.md's "Own records"). */
 static const char *kspec_shape(const struct clause *c)
 {
 	struct kshape ks = { false, false, false };
 
 	if (node_spec(c->pred))
 		return "its predicate calls speculation()";
-	if (stmts_if_spec(c->stmts, c->nstmts) &&
-	    d_stmts_prints(c->stmts, c->nstmts))
-		return "an if holds speculation(), speculate(), commit() or "
-		       "discard() in a clause that prints (its record printed "
-		       "at its place where the step is not reached: not in "
-		       "this step)";
 	return shape_list(c->stmts, c->nstmts, &ks);
 }
 

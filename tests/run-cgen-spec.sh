@@ -105,7 +105,7 @@
 #    whose copy faults after the take (the take stands, the fault said
 #    once) and a discard() between two printf()s; own8.d, on 8 threads.
 #  - step 4, the default line and -x oformat=json (run without -q: noq):
-#    own.d (ownq, ownj), empty.d (emptyq: speculate() alone, its held
+#    tx.d (txq, txj), own.d (ownq, ownj), empty.d (emptyq: speculate() alone, its held
 #    default line), cflt.d (cfltq: a fault after a commit(), its default
 #    line and buffer printed, then the fault) and ifn.d (ifnq: a commit()
 #    under an if, its default line at its place), three ways byte for
@@ -174,7 +174,7 @@
 # On main's binary before own records, own and own8 fail by their -v
 # lines ("a clause that takes or closes a buffer prints too"); their
 # outputs pass there (user space's).
-# There ownq, ownj, emptyq, cfltq and ifnq fail by their -v lines
+# There txq, txj, ownq, ownj, emptyq, cfltq and ifnq fail by their -v lines
 # ("held records are made with -q alone in this step"), flow by its
 # -v reason; their outputs pass there.
 # There ifs fails by its -v line ("an if holds speculation(), ...
@@ -1215,6 +1215,10 @@ printf '%s\n' 'CPU     ID                    FUNCTION:NAME' 'C I run:begin b 0 1
 expect_file_eq "ownq: the default lines, the commit's own before its buffer's" \
 	ownq.exp ownq.g.txt
 kspec ownq 5
+same txq tx.d 4 cpu
+kspec txq 4
+same txj tx.d 4 cpu -x oformat=json
+kspec txj 4
 same ownj own.d 4 cpu -x oformat=json
 expect_eq "ownj: a JSON record a line, the commit's before its records" \
 	"$(printf '%s\n' begin end data data data end begin end data data data begin end)" \

@@ -608,29 +608,20 @@ static bool id_ok(const struct node *n)
 	return n && n->kind != T_STR && kp_sout_here(n) && node_safe(n);
 }
 
-/* What kspec_shape() has met so far in a clause's statements */
-struct kshape {
-	bool take, close, step;
-};
-
 /* Statements v[0..n) of a clause, an if's branches in their place: NULL
  * where they may be the kernel's, else why not */
-static const char *shape_list(const struct stmt *v, unsigned n,
-			      struct kshape *ks)
+static const char *shape_list(const struct stmt *v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		const struct stmt *st = &v[i];
 		const char *why;
 
-		if (kp_spec_take_var(st) >= 0) {
-			ks->take = true;
+		if (kp_spec_take_var(st) >= 0)
 			continue;
-		}
 		if (st->kind == S_SPECULATE) {
 			if (!id_ok(st->e))
 				return "speculate()'s ID is not an integer "
 				       "the kernel computes without a fault";
-			ks->step = true;
 			continue;
 		}
 		if (st->kind == S_COMMIT || st->kind == S_DISCARD) {
@@ -638,7 +629,6 @@ static const char *shape_list(const struct stmt *v, unsigned n,
 				return "commit()'s or discard()'s ID is not "
 				       "an integer the kernel computes "
 				       "without a fault";
-			ks->close = true;
 			continue;
 		}
 		if (out_kept(st))
@@ -655,8 +645,8 @@ static const char *shape_list(const struct stmt *v, unsigned n,
 				return "speculation() not as the whole value "
 				       "of a store";
 		if (st->kind == S_IF &&
-		    ((why = shape_list(st->body, st->nbody, ks)) ||
-		     (why = shape_list(st->els, st->nels, ks))))
+		    ((why = shape_list(st->body, st->nbody)) ||
+		     (why = shape_list(st->els, st->nels))))
 			return why;
 	}
 	return NULL;
@@ -669,11 +659,9 @@ static const char *shape_list(const struct stmt *v, unsigned n,
  * its place (cgen_out.c's kspec_own(), doc/DESIGN.md's "Own records"). */
 static const char *kspec_shape(const struct clause *c)
 {
-	struct kshape ks = { false, false, false };
-
 	if (node_spec(c->pred))
 		return "its predicate calls speculation()";
-	return shape_list(c->stmts, c->nstmts, &ks);
+	return shape_list(c->stmts, c->nstmts);
 }
 
 bool kp_kspec_pre(struct d_kplan *k, const bool *traced)

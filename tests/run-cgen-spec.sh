@@ -1140,9 +1140,9 @@ expect_grep "ksarg: -v why" \
 # speculated into and discarded, the line not printed, the fault said
 # once), and a discard() between two printf()s; the committed lines
 # after the end's place, the discarding clause's lines at it.  The ID
-# is declared an int: undeclared, its unset value's type is not the
-# take's, and kplan_vars.c keeps a printf() of it out of the kernel
-# (-v: "would compute differently with self->s set and unset")
+# is declared an int: undeclared, its type set and unset differ, and
+# kplan_vars.c keeps a printf() of it out of the kernel (-v: "would
+# compute differently with self->s set and unset")
 cat >own.d <<'EOF2'
 self int s;
 sp$target:::begin /arg1 != 1/ { self->s = speculation(); printf("b %d %d\n", arg1, self->s); }

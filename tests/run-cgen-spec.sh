@@ -87,7 +87,7 @@
 #    never a drop; ifn.d, a take, a speculate() and the closes under
 #    ifs in clauses that print nothing, on one thread and on 8: the
 #    kernel's; ifs.d, a speculate() under an if in a printing clause:
-#    user space's (-v).
+#    user space's (-v) until step 4's steps in a branch (below).
 #  - step 4, part B (strings and faults after speculate() in the kernel): tx,
 #    tx8, one, late, late2, flt, kflt, kpred, kpred8, early and store
 #    now kspec() (latep stays user space's, -v saying its clause is not
@@ -100,6 +100,21 @@
 #    threads at nspec 64; ifa.d, ifs of printf()s after speculate(),
 #    held whole; kstk.d and ksarg.d, ustack() and args[N] by %s
 #    after speculate(): kept user space's, -v naming them.
+#  - step 4, own records (a clause that takes or closes and prints, its
+#    record printed at its place): own.d, a take printing its ID, one
+#    whose copy faults after the take (the take stands, the fault said
+#    once) and a discard() between two printf()s; own8.d, on 8 threads.
+#  - step 4, the default line and -x oformat=json (run without -q: noq):
+#    tx.d (txq, txj), own.d (ownq, ownj), empty.d (emptyq: speculate() alone, its held
+#    default line), cflt.d (cfltq: a fault after a commit(), its default
+#    line and buffer printed, then the fault) and ifn.d (ifnq: a commit()
+#    under an if, its default line at its place), three ways byte for
+#    byte, kspec(); -F stays refused (flow: -v why).
+#  - step 4, steps in a branch of a clause that prints: ifs.d (now
+#    kspec()), on 8 threads (ifs8) and without -q (ifsq); ifsf.d, a take
+#    and a speculate() under ifs in printing clauses, a site's fault
+#    after the printf() (once a hit, no line of it printed or held), a
+#    discard() under an if beside a printf().
 # Before speculating clauses' values were computed in the kernel
 # (kplan_vars.c's sout_ok()), -v said nothing of them (the "-v sout"
 # checks fail), the "-v why" counts were higher and late.d printed
@@ -156,6 +171,15 @@
 # on the binary before part B, and passes on part B's alone.
 # before, bflt and empty fail there by their -v lines ("a statement before
 # speculate()"), ifn, ifn8 and ifs by theirs ("an if holds ...").
+# On main's binary before own records, own and own8 fail by their -v
+# lines ("a clause that takes or closes a buffer prints too"); their
+# outputs pass there (user space's).
+# There txq, txj, ownq, ownj, emptyq, cfltq and ifnq fail by their -v lines
+# ("held records are made with -q alone in this step"), flow by its
+# -v reason; their outputs pass there.
+# There ifs fails by its -v line ("an if holds speculation(), ...
+# in a clause that prints"), and so do ifs8, ifsf and ifsq (ifsq by
+# "-q alone").
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -194,8 +218,9 @@ run() {
 }
 
 # same NAME D-FILE ARGS [SORT] [DTRACE-ARGS...]: the script on ./sp ARGS
-# three ways, the same output (sorted first when SORT is "sort"), drop
-# messages and errors
+# three ways, the same output (sorted first when SORT is "sort"; where
+# it is "cpu", the default line's CPU and probe ID, JSON's and its
+# provider's PID, as C, I and P), drop messages and errors
 same() {
 	sn=$1 sd=$2 sa=$3 ss=$4
 	shift 4
@@ -203,6 +228,10 @@ same() {
 		run $m "$sn.$m.txt" "$sa" -s "$sd" "$@"
 		if [ "$ss" = sort ]; then
 			sort "$sn.$m.txt" >"$sn.$m.tmp" &&
+				mv "$sn.$m.tmp" "$sn.$m.txt"
+		elif [ "$ss" = cpu ]; then
+			sed -E 's/^ *[0-9]+ +[0-9]+  +/C I /; s/^\{"cpu":[0-9]+,"id":[0-9]+,"provider":"sp[0-9]+"/{"cpu":C,"id":I,"provider":"spP"/' \
+				"$sn.$m.txt" >"$sn.$m.tmp" &&
 				mv "$sn.$m.tmp" "$sn.$m.txt"
 		fi
 	done
@@ -883,9 +912,10 @@ expect_file_eq "ifn8: every thread's taken, even transactions" ifn8.srt \
 	ifn8.g.txt
 expect_eq "ifn8: no drop" "" "$(cat ifn8.g.txt.drops)"
 kspec ifn8 4
-# ... but a speculate() under an if in a clause that prints stays user
-# space's (-v): unreached, its record is printed at its place, which
-# the held path does not make yet (doc/DESIGN.md's "Own records")
+# ... and a speculate() under an if in a clause that prints: unreached,
+# its record is printed at its place (doc/DESIGN.md's "Own records",
+# cgen_out.c's kspec_own()), the kernel's too since step 4's steps in
+# a branch
 cat >ifs.d <<'EOF2'
 sp$target:::begin { if (!self->s) { self->s = speculation(); } }
 sp$target:::data /self->s/ { if (arg2 != 1) { speculate(self->s); } printf("%d %d\n", arg1, arg2); }
@@ -896,9 +926,7 @@ same ifs ifs.d 4 asis
 expect_eq "ifs: the j = 1 lines at their place, the rest at the commit" \
 	"$(printf '%d %d\n' 0 1 0 0 0 2 1 1 2 1 2 0 2 2 3 1)" \
 	"$(grep -v '^$' ifs.g.txt)"
-expect_grep "ifs: -v why" \
-	"^dtrace: speculations stay user space's: clause 2: an if holds speculation(), speculate(), commit() or discard() in a clause that prints" \
-	ifs.g.txt.err
+kspec ifs 4
 # 3: exit() decided at the hit (the kernel lets hits through before it,
 # run after it) keeps the speculations user space's
 sed '$a\
@@ -1105,4 +1133,178 @@ run g ksarg.g.txt 1 -s ksarg.d
 expect_grep "ksarg: -v why" \
 	"^dtrace: speculations stay user space's: clause 2: args\[N\] printed as a string in a speculating clause" \
 	ksarg.g.txt.err
+# Own records (doc/DESIGN.md's step 4, *Own records*): a clause that
+# takes or closes a buffer and prints has a record of its own, printed
+# at its place, not held.  own.d: a take that prints its new ID, one
+# whose printf() faults after the take (the take stands: the buffer
+# speculated into and discarded, the line not printed, the fault said
+# once), and a discard() between two printf()s; the committed lines
+# after the end's place, the discarding clause's lines at it.  The ID
+# is declared an int: undeclared, its type set and unset differ, and
+# kplan_vars.c keeps a printf() of it out of the kernel (-v: "would
+# compute differently with self->s set and unset")
+cat >own.d <<'EOF2'
+self int s;
+sp$target:::begin /arg1 != 1/ { self->s = speculation(); printf("b %d %d\n", arg1, self->s); }
+sp$target:::begin /arg1 == 1/ { self->s = speculation(); printf("f %d %s\n", self->s, copyinstr(arg1)); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { printf("d %d %d\n", arg1, self->s); discard(self->s); printf("x %d\n", self->s); self->s = 0; }
+EOF2
+same own own.d 4 asis
+printf '%s\n' 'b 0 1' '0 0 0' '0 0 1' '0 0 2' 'd 1 1' 'x 1' 'b 2 1' \
+	'0 2 0' '0 2 1' '0 2 2' 'b 3 1' 'd 3 1' 'x 1' '' >own.exp
+expect_file_eq "own: the takes' and the discard's lines at their place" \
+	own.exp own.g.txt
+expect_eq "own: the take's fault, once" \
+	"dtrace: error on enabled probe ID 2 (ID N: spPID:sp:run:begin): invalid address (0x1) in action #3" \
+	"$(cat own.g.txt.errs)"
+kspec own 5
+# ... on 8 threads at once, two takes a transaction (nspec 16: none
+# fails), the take clause printing whether it got two IDs, the odd
+# transactions' discarding clause printing after its discard()s
+cat >own8.d <<'EOF2'
+self int s, t;
+sp$target:::begin { self->s = speculation(); self->t = speculation(); printf("b %d %d %d\n", arg0, arg1, self->s != self->t && self->s && self->t); }
+sp$target:::data /self->s/ { speculate(self->s); printf("%d %d %d\n", arg0, arg1, arg2); }
+sp$target:::data /self->t/ { speculate(self->t); printf("t %d %d %d\n", arg0, arg1, arg2); }
+sp$target:::end /self->s && arg2/ { commit(self->s); discard(self->t); self->s = 0; self->t = 0; }
+sp$target:::end /self->s/ { discard(self->s); discard(self->t); printf("o %d %d\n", arg0, arg1); self->s = 0; self->t = 0; }
+EOF2
+same own8 own8.d '10 8' sort -x nspec=16
+echo >own8.exp
+t=0
+while [ $t -lt 8 ]; do
+	i=0
+	while [ $i -lt 10 ]; do
+		echo "b $t $i 1" >>own8.exp
+		case $i in
+		*[02468]) printf "$t $i %d\n" 0 1 2 >>own8.exp ;;
+		*) echo "o $t $i" >>own8.exp ;;
+		esac
+		i=$((i + 1))
+	done
+	t=$((t + 1))
+done
+sort own8.exp >own8.srt
+expect_file_eq "own8: every thread's lines" own8.srt own8.g.txt
+expect_eq "own8: no drop" "" "$(cat own8.g.txt.drops)"
+kspec own8 5
+# The default line (no -q) and -x oformat=json (step 4): the held
+# records and the own ones made with them, three ways byte for byte.
+# run_mode gives -q: noq runs dtrace without it.  The CPU a line names
+# is where its hit ran, the probe ID and the provider's PID the run's:
+# same()'s "cpu" puts C, I and P in their place.
+cat >noq <<EOF2
+#!/bin/sh
+for a; do shift; [ "\$a" = -q ] || set -- "\$@" "\$a"; done
+exec "$DTRACE" "\$@"
+EOF2
+chmod +x noq
+dq=$DTRACE
+DTRACE=$PWD/noq
+# own.d: the speculate() clause's held default lines after the commit
+# clause's own, a take's and a discard's own lines at their place
+same ownq own.d 4 cpu
+printf '%s\n' 'CPU     ID                    FUNCTION:NAME' 'C I run:begin b 0 1' \
+	'' 'C I run:end ' 'C I run:data 0 0 0' '' 'C I run:data 0 0 1' '' \
+	'C I run:data 0 0 2' '' 'C I run:end d 1 1' 'x 1' '' \
+	'C I run:begin b 2 1' '' 'C I run:end ' 'C I run:data 0 2 0' '' \
+	'C I run:data 0 2 1' '' 'C I run:data 0 2 2' '' 'C I run:begin b 3 1' \
+	'' 'C I run:end d 3 1' 'x 1' '' '' >ownq.exp
+expect_file_eq "ownq: the default lines, the commit's own before its buffer's" \
+	ownq.exp ownq.g.txt
+kspec ownq 5
+same txq tx.d 4 cpu
+kspec txq 4
+same txj tx.d 4 cpu -x oformat=json
+kspec txj 4
+same ownj own.d 4 cpu -x oformat=json
+expect_eq "ownj: a JSON record a line, the commit's before its records" \
+	"$(printf '%s\n' begin end data data data end begin end data data data begin end)" \
+	"$(sed -n 's/.*"name":"\([a-z]*\)".*/\1/p' ownj.g.txt)"
+kspec ownj 5
+# empty.d: speculate() with nothing printed after it, its held default
+# line committed
+same emptyq empty.d 4 cpu
+expect_eq "emptyq: a data line's record twice, its empty one's and its own" \
+	"$(printf 'C I run:data \nC I run:data 0 0 0')" \
+	"$(sed -n '3,4p' emptyq.g.txt)"
+kspec emptyq 5
+# cflt.d: a fault after a commit(): its default line and the committed
+# ones stand, then the fault; ifn.d: commit() under an if, its default
+# line at its place
+same cfltq cflt.d 3 cpu
+echo 'CPU     ID                    FUNCTION:NAME' >cfltq.exp
+for i in 0 1 2; do
+	echo 'C I run:end ' >>cfltq.exp
+	printf "C I run:data 0 $i %d\n\n" 0 1 2 >>cfltq.exp
+done
+echo >>cfltq.exp
+expect_file_eq "cfltq: each commit's line before its buffer's, the fault's too" \
+	cfltq.exp cfltq.g.txt
+expect_eq "cfltq: the fault after the commit()" \
+	"dtrace: error on enabled probe ID 3 (ID N: spPID:sp:run:end): illegal operation in action #3" \
+	"$(cat cfltq.g.txt.errs)"
+kspec cfltq 3
+same ifnq ifn.d 6 cpu
+kspec ifnq 4
+DTRACE=$dq
+# -F stays refused: its indent depends on the records before in time
+# order, and a held record is made ahead of its place
+run g flow.g.txt 2 -s cflt.d -F
+expect_grep "flow: -v why" \
+	"^dtrace: speculations stay user space's: -F indents by the records before it in time order; held records are made ahead of their place\$" \
+	flow.g.txt.err
+# Steps in a branch of a clause that prints (step 4's *Steps in a
+# branch*): ifs.d on 8 threads; ifsf.d, a take under an if whose clause
+# prints the ID, a speculate() under an if and a site's fault after
+# the printf() at transaction 1 (each of its data hits: the reached
+# step's record a hole, the unreached one's own record not printed,
+# the fault said once a hit), a discard() under an if beside a
+# printf() (unreached at transaction 1: its buffer stays taken, so
+# transaction 2 takes buffer 2); ifsq, ifs.d's own default lines
+same ifs8 ifs.d '20 8' sort -x nspec=8
+echo >ifs8.exp
+t=0
+while [ $t -lt 8 ]; do
+	i=0
+	while [ $i -lt 20 ]; do
+		echo "$i 1" >>ifs8.exp
+		case $i in *[02468]) printf "$i %d\n" 0 2 >>ifs8.exp ;; esac
+		i=$((i + 1))
+	done
+	t=$((t + 1))
+done
+sort ifs8.exp >ifs8.srt
+expect_file_eq "ifs8: every thread's j = 1 lines and even transactions" \
+	ifs8.srt ifs8.g.txt
+expect_eq "ifs8: no drop" "" "$(cat ifs8.g.txt.drops)"
+kspec ifs8 4
+cat >ifsf.d <<'EOF2'
+self int s;
+sp$target:::begin { if (!self->s) { self->s = speculation(); } printf("b %d %d\n", arg1, self->s); }
+sp$target:::data /self->s/ { if (arg2 != 1) { speculate(self->s); } printf("%d %d %s\n", arg1, arg2, copyinstr(arg3)); if (arg1 == 1) { self->b = copyinstr(arg2) == "x"; } }
+sp$target:::end /self->s && arg2/ { commit(self->s); self->s = 0; }
+sp$target:::end /self->s/ { if (arg1 != 1) { discard(self->s); } printf("e %d %d\n", arg1, self->s); self->s = 0; }
+EOF2
+same ifsf ifsf.d 4 asis -x nspec=2
+printf '%s\n' 'b 0 1' '0 1 t0-i0-j1' '0 0 t0-i0-j0' '0 2 t0-i0-j2' 'b 1 1' \
+	'e 1 1' 'b 2 2' '2 1 t0-i2-j1' '2 0 t0-i2-j0' '2 2 t0-i2-j2' 'b 3 2' \
+	'3 1 t0-i3-j1' 'e 3 2' '' >ifsf.exp
+expect_file_eq "ifsf: the lines at their place and committed" ifsf.exp \
+	ifsf.g.txt
+expect_eq "ifsf: the faults, once each" \
+	"$(printf 'dtrace: error on enabled probe ID 2 (ID N: spPID:sp:run:data): invalid address (0x%d) in action #7\n' 0 1 2)" \
+	"$(cat ifsf.g.txt.errs)"
+kspec ifsf 4
+dq=$DTRACE
+DTRACE=$PWD/noq
+same ifsq ifs.d 4 cpu
+expect_eq "ifsq: the j = 1 default line at its place, the others at the commit" \
+	"$(printf '%s\n' 'CPU     ID                    FUNCTION:NAME' \
+		'C I run:data 0 1' '' 'C I run:end ' 'C I run:data 0 0' '')" \
+	"$(sed -n '1,6p' ifsq.g.txt)"
+kspec ifsq 4
+DTRACE=$dq
 finish

@@ -898,8 +898,9 @@ bool bpf_kspec_on(struct consumer *c)
  * finds it (lin_hit_probe(), whose cache makes only what that run would
  * make), the fire it needs only its ids, CPU, stamp, probe and, where
  * the event reads execname, the record's comm (the held text of the
- * area's integers and strings, -q: kplan_spec.c's d_kplan_kspec()).  false: its
- * process is not known yet (the run defers the hit).
+ * area's integers and strings, the default line's and JSON's CPU and
+ * probe: kplan_spec.c's d_kplan_kspec()).  false: its process is not
+ * known yet (the run defers the hit).
  */
 bool bpf_kspec_fire(struct consumer *c, const struct hit *h)
 {

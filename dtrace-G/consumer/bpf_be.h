@@ -286,7 +286,9 @@ void cg_out_vin_end(struct consumer *c, unsigned clause, const struct d_fire *f,
  * Speculations in the kernel (kplan.h's d_kplan_kspec()): the steps'
  * tags of a hit's areas handed to ../d/spec.c's held generations.
  * cg_kspec_run(): clause, a speculating one the kernel ran, next in
- * the walk w, at its place: a failed speculation counted, and where
+ * the walk w, at its place: its own record printed where it reached
+ * no speculate() (a take's, a close's: doc/DESIGN.md's "Own records"),
+ * a failed speculation counted, and where
  * the pass did not take the hit (taken false) its opens and holds
  * (stamp 0), and its closes run (told: taken), then its one fault
  * reported (the site's, bpf_kagg_fault(), else the area's first,

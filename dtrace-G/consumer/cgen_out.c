@@ -90,7 +90,11 @@
  * of the hit's thread are set from the area while run_clauses() runs
  * it; unset (its predicate failed at the hit), it is not run.  So the
  * area of a record the plan ran for is kept even where no bit is set
- * (cg_out_rec()).
+ * (cg_out_rec()).  A clause of speculations in the kernel
+ * (kplan_spec.c's d_kplan_kspec()) hands its tags over at its place
+ * (cg_kspec_run()), after the record of its own where it reached no
+ * speculate() (kspec_own(): a take's, a close's), then reports its one
+ * fault.
  */
 #include "config.h"
 
@@ -1115,6 +1119,38 @@ static void kspec_tags(struct consumer *c, const struct d_kplan *k,
 	}
 }
 
+/* Clause's own record at its place, where it reached no speculate()
+ * (doc/DESIGN.md's "Own records": a take, a close; a reached
+ * speculate()'s record is held or dropped): printed where the clause
+ * ran to its end (every reached tag UBPF_KSPEC_WHOLE) with no fault
+ * (flt: the site's or the area's), or where the fault came after a
+ * reached commit() that found its buffer active, as the interpreter's
+ * commit() at the statement leaves its record and the buffer printed
+ * before the fault (../d/stmt.c's write_record()) */
+static void kspec_own(struct consumer *c, const struct d_kplan *k,
+		      unsigned clause, const uint8_t *a, unsigned n,
+		      const struct d_fire *f, bool flt)
+{
+	struct d_kstag t[UBPF_KOUTMAX / sizeof(struct ubpf_kspec)];
+	unsigned nt = d_kplan_kspec_tags(k, clause, a, n, t,
+					 sizeof(t) / sizeof(t[0]));
+	bool stepped = false, whole = true, commit = false;
+
+	for (unsigned i = 0; i < nt; i++) {
+		if (!(t[i].act & UBPF_KSPEC_REACHED))
+			continue;
+		if (t[i].kind == KS_STEP)
+			return;
+		whole &= (t[i].act & UBPF_KSPEC_WHOLE) != 0;
+		stepped |= t[i].kind != KS_TAKE;
+		commit |= t[i].kind == KS_COMMIT &&
+			  (t[i].act & UBPF_KSPEC_ACTIVE);
+	}
+	if (flt ? commit : whole)
+		(void)d_kplan_kspec_own(k, clause, a, n, f, stepped, flt,
+					c->out);
+}
+
 bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 		  struct cg_out_walk *w, bool taken, int *rv)
 {
@@ -1123,20 +1159,27 @@ bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 	unsigned n = 0;
 	int action;
 	uint64_t addr;
-	bool illop = false;
+	bool illop = false, flt;
 
 	*rv = 0;
 	if (!c->kout || !k || !d_kplan_kspec_clause(k, clause))
 		return false;
-	if (d_kplan_out_area(k, clause) && (a = area_next(c, k, clause, w, &n)))
+	if (d_kplan_out_area(k, clause))
+		a = area_next(c, k, clause, w, &n);
+	/* its one fault, reported at its place after its record and its
+	 * closes (never the pass's: its holds are holes): a site's (an ID
+	 * past nspec, a compare, a lost clock), else the first on the walk
+	 * of its area (a copy's).  Only one can be real: no site follows a
+	 * copy that does not jump, and one that jumps ends the clause */
+	flt = bpf_kagg_fault(c, clause, f, &action, &illop, &addr) ||
+	      (a && d_kplan_kspec_fault(k, clause, a, n, f, &action, &addr));
+	if (a) {
+		/* the clause's own record, then its closes, in DTrace's
+		 * order: a commit()'s buffer follows its clause's record */
+		kspec_own(c, k, clause, a, n, f, flt);
 		kspec_tags(c, k, clause, a, n, f, false, taken, 0);
-	/* then its one fault, at its place (never the pass's: its holds
-	 * are holes): a site's (an ID past nspec, a compare, a lost
-	 * clock), else the first on the walk of its area (a copy's).
-	 * Only one can be real: no site follows a copy that does not
-	 * jump, and one that jumps ends the clause */
-	if (bpf_kagg_fault(c, clause, f, &action, &illop, &addr) ||
-	    (a && d_kplan_kspec_fault(k, clause, a, n, f, &action, &addr)))
+	}
+	if (flt)
 		*rv = d_run_fault(c->prog, clause, f, action, illop, addr,
 				  stderr);
 	return true;

@@ -206,7 +206,12 @@ unsigned d_kplan_kspec_n(const struct d_kplan *k);
  * reported, no late re-read).  d_kplan_kspec_fault(): the first fault
  * on that walk's path, its action (the interpreter's numbering) and
  * address, for the place to report (cgen_out.c's cg_kspec_run());
- * false where the walk meets none.
+ * false where the walk meets none.  d_kplan_kspec_own(): the clause's
+ * own record (no speculate() reached: doc/DESIGN.md's "Own records"),
+ * stepped where a commit() or discard() was reached, written to out
+ * at the hit's place; none where the walk meets a fault, but where
+ * faulted (a fault after a reached commit(), whose clause prints no
+ * value); false where none is written.
  */
 enum { KS_NONE, KS_TAKE, KS_STEP, KS_COMMIT, KS_DISCARD };
 struct d_kstag {
@@ -223,6 +228,9 @@ bool d_kplan_kspec_text(const struct d_kplan *k, unsigned clause,
 bool d_kplan_kspec_fault(const struct d_kplan *k, unsigned clause,
 			 const uint8_t *data, size_t len,
 			 const struct d_fire *f, int *action, uint64_t *addr);
+bool d_kplan_kspec_own(const struct d_kplan *k, unsigned clause,
+		       const uint8_t *data, size_t len, const struct d_fire *f,
+		       bool stepped, bool faulted, FILE *out);
 /* A clause with speculate() that is neither a kernel nor a sout one:
  * why not, for -v (the first reason found); NULL for any other */
 const char *d_kplan_spec_why(const struct d_kplan *k, unsigned clause);

@@ -1699,7 +1699,26 @@ bool d_kplan_kspec_text(const struct d_kplan *k, unsigned clause,
 	/* a fault on the walk's path: a hole (the place reports it,
 	 * d_kplan_kspec_fault()) */
 	ok = !r.rv && r.fat < 0 &&
-	     d_run_kspec(k->prog, clause, f, r.vals, rec, rlen);
+	     d_run_kspec(k->prog, clause, f, r.vals, true, NULL, rec, rlen);
+	kspec_done(&r);
+	return ok;
+}
+
+bool d_kplan_kspec_own(const struct d_kplan *k, unsigned clause,
+		       const uint8_t *data, size_t len, const struct d_fire *f,
+		       bool stepped, bool faulted, FILE *out)
+{
+	struct orun r;
+	char *rec;
+	size_t rlen;
+	bool ok;
+
+	kspec_walk(&r, k, clause, data, len, f);
+	/* a fault on the walk's path: no record, but after a commit()
+	 * (faulted), whose clause's record is its default line or JSON
+	 * record alone, reading no value */
+	ok = (faulted || (!r.rv && r.fat < 0)) &&
+	     d_run_kspec(k->prog, clause, f, r.vals, stepped, out, &rec, &rlen);
 	kspec_done(&r);
 	return ok;
 }

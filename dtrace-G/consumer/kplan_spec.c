@@ -126,8 +126,11 @@
  * Speculations in the kernel (doc/DESIGN.md's "Speculations in the
  * kernel: the build in steps", step 3; d_kplan_kspec()).  All or
  * nothing for the program: where kp_kspec_pre() holds (nspec at most
- * UBPF_KSPECS; -q, no -F, no JSON, no setopt(): the held text is made
- * with the options fixed at compile time; no horizon; no exit()
+ * UBPF_KSPECS; no -F, whose indent depends on the records before in
+ * time order, where a held record is made ahead of its place; no
+ * setopt(): the held text is made with the options fixed at compile
+ * time, the default line and the JSON record (step 4) from the hit's
+ * CPU and probe alone, which a held record has; no horizon; no exit()
  * decided at the hit, k->kexit: the hits the kernel lets through
  * before it run after it,
  * under records.c's kdrain, where the reading rule's pass has handed
@@ -141,13 +144,21 @@
  * reported at the hit's place as any site's) and then any statement the
  * kernel runs (kp_stmt_ok(), kp_out_ok(): strings, string functions,
  * stores; step 4's *Strings*) but ustack() and jstack() and args[N]
- * printed as a string (out_kept()), or nothing (its record empty under
- * -q, held as any, never a drop, and printed as nothing), the four under
- * an if only in a clause that prints nothing (a step in a branch reached
- * or not, as its tag says; kp_if_out() gives such an if a slot, and
- * d_kplan_kspec_tags() walks the branches as out_list() does), an ID
- * an integer that reads no memory, stores nothing and cannot fault, a
- * clause that takes or closes printing nothing), d_kplan_new()
+ * printed as a string (out_kept()), or nothing (its record the default
+ * line, the JSON record, or empty under -q, held as any; an empty one
+ * never a drop, and printed as nothing), the four under
+ * an if too (a step in a branch reached or not, as its tag says;
+ * kp_if_out() gives such an if a slot, and d_kplan_kspec_tags() walks
+ * the branches as out_list() does; where the clause prints, an
+ * unreached speculate() leaves its record its own, printed at its
+ * place: step 4's *Steps in a branch*), an ID
+ * an integer that reads no memory, stores nothing and cannot fault; a
+ * clause that takes or closes and prints has a record of its own, step
+ * 4's *Own records*: cgen_out.c's kspec_own() prints it at the hit's
+ * place, before the closes are run, where no speculate() was reached
+ * and the clause ran to its end with no fault, or faulted after a
+ * commit() that found its buffer active, as ../d/stmt.c's commit() at
+ * the statement), d_kplan_new()
  * decides the variables with k->kspec on: kp_stmt_ok() takes the four
  * (struct kstmt's spec; speculation() types its variable an int,
  * kplan_vars.c's kp_stores_type()), so they are kernel clauses like any
@@ -186,8 +197,8 @@
  * inactive and is not handed over; a fault after a close leaves its tag
  * reached, handed over at the place before the fault is reported, as
  * ../d/stmt.c prints a commit() and then the fault.  What stays user
- * space's (the sout path above, or the records): the other shapes (step
- * 4's Own records), BEGIN, END and the kernel providers' probes (the
+ * space's (the sout path above, or the records): the other shapes
+ * (kspec_shape()'s), BEGIN, END and the kernel providers' probes (the
  * steps after).
  *
  * Also left, user space's with -v saying why
@@ -570,16 +581,6 @@ static bool node_safe(const struct node *n)
 	}
 }
 
-/* Does v[0..n) hold one of the four under an if? */
-static bool stmts_if_spec(const struct stmt *v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (v[i].kind == S_IF && (stmts_spec(v[i].body, v[i].nbody) ||
-					  stmts_spec(v[i].els, v[i].nels)))
-			return true;
-	return false;
-}
-
 /* A printf() or trace() value of st that stays out of a speculating
  * clause in the kernel, why; else NULL.  Every other value kp_out_ok()
  * takes may follow speculate() (doc/DESIGN.md's step 4, *Strings*) */
@@ -607,29 +608,20 @@ static bool id_ok(const struct node *n)
 	return n && n->kind != T_STR && kp_sout_here(n) && node_safe(n);
 }
 
-/* What kspec_shape() has met so far in a clause's statements */
-struct kshape {
-	bool take, close, step;
-};
-
 /* Statements v[0..n) of a clause, an if's branches in their place: NULL
  * where they may be the kernel's, else why not */
-static const char *shape_list(const struct stmt *v, unsigned n,
-			      struct kshape *ks)
+static const char *shape_list(const struct stmt *v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		const struct stmt *st = &v[i];
 		const char *why;
 
-		if (kp_spec_take_var(st) >= 0) {
-			ks->take = true;
+		if (kp_spec_take_var(st) >= 0)
 			continue;
-		}
 		if (st->kind == S_SPECULATE) {
 			if (!id_ok(st->e))
 				return "speculate()'s ID is not an integer "
 				       "the kernel computes without a fault";
-			ks->step = true;
 			continue;
 		}
 		if (st->kind == S_COMMIT || st->kind == S_DISCARD) {
@@ -637,7 +629,6 @@ static const char *shape_list(const struct stmt *v, unsigned n,
 				return "commit()'s or discard()'s ID is not "
 				       "an integer the kernel computes "
 				       "without a fault";
-			ks->close = true;
 			continue;
 		}
 		if (out_kept(st))
@@ -654,8 +645,8 @@ static const char *shape_list(const struct stmt *v, unsigned n,
 				return "speculation() not as the whole value "
 				       "of a store";
 		if (st->kind == S_IF &&
-		    ((why = shape_list(st->body, st->nbody, ks)) ||
-		     (why = shape_list(st->els, st->nels, ks))))
+		    ((why = shape_list(st->body, st->nbody)) ||
+		     (why = shape_list(st->els, st->nels))))
 			return why;
 	}
 	return NULL;
@@ -664,27 +655,13 @@ static const char *shape_list(const struct stmt *v, unsigned n,
 /* Clause c's shape (d_kplan_kspec()): NULL where it may be the kernel's,
  * else why not.  A step in a branch is reached or not, its tag says
  * (act 0 where not: cgen_out_ktags()); where the clause prints, an
- * unreached speculate() would leave its record printed at its place,
- * which the held path does not make (doc/DESIGN.md's "Own records"). */
+ * unreached speculate() leaves its record the clause's own, printed at
+ * its place (cgen_out.c's kspec_own(), doc/DESIGN.md's "Own records"). */
 static const char *kspec_shape(const struct clause *c)
 {
-	struct kshape ks = { false, false, false };
-	const char *why;
-
 	if (node_spec(c->pred))
 		return "its predicate calls speculation()";
-	if (stmts_if_spec(c->stmts, c->nstmts) &&
-	    d_stmts_prints(c->stmts, c->nstmts))
-		return "an if holds speculation(), speculate(), commit() or "
-		       "discard() in a clause that prints (its record printed "
-		       "at its place where the step is not reached: not in "
-		       "this step)";
-	if ((why = shape_list(c->stmts, c->nstmts, &ks)))
-		return why;
-	if ((ks.take || ks.close) && d_stmts_prints(c->stmts, c->nstmts))
-		return "a clause that takes or closes a buffer prints too "
-		       "(not in this step)";
-	return NULL;
+	return shape_list(c->stmts, c->nstmts);
 }
 
 bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
@@ -702,9 +679,9 @@ bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
 		k->kswhy = "no generated program runs the clauses";
 	else if (p->nspec > UBPF_KSPECS)
 		k->kswhy = "nspec is past 64, the most the kernel keeps";
-	else if (!p->quiet || p->json || p->flowindent)
-		k->kswhy = "held records are made with -q alone in this step "
-			   "(not the default line, -F or -x oformat=json)";
+	else if (p->flowindent)
+		k->kswhy = "-F indents by the records before it in time order; "
+			   "held records are made ahead of their place";
 	else if (!kp_strsize_fixed(k))
 		k->kswhy = "setopt() may change the options the held records "
 			   "are made with";

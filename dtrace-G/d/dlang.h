@@ -552,11 +552,15 @@ int d_run_spec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 	       int truth, FILE *out, FILE *err);
 /*
  * ... of a speculating clause the kernel ran whole (its steps on the
- * buffers' words included): its record, made from pre, into *rec
- * (malloc()ed), not written; false where it makes none.
+ * buffers' words included), stepped where it reached a speculate(),
+ * commit() or discard(): its record, made from pre, into *rec
+ * (malloc()ed), not written, where out is NULL (a held record); else
+ * written to out (the clause's own record, at its place); false where
+ * it makes none.
  */
 bool d_run_kspec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
-		 const struct dv *pre, char **rec, size_t *rlen);
+		 const struct dv *pre, bool stepped, FILE *out, char **rec,
+		 size_t *rlen);
 
 /*
  * Clause `clause`, which ran elsewhere (a generated BPF program, in the

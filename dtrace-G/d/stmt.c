@@ -335,11 +335,8 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 	    st->kind != S_TRACE && !d_stmt_ukey(p, st)) {
 		/* d_run_pre(), d_run_kspec(): the kernel ran it (a stack
 		 * key's count() is made here, from the record); a step it
-		 * reached records still, as below (speculate() alone: the
-		 * default line, or an empty record under -q) */
-		if (st->kind == S_SPECULATE || st->kind == S_COMMIT ||
-		    st->kind == S_DISCARD)
-			x->recorded = true;
+		 * reached records still, which d_run_kspec() says from
+		 * its tags (one in an if is not met here) */
 		return;
 	}
 	if (st->kind != S_EXPR && st->kind != S_AGG && st->kind != S_IF &&
@@ -929,22 +926,30 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 
 /*
  * A speculating clause the kernel ran (../consumer/kplan_spec.c's
- * d_kplan_kspec()): its predicate held and speculate() stepped the
- * buffer's word at the hit, so only its printf() and trace() are run
- * here, from pre, as d_run_pre() runs them, and the record it makes is
- * kept in *rec (malloc()ed, never NULL when true), not written: the held
- * generations print it at the commit() (spec.c's d_kspec_hold()); a
- * speculate() with nothing printed after it records still, as
- * run_clause() has it (an empty record under -q).  It
- * reads no variable (its values are given) and may run ahead of its
- * hit's place (records.c's pass), so it leaves the firing's this->
- * variables, the last firing's marks and the once-a-second report
- * alone.  false: a fault (none in its class: every value, strings
- * included, is given, read at the hit; a copy's fault is the area's,
- * found by the hold mode's walk before this runs).
+ * d_kplan_kspec()): its predicate held and its steps stepped the
+ * buffers' words at the hit, so only its printf() and trace() are run
+ * here, from pre, as d_run_pre() runs them.  stepped: a speculate(),
+ * commit() or discard() was reached (its tag's act), which records
+ * still, as run_clause() has it (speculate() alone: the default line,
+ * the JSON record, or an empty record under -q; commit()'s only
+ * record), wherever it is (the pre mode does not walk an if that does
+ * not print).  With out NULL, the record of a reached speculate() is
+ * kept in *rec (malloc()ed, never NULL when true), not written: the
+ * held generations print it at the commit() (spec.c's d_kspec_hold()).
+ * Else it is the clause's own record (no speculate() reached: a take,
+ * a close, doc/DESIGN.md's "Own records"), written to out at the
+ * hit's place, the header before the first (d_emit(); no system() in
+ * a kernel clause).  It reads no variable (its values are given) and
+ * may run ahead of its hit's place (records.c's pass), so it leaves
+ * the firing's this-> variables, the last firing's marks and the
+ * once-a-second report alone.  false: a fault (none in its class:
+ * every value, strings included, is given, read at the hit; a copy's
+ * fault is the area's, found by the hold mode's walk before this
+ * runs).
  */
 bool d_run_kspec(struct d_prog *p, unsigned clause, const struct d_fire *f,
-		 const struct dv *pre, char **rec, size_t *rlen)
+		 const struct dv *pre, bool stepped, FILE *out, char **rec,
+		 size_t *rlen)
 {
 	struct sbuf sb = { 0 };
 	struct ectx *x;
@@ -960,17 +965,18 @@ bool d_run_kspec(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	x->prespec = false; /* the predicate and the steps: the kernel's */
 	x->pfault = -1;
 	x->ptruth = -1;
-	x->kcap = &sb;
+	x->recorded = stepped;
+	x->kcap = out ? NULL : &sb;
 	if (setjmp(x->jb) == 0) {
-		run_clause(x, NULL);
+		run_clause(x, out);
 		ok = true;
 	} else {
 		ok = false;
 	}
 	d_ectx_free(x);
-	if (!ok) {
+	if (!ok || out) {
 		free(sb.b);
-		return false;
+		return ok;
 	}
 	*rlen = sb.len;
 	*rec = sb.b ? sb.b : xcalloc(1, 1);

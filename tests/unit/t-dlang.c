@@ -1029,13 +1029,66 @@ static void test_kspec_text(void)
 			continue;
 		}
 		f.cpu = 3;
-		made = d_run_kspec(p, 0, &f, (const struct dv *)pre, &rec,
-				   &len);
+		made = d_run_kspec(p, 0, &f, (const struct dv *)pre, true, NULL,
+				   &rec, &len);
 		ok(made && len == strlen(want[i]), "kspec text: %s made",
 		   what[i]);
 		is_str(rec ? rec : "(none)", want[i],
 		       "kspec text: speculate() alone, %s", what[i]);
 		free(rec);
+		d_free(p);
+	}
+}
+
+/* d_run_kspec()'s own record (doc/DESIGN.md's "Own records"), written
+ * at the place: a commit() clause's only record, its default line (the
+ * header before the first) or JSON record, where its tags say a step
+ * was reached (stepped), wherever it is (here under an if, which the
+ * pre mode does not walk); nothing where none was */
+static void test_kspec_own(void)
+{
+	static const char *const src[2] = {
+		"sp*:::end { if (arg2) { commit(1); } }",
+		"#pragma D option oformat=json\n"
+		"sp*:::end { if (arg2) { commit(1); } }",
+	};
+	static const char *const want[2] = {
+		"CPU     ID                    FUNCTION:NAME\n"
+		"  3     12                         run:data \n",
+		"{\"cpu\":3,\"id\":12,\"provider\":\"sp1234\",\"module\":"
+		"\"sp\",\"function\":\"run\",\"name\":\"data\",\"output\""
+		":\"\"}\n",
+	};
+	static const char *const what[2] = { "the default line", "JSON" };
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct d_prog *p = compile(src[i]);
+		struct d_fire f = mkfire(&p_sp);
+		static uint64_t pre[16]; /* none read: nothing printed */
+		char *out = NULL, *rec = NULL;
+		size_t ol = 0, len = 0;
+		bool made[2];
+		FILE *o;
+
+		if (!p) {
+			ok(0, "kspec own: %s", what[i]);
+			continue;
+		}
+		f.cpu = 3;
+		o = open_memstream(&out, &ol);
+		made[0] = d_run_kspec(p, 0, &f, (const struct dv *)pre, false,
+				      o, &rec, &len);
+		fflush(o);
+		is_str(out, "", "kspec own: %s, no step reached: nothing",
+		       what[i]);
+		made[1] = d_run_kspec(p, 0, &f, (const struct dv *)pre, true, o,
+				      &rec, &len);
+		fclose(o);
+		ok(made[0] && made[1] && !rec && !len,
+		   "kspec own: %s written, not kept", what[i]);
+		is_str(out, want[i], "kspec own: commit()'s %s at its place",
+		       what[i]);
+		free(out);
 		d_free(p);
 	}
 }
@@ -2469,6 +2522,7 @@ int main(void)
 	test_run_fault();
 	test_kspec();
 	test_kspec_text();
+	test_kspec_own();
 	test_spec_close_at();
 	test_kspec_random();
 	test_kspec_lost();

@@ -386,4 +386,25 @@ expect_grep "stringof() past the copy: -v says why" \
 	"^dtrace: clause 1 (pid[0-9]*::hit:entry) runs in user space, from its record: line [0-9]*: its printf() is not one the kernel computes at the hit: argument 1: stringof() of a pointer is printed from the kernel only where it is a place: copyin(argN, C), or a this-> pointer into it the kernel keeps, at a constant offset up to C, strsize fixed for the run\$" \
 	errg.txt
 
+# copyin(argN, C) with C a constant expression (2 + 2): folded into the
+# literal (check.c's d_fold_int()), so the copy the interpreter reads is
+# the one made at the hit, as the kernel's is: tr-calls's tr_pair()
+# buffers are on its stack, gone or rewritten when a late read comes
+# (after d_const_int() went into kp_const_of() alone, the kernel took
+# the size and the interpreter's runs read the process late: "invalid
+# address" for each hit, where the kernel printed 0, 1, 2)
+cat >t.d <<'EOF'
+pid$target:a.out:tr_pair:entry { @a[*(int *)copyin(arg0, 2 + 2)] = count(); }
+END { printa("%d %@d\n", @a); }
+EOF
+printf '0 1\n1 1\n2 1\n' >pair.exp
+for m in g u 0; do
+	run_mode $m pair$m.txt "$top_builddir/tests/d/triggers/tr-calls 3" \
+		-s t.d
+	grep -v '^$' pair$m.txt >pair.got
+	expect_file_eq "copyin(arg0, 2 + 2), mode $m" pair.exp pair.got
+	expect_eq "copyin(arg0, 2 + 2), mode $m: no fault" "" \
+		"$(grep 'invalid address' pair$m.txt.err)"
+done
+
 finish

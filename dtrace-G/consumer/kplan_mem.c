@@ -111,7 +111,11 @@
 
 #include "kplan_impl.h"
 
-/* copyin(argN, C): N and C */
+/* copyin(argN, C): N and C, C a literal (a constant expression folded
+ * into one: check.c's d_fold_int()), as mem.c's node_mem() takes it for
+ * the copy made at the hit, which user space's runs of the clause read:
+ * a size only the kernel took would be read by the interpreter from
+ * the process, later */
 static bool copy_site(const struct node *n, struct kp_place *pl)
 {
 	int64_t c;
@@ -119,7 +123,8 @@ static bool copy_site(const struct node *n, struct kp_place *pl)
 	if (n->op != N_FUNC || d_funcs[n->sub].id != F_COPYIN ||
 	    n->nargs != 2 || n->args[0]->op != N_ARGN || n->args[0]->sub < 0 ||
 	    n->args[0]->sub >= D_MAXARGS || n->args[0]->sub >= UBPF_MAXARGS ||
-	    !kp_const_of(n->args[1], &c) || c < 1 || c > UBPF_KCPYMAX)
+	    n->args[1]->op != N_INT || !kp_const_of(n->args[1], &c) || c < 1 ||
+	    c > UBPF_KCPYMAX)
 		return false;
 	pl->arg = (uint8_t)n->args[0]->sub;
 	pl->size = (uint32_t)c;

@@ -66,29 +66,33 @@ static bool zero_divisor(const struct node *n)
 }
 
 /*
- * n, an integer constant expression that is not a literal (2 * 5,
- * sizeof (x) + 1), made the literal of its value, where a literal of
- * its type reads as that value (d_dv_int(): a sum past its type, such
- * as 4294967295U + 1, stays the expression).  For the operands DTrace
- * takes as constants and this tree reads as literals: ustack()'s and
- * jstack()'s frames, args[N]'s and uregs[N]'s N, tracemem()'s size.
+ * *np, an integer constant expression that is not a literal (2 * 5,
+ * sizeof (x) + 1), replaced by a new literal of its value, where a
+ * literal of its type reads as that value (d_dv_int(): a sum past its
+ * type, such as 4294967295U + 1, stays the expression).  A new node,
+ * not the expression's own rewritten: an inline's tree is shared by
+ * every use of its name, and its other uses keep their shape.  For the
+ * operands DTrace takes as constants and this tree reads as literals:
+ * ustack()'s and jstack()'s frames, args[N]'s and uregs[N]'s N,
+ * tracemem()'s size, and copyin()'s size (its copy made at the hit,
+ * mem.c's node_mem(), where the kernel's plans make theirs).
  */
-void d_fold_int(struct node *n)
+void d_fold_int(struct parser *ps, struct node **np)
 {
+	const struct node *n = *np;
+	struct tok at = { .line = n->line, .col = n->col };
+	struct node *f;
 	struct dv v;
 
 	if (n->op == N_INT || !d_const_dv(n, &v) ||
 	    d_dv_int(v.i, v.sz, v.sg).i != v.i)
 		return;
-	n->op = N_INT;
-	n->ival = v.i;
-	n->sz = v.sz;
-	n->sg = v.sg;
-	n->sub = 0;
-	n->a = n->b = n->c = NULL;
-	n->args = NULL;
-	n->nargs = 0;
-	n->kind = T_INT;
+	f = d_mknode(ps, N_INT, &at);
+	f->ival = v.i;
+	f->sz = v.sz;
+	f->sg = v.sg;
+	f->kind = T_INT;
+	*np = f;
 }
 
 static void check_divisor(struct parser *ps, const struct node *n, int op,
@@ -411,7 +415,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 	case N_ARGS:
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n->a, ka, "[ ]", strict);
-		d_fold_int(n->a);
+		d_fold_int(ps, &n->a);
 		return n->kind = T_ANY;
 	case N_FUNC: {
 		const struct node *outer = ps->sou_ok;
@@ -430,8 +434,11 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 					"(*p).m)");
 		}
 		ps->sou_ok = outer;
-		if (d_funcs[n->sub].id == F_COPYIN)
+		if (d_funcs[n->sub].id == F_COPYIN) {
 			n->ptr = D_PTR_VOID;
+			if (n->nargs == 2)
+				d_fold_int(ps, &n->args[1]);
+		}
 		return n->kind = d_check_func(ps, n, strict);
 	}
 	case N_DEREF: {
@@ -481,7 +488,7 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 	case N_UREGS:
 		ka = d_check(ps, n->a, strict);
 		d_need_int(ps, n->a, ka, "uregs[ ]", strict);
-		d_fold_int(n->a);
+		d_fold_int(ps, &n->a);
 		d_uregs_check(ps, n);
 		return n->kind = T_INT;
 	case N_UN:

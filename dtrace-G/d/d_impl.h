@@ -1052,8 +1052,9 @@ bool d_truth(const struct dv *v);
  * it (run.c); false if n is not one */
 bool d_const_dv(const struct node *n, struct dv *v);
 bool d_const_int(const struct node *n, int64_t *v);
-/* n, a constant expression, made the literal of its value (check.c) */
-void d_fold_int(struct node *n);
+/* *np, a constant expression, replaced by the literal of its value
+ * (check.c) */
+void d_fold_int(struct parser *ps, struct node **np);
 /* Does a statement of v (n of them), or of their branches, at any
  * depth, call printf() or trace()?  (d_run_pre() takes such an if's
  * condition's value from the ones given.) */

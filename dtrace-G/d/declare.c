@@ -448,16 +448,20 @@ static bool decl_const(struct parser *ps, int64_t *v)
  * After an array declarator's '[': does a size follow (a constant
  * expression, or ']' for the error that it is missing), not the key
  * types of an associative array?  A type name starts keys; so does an
- * identifier that names no constant (the error that it is not a type).
+ * identifier that names no constant (the error that it is not a type):
+ * a constant is the script's enumerator or inline, one of D's own
+ * (SIGUSR1, EPERM: d_const_lookup()), or sizeof or offsetof.
  */
 static bool size_follows(struct parser *ps)
 {
+	int64_t v;
+
 	if (ps->tk.t != TK_ID)
 		return true;
 	if (d_starts_type(ps))
 		return false;
-	return d_inline_use(ps, &ps->tk) || !strcmp(ps->tk.s, "sizeof") ||
-	       !strcmp(ps->tk.s, "offsetof");
+	return d_inline_use(ps, &ps->tk) || d_const_lookup(ps->tk.s, &v) ||
+	       !strcmp(ps->tk.s, "sizeof") || !strcmp(ps->tk.s, "offsetof");
 }
 
 static void bitfield(struct parser *ps, struct d_sou *s, uint64_t *bits,

@@ -571,7 +571,7 @@ int d_check_func(struct parser *ps, struct node *n, bool strict)
 	}
 	if (fn->id == F_USTACK || fn->id == F_JSTACK) {
 		for (unsigned i = 0; i < n->nargs; i++)
-			d_fold_int(n->args[i]);
+			d_fold_int(ps, &n->args[i]);
 		d_stack_check(ps, n);
 	}
 	if (fn->ret == 'v' && ps->void_ok != n)

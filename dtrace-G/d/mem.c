@@ -458,14 +458,16 @@ int d_addrof_check(struct parser *ps, struct node *n, bool strict)
 /* tracemem(addr, size [, nbytes]): addr a pointer, size a constant. */
 void d_tracemem_check(struct parser *ps, struct stmt *st, bool strict)
 {
-	struct node *a = st->args[0], *sz = st->args[1];
+	struct node *a = st->args[0], *sz;
 
 	for (unsigned i = 0; i < st->nargs; i++) {
 		d_check(ps, st->args[i], strict);
 		d_need_int(ps, st->args[i], st->args[i]->kind, "tracemem( )",
 			   strict);
-		d_fold_int(st->args[i]);
+		if (i) /* the sizes */
+			d_fold_int(ps, &st->args[i]);
 	}
+	sz = st->args[1];
 	if (!a->ptr)
 		d_perrt(ps, D_TRACEMEM_ADDR, a->line, a->col,
 		       "tracemem( ) argument #1 must be a pointer to "

@@ -78,6 +78,8 @@ void up_proc_exec(struct consumer *c, struct tproc *pr);
 void up_site_relink(struct consumer *c, struct tproc *pr);
 bool up_site_linked(const struct consumer *c, pid_t pid);
 void up_drain(struct consumer *c);
+bool up_trk_exec_unread(const struct consumer *c, pid_t pid, uint64_t after,
+			uint64_t *t);
 void up_stop(struct consumer *c);
 void up_close_procs(struct consumer *c);
 void up_close(struct consumer *c);

@@ -1117,6 +1117,60 @@ void up_drain(struct consumer *c)
 }
 
 /*
+ * Is there a COMM record of an exec() by pid stamped after "after" in
+ * the fork tracker's buffers, not read yet?  The earliest's time in *t
+ * (each CPU's buffer is in time order, not all).  Only looked at: the records
+ * are read, in their order, by up_drain().  The kernel writes it during
+ * the exec() (begin_new_exec()), before it maps the new image's files,
+ * so a maps text that names any of them was read after it was written:
+ * ustack.c asks, after such a read, whether the text is of an image the
+ * fork tree does not know yet.
+ */
+bool up_trk_exec_unread(const struct consumer *c, pid_t pid, uint64_t after,
+			uint64_t *t)
+{
+	uint8_t rec[sizeof(struct perf_event_header) + 8 + 16 + 24];
+	bool found = false;
+
+	for (size_t i = 0; i < c->up.ntrk; i++) {
+		const struct tcpu *tc = &c->up.trk[i];
+		const struct perf_event_mmap_page *mp = tc->rb;
+		const uint8_t *data = (const uint8_t *)tc->rb + getpagesize();
+		uint64_t size = c->rbsize, head, tail;
+
+		head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+		for (tail = mp->data_tail; tail < head;) {
+			struct perf_event_header hdr;
+			uint64_t xt;
+			uint32_t p;
+
+			ring_copy(data, size, tail % size, &hdr, sizeof(hdr));
+			if (hdr.size < sizeof(hdr) || hdr.size > head - tail)
+				break;
+			/* pid, tid, comm (16 bytes at most here: the
+			 * kernel's TASK_COMM_LEN), then the sample id:
+			 * pid, tid, time, cpu */
+			if (hdr.type == PERF_RECORD_COMM &&
+			    (hdr.misc & PERF_RECORD_MISC_COMM_EXEC) &&
+			    hdr.size >= sizeof(hdr) + 8 + 24 &&
+			    hdr.size <= sizeof(rec)) {
+				ring_copy(data, size, tail % size, rec,
+					  hdr.size);
+				memcpy(&p, rec + sizeof(hdr), 4);
+				memcpy(&xt, rec + hdr.size - 16, 8);
+				if ((pid_t)p == pid && xt > after &&
+				    (!found || xt < *t)) {
+					*t = xt;
+					found = true;
+				}
+			}
+			tail += hdr.size;
+		}
+	}
+	return found;
+}
+
+/*
  * pr's events are closed, unless a child it forked may still carry
  * copies of them: closing would take those away (they are closed at the
  * end).

@@ -67,8 +67,21 @@
  * process (doc/DESIGN.md §13, "Mapping changes").  A left image's
  * session is frozen: no live maps or memory (both the new image's).  An
  * image left before any text of it was read is refused (said once),
- * never named from another.  Unseen still: an exec() whose record was
- * not in the read before the hit's.
+ * never named from another.  An exec() whose COMM record the tracker
+ * holds but dtrace has not read yet ends the image as well
+ * (uprobe.c's up_trk_exec_unread(), asked by bracket() before it
+ * chooses and after each read of its own): the kernel writes it during
+ * the exec(), before it maps any file of the new image, so every text
+ * that names one was read after it.  Under -x activation=user the new
+ * image's maps are read when it asks to be armed (inproc_exec.c), at
+ * the in-process path's read, before the tracker's next read: a hit of
+ * the old image read before the exec() and named after took that text
+ * for its own image's, read after the hit with no exec() known between
+ * (mapped_at()), and gave its frames as addresses, or could have named
+ * them from a file the new image maps there.  A hit stamped after such
+ * an unread exec() (the tracker is read after the hits, so none is
+ * expected) is of an image no text is known of: its frames are given as
+ * addresses, said once.
  * The module files libdwfl maps may be another user's, who can cut them
  * under it (SIGBUS): the session's find_elf and find_debuginfo are
  * elfsafe.c's, which hand it descriptors nobody else can change.
@@ -870,12 +883,32 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 		    struct us_proc **b, struct us_proc **a, bool *frozen)
 {
 	struct ustack_state *s = state(c);
-	uint64_t since, until, maps_t, maps_tb, now;
+	uint64_t since, until, maps_t, maps_tb, now, xt;
 	struct us_proc *l;
 	char *m;
 
 	*b = *a = NULL;
 	lin_image(c, pid, t, &since, &until);
+	/*
+	 * An exec() the tracker recorded but dtrace has not read yet ends
+	 * the image too: a text read since (sites.c's, at the new image's
+	 * ask or its exec stop, or this function's below) is the new
+	 * image's.  A hit after it is of an image no text here is of.
+	 */
+	if (up_trk_exec_unread(c, pid, since, &xt) && xt < until) {
+		if (xt <= t) {
+			if (!s->exec_said)
+				say(c,
+				    "pid %d exec()d before a hit whose record "
+				    "was read ahead of the exec()'s: that "
+				    "hit's frames are given as addresses, not "
+				    "named",
+				    (int)pid);
+			s->exec_said = true;
+			return false;
+		}
+		until = xt;
+	}
 	*frozen = until != UINT64_MAX;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct us_proc *up = s->procs[i];
@@ -922,6 +955,12 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 	m = maps_of(c, pid, since, &maps_t, &maps_tb, 0);
 	if (!m)
 		return *b != NULL;
+	/* an exec() since the check above: the text may be the new image's */
+	if (up_trk_exec_unread(c, pid, since, &xt)) {
+		free(m);
+		*frozen = true;
+		return *b != NULL;
+	}
 	if (l && same_files(m, l->maps)) {
 		free(l->maps);
 		l->maps = m;

@@ -1114,9 +1114,22 @@ static size_t up_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
  */
 void up_track(struct consumer *c, struct tproc *pr)
 {
+	bool failed = c->enable_failed, warned = c->up.perm_warned;
+	int err;
+
 	if (pr->tracked || c->up.err[0] || !ustack_maps_wanted(c))
 		return;
-	pr->tracked = proc_enable_event(c, pr, NULL) == 0;
+	/* an aid only here: a failure fails nothing (-v says it) */
+	c->up.perm_warned = true;
+	err = proc_enable_event(c, pr, NULL);
+	c->enable_failed = failed;
+	c->up.perm_warned = warned;
+	pr->tracked = err == 0;
+	if (err && err != -ESRCH && c->o->verbose)
+		say(c,
+		    "pid %d: no fork tracker (perf_event_open: %s): its "
+		    "and its children's maps are read only when a hit asks",
+		    (int)pr->pid, strerror(-err));
 	if (pr->tracked && tracker_everywhere(pr))
 		ustack_tracked(c, pr->pid, now_ns(CLOCK_MONOTONIC));
 }

@@ -39,7 +39,8 @@
 #    call's pt_regs), at profile-997 in user mode (the sample's own)
 #    and in the kernel (those saved on entry), at proc's create,
 #    exec-success and exit (with the address space not randomised,
-#    their unnamed frames the same too);
+#    their unnamed frames the same too), and at an exit alone, named
+#    from the maps its mapping records had read while it lived;
 #  - where no prologue fits, the generic programs, still the same:
 #    curpsinfo's effective ids and session; and
 #    where a kernel probe's program is refused.
@@ -428,15 +429,27 @@ ALONE=1 same "profile-997: ustack() in the kernel" generated "getcpu 3000000" \
 expect_grep "profile-997: ustack() in the kernel: getcpu(2)'s" \
 	'^libc.so.6`syscall+' out1.txt
 
-# proc: a fork's stack, the new image's entry, an exit's (its memory
-# gone: the registers' frame alone), in a process whose addresses do not
-# change from run to run
+# proc: a fork's stack, the new image's entry, an exit's, in a process
+# whose addresses do not change from run to run
 if setarch "$(uname -m)" -R true 2>/dev/null; then
 	PRE="setarch $(uname -m) -R" \
 		same "proc: ustack()" generated "forkexec ./kpchild" \
 		-n 'proc:::create /pid == $target/ { ustack(); }' \
 		-n 'proc:::exec-success /ppid == $target/ { ustack(); }' \
 		-n 'proc:::exit /ppid == $target/ { ustack(); }'
+	# an exit's alone: no hit of kpchild before it, its maps gone by
+	# the time it is read, so its libraries are known only from the
+	# read its mapping records made while it lived (ustack.c's
+	# ustack_mapped_read(); kpchild lingers 0.3 s for it): libc's frames
+	# down to kpchild's _start
+	PRE="setarch $(uname -m) -R" \
+		same "proc: ustack() at an exit alone" generated \
+		"forkexec ./kpchild" \
+		-n 'proc:::exit /ppid == $target/ { ustack(); }'
+	expect_grep "proc: ustack() at an exit alone: libc's _exit" \
+		'^ *libc[.]so[.]6`_exit+' out1.txt
+	expect_grep "proc: ustack() at an exit alone: kpchild's _start" \
+		'^ *kpchild`_start+' out1.txt
 else
 	echo "# no setarch -R: proc's ustack() case skipped"
 fi

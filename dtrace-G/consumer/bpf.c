@@ -1563,6 +1563,7 @@ const struct consumer_backend_ops consumer_bpf_ops = {
 		BE_CAP_HOLD | BE_CAP_CRED,
 	.open = bpf_open,
 	.enable = bpf_enable,
+	.target = up_track, /* a stack's mapping records */
 	.poll_fds = bpf_poll_fds,
 	.drain = bpf_drain,
 	.decode = bpf_decode,

@@ -73,6 +73,7 @@ int ctypes_lookup(void *ctx, const char *obj, int kind, const char *name,
 /* uprobe.c: what the bpf backend shares */
 int up_open(struct consumer *c);
 void up_enable(struct consumer *c, struct tproc *pr);
+void up_track(struct consumer *c, struct tproc *pr);
 void up_proc_exit(struct consumer *c, struct tproc *pr);
 void up_proc_exec(struct consumer *c, struct tproc *pr);
 void up_site_relink(struct consumer *c, struct tproc *pr);

@@ -54,6 +54,9 @@ struct ustack_mapped {
 };
 void ustack_mapped(struct consumer *c, const struct ustack_mapped *m);
 void ustack_mapped_lost(struct consumer *c);
+/* the tracker's buffers were drained: read the maps its records made
+ * stale */
+void ustack_mapped_read(struct consumer *c);
 
 /*
  * vtime.c: vtimestamp.  Whether a clause of a traced probe reads it; 0,

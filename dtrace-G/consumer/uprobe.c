@@ -75,7 +75,9 @@
  * the process (up_site_relink()); not where the process has perf
  * events of a uprobe event on the site, which after an exec still arm
  * it (link_fits()).  The fork tracker (thread_open() with no event)
- * writes its per-CPU buffers either way.
+ * writes its per-CPU buffers either way, and is opened on a target with
+ * no site (a program of kernel probes) when a clause reads stacks, for
+ * the mapping records (up_track(), the bpf backend's target op).
  */
 #include "config.h"
 
@@ -1104,6 +1106,35 @@ static size_t up_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 }
 
 /*
+ * A -p or -c target with no site to arm (a program of kernel probes),
+ * when a clause reads stacks: the fork tracker all the same, for the
+ * mapping records of it and of the children it forks from then on
+ * (ustack.c's ustack_mapped_read(): their maps read while they live,
+ * so an exit's stack is named from the libraries ld.so mapped).
+ */
+void up_track(struct consumer *c, struct tproc *pr)
+{
+	bool failed = c->enable_failed, warned = c->up.perm_warned;
+	int err;
+
+	if (pr->tracked || c->up.err[0] || !ustack_maps_wanted(c))
+		return;
+	/* an aid only here: a failure fails nothing (-v says it) */
+	c->up.perm_warned = true;
+	err = proc_enable_event(c, pr, NULL);
+	c->enable_failed = failed;
+	c->up.perm_warned = warned;
+	pr->tracked = err == 0;
+	if (err && err != -ESRCH && c->o->verbose)
+		say(c,
+		    "pid %d: no fork tracker (perf_event_open: %s): its "
+		    "and its children's maps are read only when a hit asks",
+		    (int)pr->pid, strerror(-err));
+	if (pr->tracked && tracker_everywhere(pr))
+		ustack_tracked(c, pr->pid, now_ns(CLOCK_MONOTONIC));
+}
+
+/*
  * The hits, then the tracker's records: a child's FORK record was
  * written before the child ran, so every hit just read has its fork in
  * the tree (lineage.c).
@@ -1114,6 +1145,9 @@ void up_drain(struct consumer *c)
 		rb_drain(c, &c->up.cpus[i], false);
 	for (size_t i = 0; i < c->up.ntrk; i++)
 		rb_drain(c, &c->up.trk[i], true);
+	/* every record written before a new mapping's is read: the maps
+	 * of the processes that made one (ustack.c) */
+	ustack_mapped_read(c);
 }
 
 /*

@@ -86,8 +86,12 @@
  * under it (SIGBUS): the session's find_elf and find_debuginfo are
  * elfsafe.c's, which hand it descriptors nobody else can change.
  * When no text was read since a hit, the maps are read again, at most
- * every 10 ms; a text that changed only in anonymous mappings (the
- * heap, thread stacks) replaces its session's, whose modules stand.
+ * every 10 ms; and so, while the process lives, after the fork
+ * tracker's record of a new executable mapping of a file is read
+ * (ustack_mapped_read(): the libraries ld.so maps, a dlopen()), so
+ * that hits read once the process is gone (its exit's) have them; a
+ * text that changed only in anonymous mappings (the heap, thread
+ * stacks) replaces its session's, whose modules stand.
  * ustack_proc_gone() drops the
  * session when consumer.c has read the last records of a traced process
  * that ended; the sessions of other processes (children) are kept up
@@ -871,6 +875,43 @@ static bool session_open(struct ustack_state *s, struct us_proc *up)
 }
 
 /*
+ * A read of l's process begins at now: false, unless its pid is
+ * another process's now (l->gone from then on).
+ */
+static bool reused(struct us_proc *l, uint64_t now)
+{
+	uint64_t st = start_of(l->pid);
+
+	l->refreshed = now;
+	if (st && l->start && st != l->start)
+		l->gone = true;
+	return l->gone;
+}
+
+/*
+ * Keep text m (taken) of pid's image since, read from maps_tb to
+ * maps_t (begun at now), l the image's last text: it replaces l's where
+ * both map the same files (the session's modules stand), else it is a
+ * text of its own.  The text that holds it.
+ */
+static struct us_proc *text_keep(struct consumer *c, pid_t pid, uint64_t since,
+				 struct us_proc *l, char *m, uint64_t maps_t,
+				 uint64_t maps_tb, uint64_t now)
+{
+	if (l && same_files(m, l->maps)) {
+		free(l->maps);
+		l->maps = m;
+		if (maps_t > l->maps_t)
+			l->maps_t = maps_t;
+		return l;
+	}
+	l = proc_new(state(c), pid, m, since, maps_t, maps_tb);
+	l->refreshed = now;
+	l->dated = dlhold_owns(pid);
+	return l;
+}
+
+/*
  * The sessions of pid's image at t around t: *b the text read last at
  * or before t, *a the first read after it (NULL: none).  While the
  * process runs the image and no text was read after t, the live maps
@@ -884,7 +925,7 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 {
 	struct ustack_state *s = state(c);
 	uint64_t since, until, maps_t, maps_tb, now, xt;
-	struct us_proc *l;
+	struct us_proc *l, *k;
 	char *m;
 
 	*b = *a = NULL;
@@ -943,15 +984,8 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 	now = now_ns(CLOCK_MONOTONIC);
 	if (l && (l->gone || now - l->refreshed < US_REFRESH_NS))
 		return true;
-	if (l) {
-		uint64_t st = start_of(pid);
-
-		l->refreshed = now;
-		if (st && l->start && st != l->start) {
-			l->gone = true; /* the pid is another process's now */
-			return true;
-		}
-	}
+	if (l && reused(l, now))
+		return true;
 	m = maps_of(c, pid, since, &maps_t, &maps_tb, 0);
 	if (!m)
 		return *b != NULL;
@@ -961,20 +995,11 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 		*frozen = true;
 		return *b != NULL;
 	}
-	if (l && same_files(m, l->maps)) {
-		free(l->maps);
-		l->maps = m;
-		if (maps_t > l->maps_t)
-			l->maps_t = maps_t;
-		return true;
-	}
-	l = proc_new(s, pid, m, since, maps_t, maps_tb);
-	l->refreshed = now;
-	l->dated = dlhold_owns(pid);
-	if (maps_t > t)
-		*a = l;
-	else
-		*b = l;
+	k = text_keep(c, pid, since, l, m, maps_t, maps_tb, now);
+	if (k != l && maps_t > t)
+		*a = k;
+	else if (k != l)
+		*b = k;
 	return true;
 }
 
@@ -1032,14 +1057,25 @@ static void mrecs_trim(struct ustack_state *s, struct us_tracked *tr)
 		tr->t = cut + 1;
 }
 
-/* A record of a process tracked (others date nothing: not kept). */
+/*
+ * A record of a file's executable mapping makes its process's texts
+ * stale (ustack_mapped_read()); a record of a process tracked is kept
+ * (others date nothing).
+ */
 void ustack_mapped(struct consumer *c, const struct ustack_mapped *m)
 {
 	struct ustack_state *s;
+	size_t k;
 
 	if (!ustack_wanted(c))
 		return;
 	s = state(c);
+	for (k = 0; m->file && k < s->nstale && s->stale[k].pid != m->pid;)
+		k++;
+	if (m->file && k == s->nstale)
+		PUSH(s->stale, s->nstale, ((struct us_stale){ m->pid, m->t }));
+	else if (m->file && m->t > s->stale[k].t)
+		s->stale[k].t = m->t;
 	for (size_t i = 0; i < s->ntracked; i++) {
 		struct us_tracked *tr = &s->tracked[i];
 
@@ -1055,6 +1091,82 @@ void ustack_mapped(struct consumer *c, const struct ustack_mapped *m)
 void ustack_mapped_lost(struct consumer *c)
 {
 	state(c)->mrecs_lost = true;
+}
+
+/*
+ * pid's image is laid out: /proc/PID/stat's end_code (27th field),
+ * which the ELF loader sets once it has mapped the file, its
+ * interpreter and the vDSO (fs/binfmt_elf.c); a new image's is 0 until
+ * then.  (inproc_exec.c's image_laid_out() asks more: the environment
+ * too.)
+ */
+static bool laid_out(pid_t pid)
+{
+	size_t n = 0;
+	char *st = read_proc(pid, "stat", &n);
+	char *p = st ? memrchr(st, ')', n) : NULL;
+	unsigned long long end_code = 0;
+
+	for (int field = 2; p && field < 27 && (p = strchr(p + 1, ' '));)
+		if (++field == 27)
+			end_code = strtoull(p + 1, NULL, 10);
+	free(st);
+	return end_code != 0;
+}
+
+/*
+ * The tracker's buffers were drained, so every record written before
+ * the newest mapping record of a process is read (its exec()'s COMM
+ * among them): the maps of each process whose texts are older than its
+ * last new executable mapping are read now, while it lives, into a
+ * text of its image (text_keep()), and where the kernel has unwinder
+ * tables of it, they are built again from that text: a library ld.so
+ * or dlopen() mapped is in its texts and tables before the hits that
+ * need them, however late these are read, even when the process is
+ * gone by then (its exit's stack).  Not for a process that exec()d
+ * since the record (that image's records are its own), nor one whose
+ * text was read since, nor one gone (its maps empty): its frames there
+ * stay addresses; nor one inside an exec() still (laid_out()): the
+ * exec()'s own mappings write records, and a text read half-way would
+ * be one before the image's first hits that lacks the interpreter
+ * those run in, which no record of a process not tracked dates (its
+ * names withheld); the interpreter's mappings write the next records.
+ */
+void ustack_mapped_read(struct consumer *c)
+{
+	struct ustack_state *s = c->ust;
+
+	for (size_t i = 0; s && i < s->nstale; i++) {
+		const struct us_stale *st = &s->stale[i];
+		uint64_t since, until, tb, te;
+		struct us_proc *l, *up;
+		char *m;
+
+		lin_image(c, st->pid, st->t, &since, &until);
+		if (until != UINT64_MAX)
+			continue;
+		l = latest(s, st->pid, since, until);
+		tb = now_ns(CLOCK_MONOTONIC);
+		if (l && (l->gone || l->refreshed > st->t || reused(l, tb)))
+			continue;
+		if (!laid_out(st->pid))
+			continue; /* an exec()'s own mappings, half made */
+		m = read_proc(st->pid, "maps", NULL);
+		te = now_ns(CLOCK_MONOTONIC);
+		if (!m || !*m) {
+			free(m);
+			continue;
+		}
+		up = text_keep(c, st->pid, since, l, m, te, tb, tb);
+#ifdef HAVE_BPF
+		if (up != l && uw_built(c, st->pid) && session_open(s, up))
+			uw_build(c, up, st->pid);
+#else
+		(void)up;
+#endif
+	}
+	if (s)
+		s->nstale = 0;
 }
 
 /* Does text up map at x the file of record r (none: anonymous)? */

@@ -145,6 +145,17 @@ struct ustack_state {
 	} *tracked;
 	size_t ntracked;
 	bool mrecs_lost;
+	/*
+	 * The processes with an executable mapping newer than their last
+	 * text (ustack_mapped()), each with the newest such record's time:
+	 * their maps are read when the tracker's buffers are drained
+	 * (ustack_mapped_read()).
+	 */
+	struct us_stale {
+		pid_t pid;
+		uint64_t t;
+	} * stale;
+	size_t nstale;
 };
 
 /* ustack.c */
@@ -159,6 +170,7 @@ bool us_at_bias(struct us_proc *up, uint64_t x);
 #ifdef HAVE_BPF
 void uw_build(struct consumer *c, struct us_proc *up, pid_t pid);
 void uw_gone(struct consumer *c, pid_t pid);
+bool uw_built(struct consumer *c, pid_t pid);
 #endif
 
 /* usym.c */

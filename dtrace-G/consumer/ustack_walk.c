@@ -659,6 +659,14 @@ void uw_build(struct consumer *c, struct us_proc *up, pid_t pid)
 	pr->maps = up->maps;
 }
 
+/* Has pid tables in the kernel (of some text)? */
+bool uw_built(struct consumer *c, pid_t pid)
+{
+	struct uwalk *uw = c->bpf ? c->bpf->uw : NULL;
+
+	return uw && proc_of(uw, pid);
+}
+
 void uw_gone(struct consumer *c, pid_t pid)
 {
 	struct uwalk *uw = c->bpf ? c->bpf->uw : NULL;

@@ -17,7 +17,8 @@
  *				child that is killed by SIGKILL once asleep
  *				in pause(); prints both
  *				pids; exits with status 3
- *	kpprog hello		prints "hello" (what forkexec runs)
+ *	kpprog hello		prints "hello" (what forkexec runs), then
+ *				sleeps 0.3 s
  *	kpprog rewrites N	N openat(2) calls of the path
  *				"/nonexistent/rw-I" in a buffer, which
  *				is rewritten right after each returns
@@ -162,6 +163,14 @@ int main(int argc, char **argv)
 		usleep(500000); /* for a reader after the fact */
 	} else if (!strcmp(argv[1], "hello")) {
 		printf("hello\n");
+		/*
+		 * 0.3 s more before it exits, for dtrace to read its maps
+		 * after ld.so mapped libc (the tracker's mapping record,
+		 * ustack.c's ustack_mapped_read()): a process gone before
+		 * any read of them has its exit's frames as addresses
+		 */
+		fflush(stdout);
+		usleep(300000);
 	} else {
 		return 2;
 	}

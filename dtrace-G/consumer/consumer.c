@@ -105,6 +105,38 @@ char *read_proc(pid_t pid, const char *name, size_t *lenp)
 	return t;
 }
 
+/*
+ * pid's current image is laid out: /proc/PID/stat's end_code (27th
+ * field), which the ELF loader sets only once it has mapped the file,
+ * its interpreter and the vDSO and written the stack's tables, the
+ * environment's bounds (env_end) last among them (fs/binfmt_elf.c:
+ * create_elf_tables(), then mm->end_code); a new image's is 0 until
+ * then.  Read before what it guards: inproc_exec.c's environment read
+ * (an empty read followed by a finished layout took an image told not
+ * to ask for one with no environment: run-trace-fork.sh, "fork then
+ * exec 2, forked before", under -x activation=user in CI; 67 of 2,000
+ * execs of an image with 30 variables, polled as the watch does, on
+ * Linux 6.18) and ustack.c's maps read at a new mapping (a text of the
+ * maps half-way through an exec, with no ld.so yet).
+ */
+bool image_laid_out(pid_t pid)
+{
+	size_t n = 0;
+	char *st = read_proc(pid, "stat", &n);
+	char *p = st ? memrchr(st, ')', n) : NULL;
+	unsigned long long end_code = 0;
+
+	if (p && n && st[n - 1] == '\n')
+		st[n - 1] = 0;
+	else if (p)
+		p = NULL; /* cut short: not trusted */
+	for (int field = 2; p && field < 27 && (p = strchr(p + 1, ' '));)
+		if (++field == 27)
+			end_code = strtoull(p + 1, NULL, 10);
+	free(st);
+	return end_code != 0;
+}
+
 uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;

@@ -26,6 +26,8 @@ size_t consumer_bufsize(size_t want);
 char *read_file(const char *path, size_t *lenp);
 /* /proc/pid/name whole (procfs.h's proc_read_text), or NULL */
 char *read_proc(pid_t pid, const char *name, size_t *lenp);
+/* pid's current image laid out by the kernel (end_code set) */
+bool image_laid_out(pid_t pid);
 /* fdclose.c: close n descriptors (< 0 skipped) from many threads at once:
  * each close of a uprobe perf event waits for grace periods */
 void close_many(const int *fds, size_t n);

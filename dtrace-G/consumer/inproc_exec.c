@@ -111,43 +111,6 @@ int ip_image_token(pid_t pid, uint64_t tok[2])
  */
 enum { ENV_TOLD, ENV_FREE, ENV_EMPTY, ENV_UNREAD };
 
-/*
- * pid's new image's stack is laid out, its environment's bounds final:
- * /proc/PID/stat's end_code (27th field), which the ELF loader sets only
- * after it has written the stack's tables and env_end for the last
- * time (fs/binfmt_elf.c: create_elf_tables(), then mm->end_code), and
- * env_end (51st) set.  Read before the environment, never after: a
- * read of the environment that found none yet, followed by this one
- * after the kernel finished, took an image told not to ask for one
- * with no environment (ENV_FREE), left waiting for an ask that never
- * came (run-trace-fork.sh, "fork then exec 2, forked before", under -x
- * activation=user in CI; 67 of 2,000 execs of an image with 30
- * variables, polled as the watch does, on Linux 6.18).  env_end alone
- * is set, equal to env_start, while the kernel walks the strings.
- */
-static bool image_laid_out(pid_t pid)
-{
-	size_t n = 0;
-	char *st = read_proc(pid, "stat", &n);
-	char *p = st ? memrchr(st, ')', n) : NULL;
-	unsigned long long end_code = 0, env_end = 0;
-	int field = 2; /* comm's */
-
-	if (p && n && st[n - 1] == '\n')
-		st[n - 1] = 0;
-	else if (p)
-		p = NULL; /* cut short: not trusted */
-	while (p && field < 51 && (p = strchr(p + 1, ' '))) {
-		field++;
-		if (field == 27)
-			end_code = strtoull(p + 1, NULL, 10);
-		else if (field == 51)
-			env_end = strtoull(p + 1, NULL, 10);
-	}
-	free(st);
-	return end_code != 0 && env_end != 0;
-}
-
 static int drti_env(pid_t pid)
 {
 	size_t n = 0, k = strlen(DRTI_ENV_DISABLE);

@@ -1094,27 +1094,6 @@ void ustack_mapped_lost(struct consumer *c)
 }
 
 /*
- * pid's image is laid out: /proc/PID/stat's end_code (27th field),
- * which the ELF loader sets once it has mapped the file, its
- * interpreter and the vDSO (fs/binfmt_elf.c); a new image's is 0 until
- * then.  (inproc_exec.c's image_laid_out() asks more: the environment
- * too.)
- */
-static bool laid_out(pid_t pid)
-{
-	size_t n = 0;
-	char *st = read_proc(pid, "stat", &n);
-	char *p = st ? memrchr(st, ')', n) : NULL;
-	unsigned long long end_code = 0;
-
-	for (int field = 2; p && field < 27 && (p = strchr(p + 1, ' '));)
-		if (++field == 27)
-			end_code = strtoull(p + 1, NULL, 10);
-	free(st);
-	return end_code != 0;
-}
-
-/*
  * The tracker's buffers were drained, so every record written before
  * the newest mapping record of a process is read (its exec()'s COMM
  * among them): the maps of each process whose texts are older than its
@@ -1126,7 +1105,7 @@ static bool laid_out(pid_t pid)
  * gone by then (its exit's stack).  Not for a process that exec()d
  * since the record (that image's records are its own), nor one whose
  * text was read since, nor one gone (its maps empty): its frames there
- * stay addresses; nor one inside an exec() still (laid_out()): the
+ * stay addresses; nor one inside an exec() still (image_laid_out()): the
  * exec()'s own mappings write records, and a text read half-way would
  * be one before the image's first hits that lacks the interpreter
  * those run in, which no record of a process not tracked dates (its
@@ -1149,7 +1128,7 @@ void ustack_mapped_read(struct consumer *c)
 		tb = now_ns(CLOCK_MONOTONIC);
 		if (l && (l->gone || l->refreshed > st->t || reused(l, tb)))
 			continue;
-		if (!laid_out(st->pid))
+		if (!image_laid_out(st->pid))
 			continue; /* an exec()'s own mappings, half made */
 		m = read_proc(st->pid, "maps", NULL);
 		te = now_ns(CLOCK_MONOTONIC);

@@ -199,13 +199,6 @@
 /* ------------------------------------------------------------------ */
 /* Which clauses */
 
-/* An integer constant expression (d_const_int(): its value as the
- * interpreter computes it at the hit): its value. */
-bool kp_const_of(const struct node *n, int64_t *v)
-{
-	return d_const_int(n, v);
-}
-
 /*
  * progenyof(p) the kernel computes (UBPF_K_PROG): p an integer constant
  * once folded ($target, $1, $pid, a literal), with the BTF's offsets of
@@ -221,7 +214,7 @@ bool kp_prog_arg(const struct d_kplan *k, const struct node *n, uint32_t *q)
 
 	if (!k || !k->ppid || k->noprog || n->op != N_FUNC ||
 	    d_funcs[n->sub].id != F_PROGENYOF || n->nargs != 1 ||
-	    !kp_const_of(n->args[0], &v))
+	    !d_const_int(n->args[0], &v))
 		return false;
 	if (q)
 		*q = (uint32_t)(int32_t)v;
@@ -462,7 +455,8 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		if (n->sub == '/' || n->sub == '%') {
 			int64_t v;
 
-			return kp_const_of(n->b, &v) && d_dv_int(v, *sz, *sg).i != 0;
+			return d_const_int(n->b, &v) &&
+			       d_dv_int(v, *sz, *sg).i != 0;
 		}
 		return true;
 	case N_LAND:

@@ -588,7 +588,7 @@ void emit(struct em *m, const struct node *n)
 			emit(m, n->a);
 			{
 				int64_t bc = 0;
-				bool bimm = kp_const_of(n->b, &bc);
+				bool bimm = d_const_int(n->b, &bc);
 
 				/* the count: & 63, unconverted */
 				if (!bimm)
@@ -770,7 +770,7 @@ void emit(struct em *m, const struct node *n)
 		(void)kp_ty_at(m->k, m->probe, n->b, &bz, &bg);
 		{
 			int64_t bc = 0;
-			bool bimm = kp_const_of(n->b, &bc);
+			bool bimm = d_const_int(n->b, &bc);
 			/* the operands' common type (the comparisons' too) */
 			unsigned sa = az < 4 ? 4 : az, sb = bz < 4 ? 4 : bz;
 			bool ga = az < 4 ? true : ag, gb = bz < 4 ? true : bg;

@@ -284,8 +284,6 @@ int kp_spec_take_var(const struct stmt *st);
  * commit() and discard() numbered after the others'? */
 bool kp_kspec_pre(struct d_kplan *k, const bool *traced);
 bool kp_kspec_post(struct d_kplan *k);
-/* kplan.c: an integer constant, maybe negated: its value */
-bool kp_const_of(const struct node *n, int64_t *v);
 /* progenyof() of a constant the kernel computes (UBPF_K_PROG): its pid */
 bool kp_prog_arg(const struct d_kplan *k, const struct node *n, uint32_t *q);
 /* ... of a pid the kernel computes at pr (UBPF_K_PROGX) */

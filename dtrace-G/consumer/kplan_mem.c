@@ -123,7 +123,7 @@ static bool copy_site(const struct node *n, struct kp_place *pl)
 	if (n->op != N_FUNC || d_funcs[n->sub].id != F_COPYIN ||
 	    n->nargs != 2 || n->args[0]->op != N_ARGN || n->args[0]->sub < 0 ||
 	    n->args[0]->sub >= D_MAXARGS || n->args[0]->sub >= UBPF_MAXARGS ||
-	    n->args[1]->op != N_INT || !kp_const_of(n->args[1], &c) || c < 1 ||
+	    n->args[1]->op != N_INT || !d_const_int(n->args[1], &c) || c < 1 ||
 	    c > UBPF_KCPYMAX)
 		return false;
 	pl->arg = (uint8_t)n->args[0]->sub;
@@ -146,7 +146,7 @@ static bool index_add(const struct d_kplan *k, const struct node *n,
 	uint64_t sc = d_ptr_scale(k->prog, n->a);
 	int64_t c;
 
-	if (!kp_const_of(n->b, &c) || !off_ok(c) || sc > UBPF_KCPYROOM)
+	if (!d_const_int(n->b, &c) || !off_ok(c) || sc > UBPF_KCPYROOM)
 		return false;
 	pl->off += c * (int64_t)sc;
 	return true;
@@ -181,7 +181,7 @@ bool kp_mem_place(const struct d_kplan *k, const struct node *n,
 		p = n->a->ptr ? n->a : n->b;
 		i = n->a->ptr ? n->b : n->a;
 		if (i->ptr || (n->sub == '-' && p != n->a) ||
-		    !kp_const_of(i, &c) || !kp_mem_place(k, p, pl))
+		    !d_const_int(i, &c) || !kp_mem_place(k, p, pl))
 			return false;
 		/* run.c's ptr_step(): scaled by the result's pointee */
 		sc = n->ptr == D_PTR_VOID ? 1 : d_ptr_scale(k->prog, n);

@@ -800,7 +800,7 @@ int kp_ostr_count(const struct d_prog *p, const struct node *n)
 		return -1;
 	if (n->nargs == 1)
 		return (int)p->strsize - 1;
-	if (!kp_const_of(n->args[1], &c) || c == 0)
+	if (!d_const_int(n->args[1], &c) || c == 0)
 		return -1;
 	return c > 0 && (uint64_t)c + 1 < p->strsize ? (int)c
 						     : (int)p->strsize - 1;
@@ -1049,7 +1049,7 @@ static bool ftime_func(const struct node *n)
 		return true;
 	case F_LLTOSTR:
 		return n->nargs < 2 ||
-		       (kp_const_of(n->args[1], &b) && b >= 2 && b <= 36);
+		       (d_const_int(n->args[1], &b) && b >= 2 && b <= 36);
 	default:
 		return false;
 	}

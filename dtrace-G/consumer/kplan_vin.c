@@ -198,7 +198,7 @@ static bool ufree(const struct d_prog *p, const struct node *n, bool whole)
 		return true;
 	case N_BIN:
 		if ((n->sub == '/' || n->sub == '%') &&
-		    (!kp_const_of(n->b, &c) || !c))
+		    (!d_const_int(n->b, &c) || !c))
 			return false;
 		return ufree(p, n->a, false) && ufree(p, n->b, false);
 	case N_UN:

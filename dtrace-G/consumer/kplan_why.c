@@ -741,7 +741,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				int64_t cn;
 
 				snprintf(buf, len, "argument %u: %s", j + 1,
-					 kp_const_of(w->args[1], &cn)
+					 d_const_int(w->args[1], &cn)
 						 ? "copyinstr() of 0 bytes, "
 						   "which reads nothing"
 						 : "copyinstr() of a length "

@@ -1103,7 +1103,9 @@ void ustack_mapped_lost(struct consumer *c)
  * or dlopen() mapped is in its texts and tables before the hits that
  * need them, however late these are read, even when the process is
  * gone by then (its exit's stack).  Not for a process that exec()d
- * since the record (that image's records are its own), nor one whose
+ * since the record (that image's records are its own; an exec() the
+ * tracker recorded during the read, not read yet, included:
+ * up_trk_exec_unread(), as bracket() asks), nor one whose
  * text was read since, nor one gone (its maps empty): its frames there
  * stay addresses; nor one inside an exec() still (image_laid_out()): the
  * exec()'s own mappings write records, and a text read half-way would
@@ -1117,7 +1119,7 @@ void ustack_mapped_read(struct consumer *c)
 
 	for (size_t i = 0; s && i < s->nstale; i++) {
 		const struct us_stale *st = &s->stale[i];
-		uint64_t since, until, tb, te;
+		uint64_t since, until, tb, te, xt;
 		struct us_proc *l, *up;
 		char *m;
 
@@ -1132,7 +1134,9 @@ void ustack_mapped_read(struct consumer *c)
 			continue; /* an exec()'s own mappings, half made */
 		m = read_proc(st->pid, "maps", NULL);
 		te = now_ns(CLOCK_MONOTONIC);
-		if (!m || !*m) {
+		/* an exec() since the drain: the text may be the new image's
+		 * (bracket()'s test after its read) */
+		if (!m || !*m || up_trk_exec_unread(c, st->pid, since, &xt)) {
 			free(m);
 			continue;
 		}

@@ -302,6 +302,52 @@ if [ "$be" = bpf ]; then
 		-c "./pidprog 'work 3'" 2>err.txt </dev/null
 	expect_out "$be: kernel aggregation: output" '\n                0                1\n                1                1\n                2                1\n              333\n'
 	expect_grep "$be: kernel aggregation: in the kernel" '^dtrace: 2 clauses aggregated in the kernel$' err.txt
+
+	# a clause with no statement, its predicate a self-> variable the
+	# kernel keeps: the kernel's (its record the default line, -F's
+	# and JSON's), three ways alike but for the CPU (this tree before
+	# ran it in user space from every record, -v said "it has no
+	# statement")
+	cat >empty.d <<'EOF2'
+pid$target:a.out:pid_outer:entry { self->in = 1; }
+pid$target:a.out:pid_outer:entry,pid$target:a.out:pid_outer:return,
+pid$target:a.out:pid_inner:entry,pid$target:a.out:pid_inner:return
+/self->in/ {}
+pid$target:a.out:pid_outer:return { self->in = 0; }
+EOF2
+	for em in 1 0 k; do
+		for ef in F json; do
+			case $ef in
+			F) eo=-F ;;
+			*) eo='-x oformat=json' ;;
+			esac
+			rm -f out.txt
+			if [ $em = k ]; then
+				DTRACE_KAGG=0 timeout -s KILL 120 "$DTRACE" -v \
+					$eo -o out.txt -s empty.d -c "./pidprog flow" \
+					2>"empty-$em-$ef.err" </dev/null
+			else
+				DTRACE_CGEN=$em timeout -s KILL 120 "$DTRACE" -v \
+					$eo -o out.txt -s empty.d -c "./pidprog flow" \
+					2>"empty-$em-$ef.err" </dev/null
+			fi
+			sed -E 's/^ *[0-9]+  //; s/"cpu":[0-9]+/"cpu":C/; s/pid[0-9]+"/pidN"/' \
+				out.txt >"empty-$em-$ef.txt"
+		done
+	done
+	expect_grep "$be: a clause with no statement: -F" '^  -> pid_inner *$' empty-1-F.txt
+	expect_eq "$be: a clause with no statement: JSON records" 6 \
+		"$(grep -c '"name":"\(entry\|return\)","output":""}$' empty-1-json.txt)"
+	for ef in F json; do
+		expect_file_eq "$be: a clause with no statement ($ef): DTRACE_CGEN=0's" \
+			empty-0-$ef.txt empty-1-$ef.txt
+		expect_file_eq "$be: a clause with no statement ($ef): DTRACE_KAGG=0's" \
+			empty-k-$ef.txt empty-1-$ef.txt
+		expect_grep "$be: a clause with no statement ($ef): -v" \
+			'^dtrace: 1 clause printing values computed in the kernel$' empty-1-$ef.err
+		expect_eq "$be: a clause with no statement ($ef): none in user space" "" \
+			"$(grep 'runs in user space' empty-1-$ef.err)"
+	done
 fi
 
 expect_eq "$be: no uprobe event left" "" "$(left)"

@@ -767,6 +767,10 @@ static bool out_clause(const struct d_kplan *k, unsigned clause, bool prints)
 {
 	const struct clause *c = &k->prog->clauses[clause];
 
+	/* no statement: its record is its default line (or JSON record,
+	 * or nothing under -q), d_run_pre()'s as any clause's */
+	if (!c->nstmts)
+		return true;
 	/* (a sout clause's first statement, speculate(), has an entry
 	 * of its own and no if: nflat is nstmts) */
 	for (unsigned i = 0; i < c->nflat; i++) {

@@ -634,7 +634,11 @@ bool kp_clause_ok(struct d_kplan *k, unsigned ci)
 {
 	const struct clause *c = &k->prog->clauses[ci];
 	uint8_t sz, sg;
-	bool ok = c->nstmts > 0 && k->nst + c->nflat <= UINT16_MAX &&
+	/* a clause with no statement prints its default line from its
+	 * record: in the generated programs alone, whose ODONE writes it
+	 * (kp_out_clause()) */
+	bool ok = (c->nstmts > 0 || k->vars) &&
+		  k->nst + c->nflat <= UINT16_MAX &&
 		  (!c->pred || kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg));
 
 	k->first[ci] = k->nst;

@@ -9,7 +9,7 @@
  * tests on the plan as decided (each variable's fate final, as the
  * last pass left it) in kp_clause_ok()'s order, and names the first
  * that fails: the clause fires where user space must run it (from an
- * exit() on); it has no statement; its predicate, or a statement, is
+ * exit() on); its predicate, or a statement, is
  * not one the kernel computes (kp_ty_at(), kp_stmt_ok(), kplan_out.c's
  * kp_out_ok(), the same calls on a scratch struct kstmt), and where
  * that statement reads or stores a variable the kernel does not keep,
@@ -944,10 +944,9 @@ static bool own_fail(const struct d_kplan *k, unsigned ci)
 	uint8_t sz, sg;
 	bool r = false, nested = why_nested, wv = why_var;
 
-	/* an exit() decided at the hit, no statement, speculating (its own
-	 * -v line: d_kplan_spec_why()) */
-	if ((k->kexit && k->xcl[ci]) || !c->nstmts ||
-	    d_kplan_specs(k->prog, ci))
+	/* an exit() decided at the hit, speculating (its own -v line:
+	 * d_kplan_spec_why()) */
+	if ((k->kexit && k->xcl[ci]) || d_kplan_specs(k->prog, ci))
 		return true;
 	why_nested = true;
 	if (c->pred && !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg)) {
@@ -989,12 +988,6 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 		snprintf(buf, len,
 			 "it calls exit(), which dtrace runs from the record "
 			 "of the one hit that wins it");
-		return buf;
-	}
-	if (!c->nstmts) {
-		snprintf(buf, len,
-			 "it has no statement: dtrace prints its default "
-			 "line from the record");
 		return buf;
 	}
 	/* the predicate, then each statement, as kp_clause_ok() asks: the

@@ -168,15 +168,15 @@ vcount() {
 	expect_grep "$vw" "^dtrace: $3 clause$vs $vk in the kernel\$" "$2"
 }
 
-# cut_bg NAME: NAME.d on cgout cut, three ways (the generated programs,
-# DTRACE_KAGG=0, DTRACE_CGEN=0) at strsize 256 and 16, in the
-# background, late (R1 reads a copy that faulted at the probe again
-# when dtrace runs the record); cut_check NAME WHAT N after run_join:
+# cut_bg NAME [LATE]: NAME.d on cgout cut, three ways (the generated
+# programs, DTRACE_KAGG=0, DTRACE_CGEN=0) at strsize 256 and 16, in the
+# background, late where LATE is set (R1 reads a copy that faulted at
+# the probe again when dtrace runs the record); cut_check NAME WHAT N after run_join:
 # their outputs and messages alike byte for byte, the unmapped page's
 # address as PAGE (NAME*.cmp, NAME*.msg), and -v's N clauses printing
 # from the kernel
 cut_bg() {
-	late=1
+	late=${2:-}
 	for xo in '' '-x strsize=16'; do
 		x=${xo:+16}
 		rm -f "$1-a1$x" "$1-au$x" "$1-a0$x"
@@ -1201,6 +1201,19 @@ pid$target::hit:entry
 	trace(strjoin("<", copyinstr(arg0, (int)(arg1 + 0x100000000))));
 	printf("\n");
 }
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+# ... and of addresses the kernel keeps (no R1: the kernel's copies and
+# faults alone, so no linger: this tree before read them in user space
+# after cgout had gone), this->a = arg0 and, at the return, self->p,
+# by counts self->n = 9i and this->m = 9i - 250
+cat >cpnv.d <<'EOF2'
+pid$target::hit:entry
+{
+	this->a = arg0;
+	printf("%d [%s] [%s]\n", arg1, copyinstr(this->a, arg1 - 2),
+	    strjoin("<", copyinstr(this->a, arg1 * 10)));
+}
 pid$target::hit:entry { self->p = arg0; self->n = arg1 * 9; }
 pid$target::hit:return
 {
@@ -1211,8 +1224,9 @@ pid$target::hit:return
 pid$target::hit:return { self->p = 0; self->n = 0; }
 dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
 EOF2
-cut_bg cpnk
-cut_bg cpnh
+cut_bg cpnk 1
+cut_bg cpnh 1
+cut_bg cpnv
 run_join
 cut_check cpnk "copyinstr(E, N)" 2
 expect_grep "copyinstr(E, N): a count below the string" \
@@ -1228,7 +1242,8 @@ expect_eq "copyinstr(E, N) (strsize 16): the page within the count" 7 \
 expect_grep "copyinstr(E, N) (strsize 16): cut to 15" \
 	'^17 15 15$' cpnk116.txt
 expect_grep "copyinstr(E, N): cut to 255" '^17 15 255$' cpnk1.txt
-cut_check cpnh "copyinstr(E, N), N the hit's" 3
+cut_check cpnh "copyinstr(E, N), N the hit's" 2
+cut_check cpnv "copyinstr(E, N), N the hit's, addresses kept" 2
 a9=aaaaaaaaa x9=xxxxxxxxx
 expect_grep "copyinstr(E, N), N the hit's: counts i, i - 2, 10i" \
 	"^10 \[a$a9\] \[aaaaaaaa\] \[$(printf "a$a9%.0s" 1 2 3 4 5 6 7 8 9 10)\]\$" \
@@ -1242,16 +1257,20 @@ expect_grep "copyinstr(E, N), N the hit's: 64 bits cut to 255" \
 expect_grep "copyinstr(E, N), N the hit's: an int of 64 bits" \
 	"^<a${a9}aaaaaaa\$" cpnh1.txt
 expect_grep "copyinstr(E, N), N the hit's: past strsize" \
-	"^r 270 \[x\{255\}\] \[x${x9}${x9}x\]\$" cpnh1.txt
+	"^r 270 \[x\{255\}\] \[x${x9}${x9}x\]\$" cpnv1.txt
 expect_grep "copyinstr(E, N), N the hit's (strsize 16): cut to 15" \
-	"^r 270 \[x\{15\}\] \[x\{15\}\]\$" cpnh116.txt
-# (the page's faults: each of the three clauses at each of the seven
-# pages, the last, 254 'x's before it, by 10i, i + 2^32 and 9i, which
-# read 255; at strsize 16, at the four pages 6 to 9 bytes away)
-expect_eq "copyinstr(E, N), N the hit's: the page within the count" 21 \
-	"$(grep -c '^ERROR [0-9]* -1 1 PAGE$' cpnh1.cmp)"
-expect_eq "copyinstr(E, N), N the hit's (strsize 16): the page within the count" \
-	12 "$(grep -c '^ERROR [0-9]* -1 1 PAGE$' cpnh116.cmp)"
+	"^r 270 \[x\{15\}\] \[x\{15\}\]\$" cpnv116.txt
+expect_grep "copyinstr(E, N), N the hit's: 0 of an address kept" \
+	'^2 \[\] \[<abcdef\]$' cpnv1.txt
+# (the page's faults: each clause at each of the seven pages, the
+# last, 254 'x's before it, by 10i, i + 2^32 and 9i, which read 255; at
+# strsize 16, at the four pages 6 to 9 bytes away)
+for f in cpnh cpnv; do
+	expect_eq "copyinstr(E, N), N the hit's: $f's faults at the page" 14 \
+		"$(grep -c '^ERROR [0-9]* -1 1 PAGE$' ${f}1.cmp)"
+	expect_eq "copyinstr(E, N), N the hit's (strsize 16): $f's faults at the page" \
+		8 "$(grep -c '^ERROR [0-9]* -1 1 PAGE$' ${f}116.cmp)"
+done
 expect_grep "copyinstr(E, N), N the hit's (strsize 16): 15 bytes before the page" \
 	'^27 X\{15\} 15$' cpnh116.txt
 # ... N computed at the hit: the bytes at the hit (cgout rewrite; this

@@ -27,7 +27,10 @@
  * OSTR pops an address into its struct ubpf_kostr and copies the
  * string with bpf_probe_read_user_str() of at most imm bytes
  * (strsize - 1, as run.c's d_read_user_str() reads, or copyinstr(E,
- * N)'s N, 1 to UBPF_STRMAX, as its copyinstr() reads): a copy that
+ * N)'s N, 1 to UBPF_STRMAX, as its copyinstr() reads; flagged
+ * UBPF_KF_NCNT, N popped first, computed at the hit, clamped to imm
+ * there as run.c clamps it and kept in the struct's cnt, 0 reading
+ * nothing: ostr_at()): a copy that
  * filled them cut its last byte for a NUL, so that byte is read again
  * on its own and the string is the imm bytes run.c would have had; a
  * copy that faulted reads one byte at the address to say where, there

@@ -21,8 +21,11 @@
  * or copyinstr(E) of one such integer E (one argument: strsize - 1
  * bytes at most), or copyinstr(E, N), N a constant count (its OSTR
  * reads N bytes at most, strsize - 1 where N + 1 is not below strsize,
- * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0 or
- * computed at the hit, user space's), or stringof() of a copy's place
+ * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0,
+ * user space's) or an integer the plan computes at the hit
+ * (kp_ostr_hit(): popped by the OSTR, clamped so in the program; user
+ * space's before a statement the kernel runs, kp_out_hitcnt_ends()),
+ * or stringof() of a copy's place
  * (kp_out_mstr(): kplan_mem.c's MSTR, no fault), or args[N] printed by
  * %s or trace() (kp_out_sarg(): the
  * OSTR of argument N at a probe declaring it a string, the clause

@@ -785,11 +785,11 @@ bool kp_copyinstr_of(const struct node *n)
  * - 1.  ostr_at() takes any count from 1 to UBPF_STRMAX with run.c's
  * rules (a copy that filled the count reads its last byte again; a
  * fault at the address or the page after).  N = 0 reads nothing and
- * faults only at address 0, and a computed N has no compiled count:
- * -1, the argument user space's.  Only printed: a store stays the
- * one-argument form (kp_copyinstr_of()), since VSLEN, VSEQ and VVEQ
- * read a stored variable on the rule that every store copied strsize
- * - 1 bytes.
+ * faults only at address 0: -1, the argument user space's; a computed
+ * N has no compiled count: -1, kp_ostr_hit()'s question.  Only
+ * printed: a store stays the one-argument form (kp_copyinstr_of()),
+ * since VSLEN, VSEQ and VVEQ read a stored variable on the rule that
+ * every store copied strsize - 1 bytes.
  */
 int kp_ostr_count(const struct d_prog *p, const struct node *n)
 {

@@ -168,6 +168,43 @@ vcount() {
 	expect_grep "$vw" "^dtrace: $3 clause$vs $vk in the kernel\$" "$2"
 }
 
+# cut_bg NAME [LATE]: NAME.d on cgout cut, three ways (the generated
+# programs, DTRACE_KAGG=0, DTRACE_CGEN=0) at strsize 256 and 16, in the
+# background, late where LATE is set (R1 reads a copy that faulted at
+# the probe again when dtrace runs the record); cut_check NAME WHAT N after run_join:
+# their outputs and messages alike byte for byte, the unmapped page's
+# address as PAGE (NAME*.cmp, NAME*.msg), and -v's N clauses printing
+# from the kernel
+cut_bg() {
+	late=${2:-}
+	for xo in '' '-x strsize=16'; do
+		x=${xo:+16}
+		rm -f "$1-a1$x" "$1-au$x" "$1-a0$x"
+		DTRACE_KAGG=0 run_bg 1 "${1}u$x.txt" "cut $PWD/$1-au$x" \
+			-s "$1.d" $xo
+		run_bg 1 "${1}1$x.txt" "cut $PWD/$1-a1$x" -s "$1.d" $xo
+		run_bg 0 "${1}0$x.txt" "cut $PWD/$1-a0$x" -s "$1.d" $xo
+	done
+	late=
+}
+cut_check() {
+	for x in '' 16; do
+		for o in 1 u 0; do
+			pg=$(cat "$1-a$o$x")
+			sed "s/$pg/PAGE/" "$1$o$x.txt" >"$1$o$x.cmp"
+			grep 'error on enabled probe' "$1$o$x.txt.err" |
+				sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >"$1$o$x.msg"
+		done
+		w="$2${x:+ (strsize $x)}"
+		for o in u 0; do
+			expect_file_eq "$w: $o's output" "$1$o$x.cmp" "${1}1$x.cmp"
+			expect_file_eq "$w: $o's messages" "$1$o$x.msg" \
+				"${1}1$x.msg"
+		done
+		vcount "$w" "${1}1$x.txt.err" "$3" printing
+	done
+}
+
 # late_some WHAT N FILE PATTERN: fewer than N of FILE's lines match
 # PATTERN (the bytes at the hit)
 late_some() {
@@ -1140,30 +1177,58 @@ pid$target::hit:entry
 }
 dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
 EOF2
-late=1
-for xo in '' '-x strsize=16'; do
-	x=${xo:+16}
-	rm -f cpnk-a1$x cpnk-au$x cpnk-a0$x
-	DTRACE_KAGG=0 run_bg 1 cpnku$x.txt "cut $PWD/cpnk-au$x" -s cpnk.d $xo
-	run_bg 1 cpnk1$x.txt "cut $PWD/cpnk-a1$x" -s cpnk.d $xo
-	run_bg 0 cpnk0$x.txt "cut $PWD/cpnk-a0$x" -s cpnk.d $xo
-done
+# ... N computed at the hit (kplan_str.c's kp_ostr_hit(): the OSTR pops
+# it, cgen_out.c's ostr_at() clamps it as run.c's copyinstr() does),
+# on the same strings (i the hit's arg1, 0 to 31): counts i, i - 2 (-2
+# to 29: 0 reads nothing), 10i (past strsize), i - 12, i + 2^32 (64
+# bits: strsize - 1), (int)(i + 2^32) (i), whole and in strjoin(),
+# toupper(), strlen(), and at the return, self->n = 9i and this->m =
+# 9i - 250 of self->p (no R1 there: the kernel's faults alone); a copy
+# that stops before the page reads no fault, one that reaches it
+# faults at the page, three ways byte for byte with their messages, at
+# strsize 256 and 16; -v counts the three printing clauses (this tree
+# before kept them in user space)
+cat >cpnh.d <<'EOF2'
+pid$target::hit:entry
+{
+	printf("%d [%s] [%s] [%s]\n", arg1, copyinstr(arg0, arg1),
+	    copyinstr(arg0, arg1 - 2), copyinstr(arg0, arg1 * 10));
+}
+pid$target::hit:entry
+{
+	printf("%d %s %d\n", arg1, toupper(copyinstr(arg0, arg1 - 12)),
+	    strlen(copyinstr(arg0, arg1 + 0x100000000)));
+	trace(strjoin("<", copyinstr(arg0, (int)(arg1 + 0x100000000))));
+	printf("\n");
+}
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+# ... and of addresses the kernel keeps (no R1: the kernel's copies and
+# faults alone, so no linger: this tree before read them in user space
+# after cgout had gone), this->a = arg0 and, at the return, self->p,
+# by counts self->n = 9i and this->m = 9i - 250
+cat >cpnv.d <<'EOF2'
+pid$target::hit:entry
+{
+	this->a = arg0;
+	printf("%d [%s] [%s]\n", arg1, copyinstr(this->a, arg1 - 2),
+	    strjoin("<", copyinstr(this->a, arg1 * 10)));
+}
+pid$target::hit:entry { self->p = arg0; self->n = arg1 * 9; }
+pid$target::hit:return
+{
+	this->m = self->n - 250;
+	printf("r %d [%s] [%s]\n", self->n, copyinstr(self->p, self->n),
+	    copyinstr(self->p, this->m));
+}
+pid$target::hit:return { self->p = 0; self->n = 0; }
+dtrace:::ERROR { printf("ERROR %d %d %d 0x%x\n", arg2, arg3, arg4, arg5); }
+EOF2
+cut_bg cpnk 1
+cut_bg cpnh 1
+cut_bg cpnv
 run_join
-late=
-for x in '' 16; do
-	for o in 1 u 0; do
-		pg=$(cat cpnk-a$o$x)
-		sed "s/$pg/PAGE/" cpnk$o$x.txt >cpnk$o$x.cmp
-		grep 'error on enabled probe' cpnk$o$x.txt.err |
-			sed "s/pid[0-9]*:/pid:/; s/$pg/PAGE/" >cpnk$o$x.msg
-	done
-	w="copyinstr(E, N)${x:+ (strsize $x)}"
-	for o in u 0; do
-		expect_file_eq "$w: $o's output" cpnk$o$x.cmp cpnk1$x.cmp
-		expect_file_eq "$w: $o's messages" cpnk$o$x.msg cpnk1$x.msg
-	done
-	vcount "$w" cpnk1$x.txt.err 2 printing
-done
+cut_check cpnk "copyinstr(E, N)" 2
 expect_grep "copyinstr(E, N): a count below the string" \
 	'^17 \[a\] \[aaaaaaa\] \[<aaaaaaaa\] \[AAAAAAAAA\]$' cpnk1.txt
 expect_grep "copyinstr(E, N): the page past the count" \
@@ -1177,17 +1242,74 @@ expect_eq "copyinstr(E, N) (strsize 16): the page within the count" 7 \
 expect_grep "copyinstr(E, N) (strsize 16): cut to 15" \
 	'^17 15 15$' cpnk116.txt
 expect_grep "copyinstr(E, N): cut to 255" '^17 15 255$' cpnk1.txt
-# ... a count the hit computes, and 0 (run.c reads nothing, faulting
-# only at address 0): user space's, -v saying why
+cut_check cpnh "copyinstr(E, N), N the hit's" 2
+cut_check cpnv "copyinstr(E, N), N the hit's, addresses kept" 2
+a9=aaaaaaaaa x9=xxxxxxxxx
+expect_grep "copyinstr(E, N), N the hit's: counts i, i - 2, 10i" \
+	"^10 \[a$a9\] \[aaaaaaaa\] \[$(printf "a$a9%.0s" 1 2 3 4 5 6 7 8 9 10)\]\$" \
+	cpnh1.txt
+expect_grep "copyinstr(E, N), N the hit's: 0 reads nothing" \
+	'^2 \[ab\] \[\] \[abcdef\]$' cpnh1.txt
+expect_grep "copyinstr(E, N), N the hit's: negative, 64 bits" \
+	'^5 ABCDEFGH 8$' cpnh1.txt
+expect_grep "copyinstr(E, N), N the hit's: 64 bits cut to 255" \
+	'^17 AAAAA 255$' cpnh1.txt
+expect_grep "copyinstr(E, N), N the hit's: an int of 64 bits" \
+	"^<a${a9}aaaaaaa\$" cpnh1.txt
+expect_grep "copyinstr(E, N), N the hit's: past strsize" \
+	"^r 270 \[x\{255\}\] \[x${x9}${x9}x\]\$" cpnv1.txt
+expect_grep "copyinstr(E, N), N the hit's (strsize 16): cut to 15" \
+	"^r 270 \[x\{15\}\] \[x\{15\}\]\$" cpnv116.txt
+expect_grep "copyinstr(E, N), N the hit's: 0 of an address kept" \
+	'^2 \[\] \[<abcdef\]$' cpnv1.txt
+# (the page's faults: each clause at each of the seven pages, the
+# last, 254 'x's before it, by 10i, i + 2^32 and 9i, which read 255; at
+# strsize 16, at the four pages 6 to 9 bytes away)
+for f in cpnh cpnv; do
+	expect_eq "copyinstr(E, N), N the hit's: $f's faults at the page" 14 \
+		"$(grep -c '^ERROR [0-9]* -1 1 PAGE$' ${f}1.cmp)"
+	expect_eq "copyinstr(E, N), N the hit's (strsize 16): $f's faults at the page" \
+		8 "$(grep -c '^ERROR [0-9]* -1 1 PAGE$' ${f}116.cmp)"
+done
+expect_grep "copyinstr(E, N), N the hit's (strsize 16): 15 bytes before the page" \
+	'^27 X\{15\} 15$' cpnh116.txt
+# ... N computed at the hit: the bytes at the hit (cgout rewrite; this
+# tree before kept the clause in user space, which read "after-i"
+# later), counts -2 (strsize - 1), 0 (nothing), 2 to 10
+cat >cpnr.d <<'EOF2'
+pid$target::hit:entry { self->p = arg0; self->n = arg1 * 2 - 2; }
+pid$target::hit:return
+{
+	printf("%d [%s] [%s]\n", self->n, copyinstr(self->p, self->n),
+	    toupper(copyinstr(self->p, self->n + 4)));
+}
+pid$target::hit:return { self->p = 0; self->n = 0; }
+EOF2
+run 1 cpnr1.txt 'rewrite 5' -s cpnr.d
+expect_eq "copyinstr(E, N), N the hit's: the bytes at the hit" \
+	"-2 [before-0] [BE]|0 [] [BEFO]|2 [be] [BEFORE]|4 [befo] [BEFORE-3]|6 [before] [BEFORE-4]" \
+	"$(grep . cpnr1.txt | tr '\n' '|' | sed 's/|$//')"
+vcount "copyinstr(E, N), N the hit's" cpnr1.txt.err 1 printing
+# ... N a count the kernel does not compute (a global), before a
+# statement the kernel runs (R2's copy has a compiled count), and 0
+# (run.c reads nothing, faulting only at address 0): user space's, -v
+# saying why
 cat >cpnu.d <<'EOF2'
-pid$target::hit:entry { printf("%s\n", copyinstr(arg0, arg1)); }
+int n;
+BEGIN { n = 3; }
+pid$target::hit:entry { printf("%s\n", copyinstr(arg0, n)); }
+pid$target::hit:entry { printf("%s\n", copyinstr(arg0, arg1)); @c = count(); }
 pid$target::hit:entry { printf("%s\n", copyinstr(arg0, 0)); }
 EOF2
 late=1
 same cpnu keep "copyinstr(E, N), N computed or 0"
 late=
-expect_grep "copyinstr(E, N), N computed: -v" \
-	'argument 1: copyinstr() of a length the hit computes$' cpnu1.txt.err
+expect_grep "copyinstr(E, N), N a global: -v" \
+	'argument 1: copyinstr() of a length the kernel does not compute$' \
+	cpnu1.txt.err
+expect_grep "copyinstr(E, N), N computed before an aggregation: -v" \
+	'argument 1: copyinstr() of a length the hit computes, before a statement the kernel runs$' \
+	cpnu1.txt.err
 expect_grep "copyinstr(E, N), N 0: -v" \
 	'argument 1: copyinstr() of 0 bytes, which reads nothing$' cpnu1.txt.err
 

@@ -27,7 +27,10 @@
  * OSTR pops an address into its struct ubpf_kostr and copies the
  * string with bpf_probe_read_user_str() of at most imm bytes
  * (strsize - 1, as run.c's d_read_user_str() reads, or copyinstr(E,
- * N)'s N, 1 to UBPF_STRMAX, as its copyinstr() reads): a copy that
+ * N)'s N, 1 to UBPF_STRMAX, as its copyinstr() reads; flagged
+ * UBPF_KF_NCNT, N popped first, computed at the hit, clamped to imm
+ * there as run.c clamps it and kept in the struct's cnt, 0 reading
+ * nothing: ostr_at()): a copy that
  * filled them cut its last byte for a NUL, so that byte is read again
  * on its own and the string is the imm bytes run.c would have had; a
  * copy that faulted reads one byte at the address to say where, there
@@ -260,12 +263,21 @@ static void where(struct em *e, int32_t dst)
 	alu_r(e, BPF_MOV, 0, 1);
 }
 
-/* copyinstr() of the address in r1, at most cnt bytes, into the struct
- * ubpf_kostr base bytes past the out area's start (S_OBUF); r0 its len */
-static void ostr_at(struct em *e, int32_t base, int32_t cnt)
+/*
+ * copyinstr() of the address in r1, at most cnt bytes, into the struct
+ * ubpf_kostr base bytes past the out area's start (S_OBUF); r0 its len.
+ * cs not 0 (UBPF_KF_NCNT): the count is copyinstr(E, N)'s N, at stack
+ * slot cs, clamped as run.c's copyinstr() clamps it: cnt (strsize - 1)
+ * where N, unsigned, is not below it (negative, N + 1 not below
+ * strsize, 32 bits or more), else N; that count goes into the struct's
+ * cnt (late_max() reads it), and back at cs, bounded for the verifier
+ * (1 to cnt) where it is read; 0 reads nothing, len 0, or -1 (a fault)
+ * at address 0, as run.c's d_read_user_str() of max 1.
+ */
+static void ostr_at(struct em *e, int32_t base, int32_t cnt, int16_t cs)
 {
 	int32_t dst = base + (int32_t)offsetof(struct ubpf_kostr, s);
-	size_t jok, jst1, jst2, jst3, jre;
+	size_t jok, jst1, jst2, jst3, jre, jz = SIZE_MAX, jz0 = SIZE_MAX;
 
 	if (cnt < 1 || cnt > UBPF_STRMAX) {
 		e->bad = true;
@@ -275,29 +287,71 @@ static void ostr_at(struct em *e, int32_t base, int32_t cnt)
 	stx(e, BPF_DW, 10, S_VVAL, 1);
 	ldx(e, BPF_DW, 2, 10, S_OBUF);
 	stx(e, BPF_DW, 2, (int16_t)base, 1);
+	if (cs) {
+		size_t jc, jnz;
+
+		ldx(e, BPF_DW, 1, 10, cs);
+		jc = jmp_i(e, BPF_JLT, 1, cnt);
+		alu_i(e, BPF_MOV, 1, cnt);
+		fix(e, jc);
+		stx(e, BPF_W, 2,
+		    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, cnt)),
+		    1);
+		jnz = jmp_i(e, BPF_JNE, 1, 0);
+		ldx(e, BPF_DW, 1, 10, S_VVAL);
+		alu_i(e, BPF_MOV, 0, 0);
+		jz = jmp_i(e, BPF_JNE, 1, 0);
+		alu_i(e, BPF_MOV, 0, -1);
+		jz0 = jmp_i(e, BPF_JA, 0, 0);
+		fix(e, jnz);
+		stx(e, BPF_DW, 10, cs, 1); /* 1 to cnt */
+	}
 	at(e, 1, dst);
-	alu_i(e, BPF_MOV, 2, cnt);
+	if (cs)
+		ldx(e, BPF_DW, 2, 10, cs);
+	else
+		alu_i(e, BPF_MOV, 2, cnt);
 	ldx(e, BPF_DW, 3, 10, S_VVAL);
 	call(e, BPF_FUNC_probe_read_user_str);
 	jok = jmp_i(e, BPF_JSGE, 0, 1);
 	where(e, dst);
 	jst1 = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jok);
-	jst2 = jmp_i(e, BPF_JNE, 0, cnt);
+	if (cs) {
+		ldx(e, BPF_DW, 2, 10, cs);
+		jst2 = jmp_r(e, BPF_JNE, 0, 2);
+	} else {
+		jst2 = jmp_i(e, BPF_JNE, 0, cnt);
+	}
 	/* it filled the copy, its last byte cut for a NUL: read it */
-	at(e, 1, dst + cnt - 1);
-	alu_i(e, BPF_MOV, 2, 1);
 	ldx(e, BPF_DW, 3, 10, S_VVAL);
-	alu_i(e, BPF_ADD, 3, cnt - 1);
+	if (cs) {
+		ldx(e, BPF_DW, 2, 10, cs);
+		at(e, 1, dst - 1);
+		alu_r(e, BPF_ADD, 1, 2);
+		alu_i(e, BPF_ADD, 3, -1);
+		alu_r(e, BPF_ADD, 3, 2);
+	} else {
+		at(e, 1, dst + cnt - 1);
+		alu_i(e, BPF_ADD, 3, cnt - 1);
+	}
+	alu_i(e, BPF_MOV, 2, 1);
 	call(e, BPF_FUNC_probe_read_user);
 	jre = jmp_i(e, BPF_JEQ, 0, 0);
 	where(e, dst); /* gone meanwhile: a fault after all */
 	jst3 = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jre);
-	alu_i(e, BPF_MOV, 0, cnt);
+	if (cs)
+		ldx(e, BPF_DW, 0, 10, cs);
+	else
+		alu_i(e, BPF_MOV, 0, cnt);
 	fix(e, jst1);
 	fix(e, jst2);
 	fix(e, jst3);
+	if (cs) {
+		fix(e, jz);
+		fix(e, jz0);
+	}
 	ldx(e, BPF_DW, 2, 10, S_OBUF);
 	stx(e, BPF_W, 2,
 	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
@@ -327,12 +381,12 @@ static void ran_fault(struct em *e, unsigned n)
  * fault from the area (d_kplan_out_run()).  Where only printf() and
  * trace() follow, the plan goes on and dtrace stops at the fault.
  */
-static void ostr(struct em *e, const struct ubpf_kop *o)
+static void ostr(struct em *e, const struct ubpf_kop *o, int16_t cs)
 {
 	size_t jok;
 
-	ostr_at(e, (int32_t)sizeof(struct ubpf_kout) + o->slot,
-		(int32_t)o->imm);
+	ostr_at(e, (int32_t)sizeof(struct ubpf_kout) + o->slot, (int32_t)o->imm,
+		cs);
 	if (!o->jump)
 		return;
 	if (o->levels >= UBPF_KOUTS) {
@@ -530,7 +584,7 @@ static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 		e->bad = true;
 		return;
 	}
-	ostr_at(e, base, (int32_t)o->imm);
+	ostr_at(e, base, (int32_t)o->imm, 0);
 	ldx(e, BPF_DW, 2, 10, S_OBUF);
 	ldx(e, BPF_DW, 1, 2, (int16_t)base);
 	stx(e, BPF_DW, 2, (int16_t)fo, 1);
@@ -934,13 +988,17 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 			sstr_pre(e, o, fds);
 		return;
 	}
-	if (!*sp ||
+	if (*sp < ((o->flags & UBPF_KF_NCNT) ? 2u : 1u) ||
 	    sizeof(struct ubpf_kout) + o->slot + sizeof(struct ubpf_kostr) >
 		    UBPF_KOUTMAX ||
-	    ((o->flags & UBPF_KF_KEEP) && o->op != UBPF_K_OUT)) {
+	    ((o->flags & UBPF_KF_KEEP) && o->op != UBPF_K_OUT) ||
+	    ((o->flags & UBPF_KF_NCNT) && o->op != UBPF_K_OSTR)) {
 		e->bad = true;
 		return;
 	}
+	/* NCNT: copyinstr(E, N)'s N, popped first, read at its slot */
+	if (o->flags & UBPF_KF_NCNT)
+		--*sp;
 	/* KEEP: an if's condition, left on the stack for its PRED */
 	ldx(e, BPF_DW, 1, 10,
 	    (int16_t)S_STK((o->flags & UBPF_KF_KEEP) ? *sp - 1 : --*sp));
@@ -949,7 +1007,8 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		return;
 	}
 	if (o->op == UBPF_K_OSTR) {
-		ostr(e, o);
+		ostr(e, o,
+		     (o->flags & UBPF_KF_NCNT) ? (int16_t)S_STK(*sp + 1) : 0);
 		return;
 	}
 	ldx(e, BPF_DW, 2, 10, S_OBUF);

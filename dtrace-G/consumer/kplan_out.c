@@ -21,8 +21,11 @@
  * or copyinstr(E) of one such integer E (one argument: strsize - 1
  * bytes at most), or copyinstr(E, N), N a constant count (its OSTR
  * reads N bytes at most, strsize - 1 where N + 1 is not below strsize,
- * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0 or
- * computed at the hit, user space's), or stringof() of a copy's place
+ * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0,
+ * user space's) or an integer the plan computes at the hit
+ * (kp_ostr_hit(): popped by the OSTR, clamped so in the program; user
+ * space's before a statement the kernel runs, kp_out_hitcnt_ends()),
+ * or stringof() of a copy's place
  * (kp_out_mstr(): kplan_mem.c's MSTR, no fault), or args[N] printed by
  * %s or trace() (kp_out_sarg(): the
  * OSTR of argument N at a probe declaring it a string, the clause
@@ -515,6 +518,34 @@ int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
 	return kp_out_leaves(k, st->kind == S_TRACE ? st->e : st->args[j], lv);
 }
 
+/* Does a statement the kernel runs follow st in clause c
+ * (kp_out_ends())? */
+static bool stmt_ends(const struct clause *c, const struct stmt *st)
+{
+	for (unsigned i = 0; i < c->nflat; i++)
+		if (c->flat[i] == st)
+			return kp_out_ends(c, i);
+	return false;
+}
+
+/* Argument j of st in clause ci: a copyinstr(E, N) of a count the hit
+ * computes (kp_ostr_hit()), whole or a leaf, where a statement the
+ * kernel runs follows (kp_out_ends()): user space's, since R2's copy
+ * of an argument string there (UBPF_KF_APRE, kplan_stmt.c) has a
+ * compiled count */
+bool kp_out_hitcnt_ends(const struct d_kplan *k, unsigned ci,
+			const struct stmt *st, unsigned j)
+{
+	struct kp_leaf lv[KP_LEAVES];
+	const struct node *w = st->kind == S_TRACE ? st->e : st->args[j];
+	int n = kp_out_ftime(k, st, j, lv);
+	bool hit = kp_ostr_hit(k, w);
+
+	for (int l = 0; l < n; l++)
+		hit |= lv[l].kind == UBPF_K_OSTR && kp_ostr_hit(k, lv[l].n);
+	return hit && stmt_ends(&k->prog->clauses[ci], st);
+}
+
 /* Argument j of st, statement i of clause ci, computed when dtrace
  * formats (kp_out_ftime()): a copy run.c may not reach (under a ?:
  * branch, right of && or ||) cannot end the clause at its fault, the
@@ -528,11 +559,10 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	const struct clause *c = &k->prog->clauses[ci];
 	struct kp_leaf lv[KP_LEAVES];
 	int n = kp_out_ftime(k, st, j, lv);
-	bool ends = false;
+	bool ends = stmt_ends(c, st);
 
-	for (unsigned i = 0; i < c->nflat; i++)
-		if (c->flat[i] == st)
-			ends = kp_out_ends(c, i);
+	if (kp_out_hitcnt_ends(k, ci, st, j))
+		return false;
 	/* (R2: copyinstr(argN) in a clause only at uprobe sites, in a
 	 * program with no noastr, is copied before the probe's first
 	 * clause, whatever branch run.c takes: a failed copy sends the hit
@@ -565,8 +595,10 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return kp_out_sarg_ok(k, ci);
 	if (!kp_out_whole(k, st, j)) /* dtrace computes it, from leaves */
 		return kp_out_ftime_ok(k, ci, st, j);
-	/* copyinstr(E, N): N a constant count (kp_ostr_count()) */
-	if (str && kp_ostr_count(k->prog, whole) < 1)
+	/* copyinstr(E, N): N a constant count (kp_ostr_count()) or one
+	 * the hit computes (kp_ostr_hit()) */
+	if (str && kp_ostr_count(k->prog, whole) < 1 &&
+	    (!kp_ostr_hit(k, whole) || kp_out_hitcnt_ends(k, ci, st, j)))
 		return false;
 	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
 }
@@ -1166,11 +1198,16 @@ static int out_astr(const struct stmt *st, unsigned j)
 
 /* The max run.c's d_arg_str() reads argument string n with (an args[N]
  * or copyinstr(argN): strsize; copyinstr(argN, M): its count + 1, as
- * its OSTR's imm, kp_ostr_count()) */
-static size_t late_max(const struct d_kplan *k, const struct node *n)
+ * its OSTR's imm, kp_ostr_count(), or, M the hit's (kp_ostr_hit()),
+ * the count the program clamped it to, so's cnt, + 1) */
+static size_t late_max(const struct d_kplan *k, const struct node *n,
+		       const struct ubpf_kostr *so)
 {
 	int c = kp_ostr_count(k->prog, n);
 
+	if (c < 1 && kp_ostr_hit(k, n))
+		return so->cnt < k->prog->strsize ? (size_t)so->cnt + 1
+						  : k->prog->strsize;
 	return c > 0 ? (size_t)c + 1 : k->prog->strsize;
 }
 
@@ -1345,9 +1382,9 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 		if (so.len < 0 && !r->kprobe && !ends && !late_off(r) &&
 		    lv[l].kind == UBPF_K_OSTR && kp_ostr_arg(lv[l].n) >= 0) {
 			uint64_t fa = 0;
-			char *late = d_read_str_late(k->prog, r->f,
-						     (uint64_t)so.addr,
-						     late_max(k, lv[l].n), &fa);
+			char *late = d_read_str_late(
+				k->prog, r->f, (uint64_t)so.addr,
+				late_max(k, lv[l].n, &so), &fa);
 
 			if (late) {
 				ls[nls] = late;
@@ -1515,9 +1552,11 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			    out_astr(st, j) >= 0 && !kp_out_ends(c, i)) {
 				late = d_read_str_late(
 					k->prog, r->f, (uint64_t)so.addr,
-					late_max(k, st->kind == S_TRACE
-							    ? st->e
-							    : st->args[j]),
+					late_max(k,
+						 st->kind == S_TRACE
+							 ? st->e
+							 : st->args[j],
+						 &so),
 					&fa);
 				if (late)
 					so.len = 0;

@@ -29,6 +29,23 @@
 #include "kplan_impl.h"
 #include "xalloc.h"
 
+/* An OUT, OSTR or OVSTR of a printed value x, its operand pushed; a
+ * copyinstr(E, N) of a count the hit computes (kplan_str.c's
+ * kp_ostr_hit()) pushes N too, which its OSTR pops first
+ * (UBPF_KF_NCNT) */
+static struct ubpf_kop *ostr_count(const struct d_kplan *k, struct em *m,
+				   const struct node *x, int kind)
+{
+	struct ubpf_kop *o;
+
+	if (kind != UBPF_K_OSTR || !kp_ostr_hit(k, x))
+		return put(m, kind, 1, 0);
+	emit(m, x->args[1]);
+	o = put(m, kind, 2, 0);
+	o->flags = UBPF_KF_NCNT;
+	return o;
+}
+
 /* Statement i of clause's flat list (not an if), as kp_clause_emit()
  * makes it; pl the plan, m->pl */
 static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
@@ -128,7 +145,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 					emit(m, lv[l].kind == UBPF_K_OSTR
 							? x->args[0]
 							: x);
-					o = put(m, (int)lv[l].kind, 1, 0);
+					o = ostr_count(k, m, x, lv[l].kind);
 					if (lv[l].kind == UBPF_K_OSTR &&
 					    !lv[l].cond && ends)
 						o->jump = 1;
@@ -200,7 +217,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			} else {
 				emit(m, v);
 			}
-			o = put(m, s ? UBPF_K_OSTR : UBPF_K_OUT, 1, 0);
+			o = ostr_count(k, m, w, s ? UBPF_K_OSTR : UBPF_K_OUT);
 			/* a fault ends the clause before the statements
 			 * after it: its jump, to the end (below) */
 			if (s && !m->full && kp_out_ends(c, i))

@@ -785,11 +785,11 @@ bool kp_copyinstr_of(const struct node *n)
  * - 1.  ostr_at() takes any count from 1 to UBPF_STRMAX with run.c's
  * rules (a copy that filled the count reads its last byte again; a
  * fault at the address or the page after).  N = 0 reads nothing and
- * faults only at address 0, and a computed N has no compiled count:
- * -1, the argument user space's.  Only printed: a store stays the
- * one-argument form (kp_copyinstr_of()), since VSLEN, VSEQ and VVEQ
- * read a stored variable on the rule that every store copied strsize
- * - 1 bytes.
+ * faults only at address 0: -1, the argument user space's; a computed
+ * N has no compiled count: -1, kp_ostr_hit()'s question.  Only
+ * printed: a store stays the one-argument form (kp_copyinstr_of()),
+ * since VSLEN, VSEQ and VVEQ read a stored variable on the rule that
+ * every store copied strsize - 1 bytes.
  */
 int kp_ostr_count(const struct d_prog *p, const struct node *n)
 {
@@ -804,6 +804,29 @@ int kp_ostr_count(const struct d_prog *p, const struct node *n)
 		return -1;
 	return c > 0 && (uint64_t)c + 1 < p->strsize ? (int)c
 						     : (int)p->strsize - 1;
+}
+
+/*
+ * copyinstr(E, N), N an integer the plan computes at the hit (kp_ty(),
+ * no string comparison: argN, an arithmetic of them, a self-> or
+ * this-> integer the kernel keeps; none can fault, kp_ty() taking no
+ * division by a value the hit computes), not a constant (those are
+ * kp_ostr_count()'s): its OSTR pops N after the address
+ * (UBPF_KF_NCNT) and clamps it in the program as run.c's copyinstr()
+ * clamps it: N bytes at most where 0 <= N and N + 1 < strsize, else
+ * strsize - 1 (negative, 32 bits or more); 0 reads nothing, faulting
+ * only at address 0 (cgen_out.c's ostr_cnt()).  Printed only, as
+ * kp_ostr_count()'s form.
+ */
+bool kp_ostr_hit(const struct d_kplan *k, const struct node *n)
+{
+	int64_t c;
+	uint8_t sz, sg;
+
+	return n->op == N_FUNC && d_funcs[n->sub].id == F_COPYINSTR &&
+	       n->nargs == 2 && k->prog->strsize >= 2 &&
+	       !d_const_int(n->args[1], &c) && kp_ty(k, n->args[1], &sz, &sg) &&
+	       !kp_has_str_cmp(k, n->args[1]);
 }
 
 /* copyinstr(argN) or copyinstr(argN, M): N, else -1 (whether M is a
@@ -1063,16 +1086,19 @@ static bool ftime_walk(const struct d_kplan *k, const struct node *n, bool cond,
 	if (n->op == N_INT || n->op == N_STR || kp_is_comm(n))
 		return true; /* dtrace has it */
 	if (kp_out_svar(k, n) ||
-	    (kp_ostr_count(k->prog, n) > 0 && kp_ty(k, n->args[0], &sz, &sg) &&
+	    ((kp_ostr_count(k->prog, n) > 0 || kp_ostr_hit(k, n)) &&
+	     kp_ty(k, n->args[0], &sz, &sg) &&
 	     !kp_has_str_cmp(k, n->args[0])) ||
 	    (n->kind != T_STR && !n->ptr && !n->sou && kp_ty(k, n, &sz, &sg) &&
 	     !kp_has_str_cmp(k, n))) {
 		if (*nl >= KP_LEAVES)
 			return false;
 		lv[*nl].n = n;
-		lv[*nl].kind = kp_out_svar(k, n)	       ? UBPF_K_OVSTR
-			       : kp_ostr_count(k->prog, n) > 0 ? UBPF_K_OSTR
-							       : UBPF_K_OUT;
+		lv[*nl].kind =
+			kp_out_svar(k, n) ? UBPF_K_OVSTR
+			: kp_ostr_count(k->prog, n) > 0 || kp_ostr_hit(k, n)
+				? UBPF_K_OSTR
+				: UBPF_K_OUT;
 		lv[*nl].cond = cond;
 		++*nl;
 		return true;

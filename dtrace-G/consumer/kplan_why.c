@@ -723,6 +723,14 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						   "or a speculation");
 				return;
 			}
+			if (kp_out_hitcnt_ends(k, ci, st, j)) {
+				snprintf(buf, len,
+					 "argument %u: copyinstr() of a length "
+					 "the hit computes, before a statement "
+					 "the kernel runs",
+					 j + 1);
+				return;
+			}
 			if (!kp_out_whole(k, st, j) &&
 			    kp_out_ftime(k, st, j, lv) >= 0) {
 				/* dtrace computes it from its leaves */
@@ -737,6 +745,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				return;
 			}
 			if (str && kp_ostr_count(p, w) < 1 &&
+			    !kp_ostr_hit(k, w) &&
 			    w->nargs == 2) { /* kplan_out.c's arg_ok() */
 				int64_t cn;
 
@@ -745,7 +754,8 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						 ? "copyinstr() of 0 bytes, "
 						   "which reads nothing"
 						 : "copyinstr() of a length "
-						   "the hit computes");
+						   "the kernel does not "
+						   "compute");
 				return;
 			}
 			if (!str && w->op == N_FUNC &&

@@ -460,6 +460,11 @@ struct ubpf_kop {
  * instruction (CKEY, LKEY, MKEY, VKEY) has sz the words of s before
  * its room and imm its own bound */
 #define UBPF_KF_VPAIR 0x1000
+/* OSTR: copyinstr(E, N), N the hit's (../kplan_str.c's kp_ostr_hit()):
+ * N popped first, then the address; N clamped to imm (strsize - 1) as
+ * run.c's copyinstr() clamps it, 0 reading nothing, and kept in the
+ * struct ubpf_kostr's cnt */
+#define UBPF_KF_NCNT 0x2000
 #define UBPF_KCOMM 16	 /* bytes of execname, NUL included */
 
 /*
@@ -475,7 +480,7 @@ struct ubpf_kostr {
 	__s64 addr;
 	__s32 len; /* bytes read (no NUL when imm); -1: a fault at addr,
 		    * -2: at the page after it */
-	__u32 pad;
+	__u32 cnt; /* UBPF_KF_NCNT: the count read, 0 to imm */
 	char s[UBPF_STRMAX];
 };
 #define UBPF_KOUTMAX 2048 /* bytes of an out area */

@@ -262,8 +262,12 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	m.hzfree = &hzfree;
 	if (!cgen_emit(&m, &s, pl, &v, &n)) {
 		/* the record-only program, unless the plan keeps
-		 * self-> variables, which user space does not have */
-		if (!pl || pl->tls || !cgen_emit(&m, &s, NULL, &v, &n)) {
+		 * self-> variables, which user space does not have, or the
+		 * run's speculations are the kernel's (an unflagged
+		 * record's speculating clauses are not run: records.c's
+		 * hit_run(); bpf_attach.c's cg_prog() refuses so too) */
+		if (!pl || pl->tls || bpf_kspec_on(c) ||
+		    !cgen_emit(&m, &s, NULL, &v, &n)) {
 			snprintf(c->be_why, sizeof(c->be_why),
 				 "no program generated for %s:%s:%s:%s",
 				 p->n.d.prov, p->n.d.mod, p->n.d.func,

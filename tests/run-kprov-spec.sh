@@ -20,6 +20,10 @@
 # checks failed, -v saying "speculations stay user space's: clause 1:
 # it may fire where no generated program at a uprobe runs (...)"):
 #  - sys, sysraw and late below;
+#  - sysq and sysj: sys.d without -q, the held records' default line
+#    and JSON record, kpprog pinned to CPU 1 (with the CPU left at 0
+#    in bpf_kspec_fire()'s fire of a kernel probe, their CPU checks and
+#    three-way comparisons fail);
 #  - topens: openat's entry speculating its path on 8 threads of
 #    kpprog, committed at the return where the call opened, discarded
 #    where not (the files of the even calls exist): every thread's
@@ -53,7 +57,8 @@
 # kernel work is a sout clause's values (no other kernel clause, no
 # record gate), the programs were DTRACE_KAGG=0's ("proc: the programs
 # compute the values" fails).
-# About 13 s on an idle 2-CPU machine.
+# About 13 s on an idle 2-CPU machine before step 5's cases; 15 s at
+# load 5 after (4 s user, 8 s system CPU).
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -125,6 +130,38 @@ three sys "opens 3" -s sys.d
 printf -- '-100 /dev/null 0\n-100 /dev/null 0\n-100 /dev/null 0\n\n' >sys.exp
 expect_file_eq "sys: the committed lines" sys.exp sys.g
 kspec sys 4
+
+# ... without -q: the held records' default line and JSON record, their
+# CPU and probe the record's (bpf_kspec_fire()), kpprog pinned to CPU 1
+# so that a CPU left at 0 shows
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+	for f in q j; do
+		fo=
+		[ $f = q ] || fo="-x oformat=json"
+		for m in g u 0; do
+			case $m in
+			g) te="DTRACE_CGEN=1" ;;
+			u) te="DTRACE_KAGG=0" ;;
+			0) te="DTRACE_CGEN=0" ;;
+			esac
+			rm -f sys$f.$m
+			env $te taskset -c 1 timeout -s KILL 120 "$DTRACE" -v $fo \
+				-o sys$f.$m -c "./kpprog opens 3" -s sys.d \
+				>/dev/null 2>sys$f.$m.err
+			expect_eq "sys$f ($te): status" 0 "$?"
+			[ -f sys$f.$m ] || : >sys$f.$m
+		done
+		expect_file_eq "sys$f: DTRACE_KAGG=0's output" sys$f.u sys$f.g
+		expect_file_eq "sys$f: DTRACE_CGEN=0's output" sys$f.0 sys$f.g
+		kspec sys$f 4
+	done
+	expect_eq "sysq: the entries' lines, CPU 1" 3 \
+		"$(grep -c '^  1 .* openat:entry -100 /dev/null 0$' sysq.g)"
+	expect_eq "sysj: the entries' records, CPU 1" 3 \
+		"$(grep -c '^{"cpu":1,"id":[0-9]*,"provider":"syscall",.*"name":"entry","output":"-100 /dev/null 0\\n"}$' sysj.g)"
+else
+	echo "# one CPU or no taskset: sysq and sysj skipped"
+fi
 
 DTRACE_SYSCALL_RAW=1 three sysraw "opens 3" -s sys.d
 expect_file_eq "sysraw: the committed lines" sys.exp sysraw.g

@@ -35,7 +35,8 @@
  *	kpprog topens N T	T threads (at most 16), started together,
  *				each making N openat(2) calls of the
  *				path "sf/tT-iI" (I 0 to N - 1), closing
- *				what opens
+ *				what opens; thread 0 calls getcpu(2)
+ *				before the start and after its last call
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -85,7 +86,10 @@ static void *topens(void *arg)
 {
 	int t = (int)(long)arg;
 	char path[64];
+	unsigned cpu, node;
 
+	if (!t)
+		syscall(SYS_getcpu, &cpu, &node, NULL);
 	pthread_barrier_wait(&go);
 	for (long i = 0; i < nopens; i++) {
 		int fd;
@@ -95,6 +99,8 @@ static void *topens(void *arg)
 		if (fd >= 0)
 			close(fd);
 	}
+	if (!t)
+		syscall(SYS_getcpu, &cpu, &node, NULL);
 	return NULL;
 }
 

@@ -95,6 +95,24 @@ sout() {
 		"$(grep 'speculates in user space' "$1.g.err")"
 }
 
+# mrun NAME M PRE CMD DTRACE-ARGS...: as lib.sh's kpprog_run, without
+# -q, on the command CMD, dtrace run under PRE (a command and its
+# arguments, or ""); te is M's variable
+mrun() {
+	mr_n=$1 mr_m=$2 mr_p=$3 mr_c=$4
+	shift 4
+	case $mr_m in
+	g) te="DTRACE_CGEN=1" ;;
+	u) te="DTRACE_KAGG=0" ;;
+	0) te="DTRACE_CGEN=0" ;;
+	esac
+	rm -f "$mr_n.$mr_m"
+	env $te $mr_p timeout -s KILL 120 "$DTRACE" -v -o "$mr_n.$mr_m" \
+		-c "$mr_c" "$@" >/dev/null 2>"$mr_n.$mr_m.err"
+	expect_eq "$mr_n ($te): status" 0 "$?"
+	[ -f "$mr_n.$mr_m" ] || : >"$mr_n.$mr_m"
+}
+
 # kspec NAME N: -v said N clauses with speculations run in the kernel,
 # no record was missing at a close, and no clause's values are printed
 # from the sout path or why speculations stay user space's
@@ -184,17 +202,8 @@ if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
 		fo=
 		[ $f = q ] || fo="-x oformat=json"
 		for m in g u 0; do
-			case $m in
-			g) te="DTRACE_CGEN=1" ;;
-			u) te="DTRACE_KAGG=0" ;;
-			0) te="DTRACE_CGEN=0" ;;
-			esac
-			rm -f sys$f.$m
-			env $te taskset -c 1 timeout -s KILL 120 "$DTRACE" -v $fo \
-				-o sys$f.$m -c "./kpprog opens 3" -s sys.d \
-				>/dev/null 2>sys$f.$m.err
-			expect_eq "sys$f ($te): status" 0 "$?"
-			[ -f sys$f.$m ] || : >sys$f.$m
+			mrun sys$f $m "taskset -c 1" "./kpprog opens 3" $fo \
+				-s sys.d
 		done
 		expect_file_eq "sys$f: DTRACE_KAGG=0's output" sys$f.u sys$f.g
 		expect_file_eq "sys$f: DTRACE_CGEN=0's output" sys$f.0 sys$f.g
@@ -448,16 +457,7 @@ sp$target:::end /self->s && arg1 == 19999/ { commit(self->s); self->s = 0; }
 EOF
 	printf 'sp sampled\nt0 end 1\n\n' >mix.exp
 	for m in g u 0; do
-		case $m in
-		g) te="DTRACE_CGEN=1" ;;
-		u) te="DTRACE_KAGG=0" ;;
-		0) te="DTRACE_CGEN=0" ;;
-		esac
-		rm -f mix.$m
-		env $te timeout -s KILL 120 "$DTRACE" -v -q -o mix.$m \
-			-c "./sp 20000 1" -s mix.d >/dev/null 2>mix.$m.err
-		expect_eq "mix ($te): status" 0 "$?"
-		[ -f mix.$m ] || : >mix.$m
+		mrun mix $m "" "./sp 20000 1" -q -s mix.d
 		# a sample may drop (one landing in a uprobe's program on its
 		# CPU): the thread runs on, and a later sample speculates
 		expect_file_eq "mix ($te): the sample's line, then the end's" \

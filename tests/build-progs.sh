@@ -14,7 +14,8 @@
 #  sp      tests/data/spec: sp (provider sp), -lpthread;
 #  cgout   tests/data/cgenout/cgout.c, no probes;
 #  kpprog  tests/data/kprov/kpprog.c, no probes, not position-
-#          independent (the tests take its addresses from nm);
+#          independent (the tests take its addresses from nm),
+#          -lpthread;
 #  ut      tests/data/untouched: ut (provider ut), -O2, 8 MB of
 #          .rodata (run-cgen-untouched.sh's only: built there).
 # Needs DTRACE (its -h and -G: the dtrace under test, DTRACE_DRTI as it
@@ -59,7 +60,7 @@ for bp in "$@"; do
 		;;
 	kpprog)
 		$CC -O2 -fno-pie -no-pie -o kpprog \
-			"$bp_data/kprov/kpprog.c" || exit 1
+			"$bp_data/kprov/kpprog.c" -lpthread || exit 1
 		;;
 	ut)
 		"$DTRACE" -h -s "$bp_data/untouched/ut_probes.d" \

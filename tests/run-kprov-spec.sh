@@ -2,14 +2,38 @@
 # SPDX-License-Identifier: MIT
 #
 # run-kprov-spec.sh: speculating clauses at the kernel providers' probes
-# (syscall, profile-N, proc), whose values the generated programs
-# compute at the probe into the record's out area (kplan_spec.c's
-# "Speculations", kplan_out.c's kp_sout_where(), cgen_kprov.c) while
-# dtrace keeps the buffers.  Each script runs with the generated
+# (syscall, profile-N, proc).  Where every speculating clause fires at a
+# probe with a generated program (no BEGIN, END, ERROR or tick-N), the
+# speculations are the kernel's whole (kplan_spec.c's d_kplan_kspec(),
+# doc/DESIGN.md's step 5: the buffers' words stepped by the programs,
+# the records held by dtrace, a kernel probe's out area after its kctx,
+# arguments and vtimestamp, bpf.c's rec_kout_at(), bpf_kspec_fire()),
+# and -v says so (kspec()); else the clauses' values are computed at the
+# probe into the record's out area (kplan_spec.c's "Speculations",
+# kplan_out.c's kp_sout_where(), cgen_kprov.c) while dtrace keeps the
+# buffers, and -v says that and why the speculations stay user space's
+# (sout(), stays()).  Each script runs with the generated
 # programs (DTRACE_CGEN=1), aggregating in user space (DTRACE_KAGG=0)
 # and with the generic programs (DTRACE_CGEN=0); the three outputs must
-# be byte for byte the same, and -v of the first says the clause prints
-# values computed in the kernel (and gives no reason why it would not).
+# be byte for byte the same.
+# In the kernel (step 5; on main at 405e17b each of their "-v kernel"
+# checks failed, -v saying "speculations stay user space's: clause 1:
+# it may fire where no generated program at a uprobe runs (...)"):
+#  - sys, sysraw and late below;
+#  - sysq and sysj: sys.d without -q, the held records' default line
+#    and JSON record, kpprog pinned to CPU 1 (with the CPU left at 0
+#    in bpf_kspec_fire()'s fire of a kernel probe, their CPU checks and
+#    three-way comparisons fail);
+#  - topens: openat's entry speculating its path on 8 threads of
+#    kpprog, committed at the return where the call opened, discarded
+#    where not (the files of the even calls exist): every thread's
+#    opened paths, in its order, three ways the same (sorted: the
+#    threads' commits interleave);
+#  - klit: one buffer 8 threads speculate into at openat flat out while
+#    thread 0 takes and commits it (lit.d's shape at a kernel probe);
+#  - mix (sp, a USDT program): one ID that profile-997 and sp:::end
+#    speculate into, taken at sp:::begin, the sample's line held ahead
+#    of the end's and committed with it.
 # Covered, on tests/data/kprov/kpprog.c:
 #  - syscall on a call's own tracepoint: openat's entry speculating its
 #    arguments and copyinstr(arg1), committed at the return;
@@ -35,7 +59,8 @@
 # kernel work is a sout clause's values (no other kernel clause, no
 # record gate), the programs were DTRACE_KAGG=0's ("proc: the programs
 # compute the values" fails).
-# About 13 s on an idle 2-CPU machine.
+# About 13 s on an idle 2-CPU machine before step 5's cases; 17 s at
+# load 5 after (4.6 s user, 8 s system CPU).
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -70,6 +95,48 @@ sout() {
 		"$(grep 'speculates in user space' "$1.g.err")"
 }
 
+# mrun NAME M PRE CMD DTRACE-ARGS...: as lib.sh's kpprog_run, without
+# -q, on the command CMD, dtrace run under PRE (a command and its
+# arguments, or ""); te is M's variable
+mrun() {
+	mr_n=$1 mr_m=$2 mr_p=$3 mr_c=$4
+	shift 4
+	case $mr_m in
+	g) te="DTRACE_CGEN=1" ;;
+	u) te="DTRACE_KAGG=0" ;;
+	0) te="DTRACE_CGEN=0" ;;
+	esac
+	rm -f "$mr_n.$mr_m"
+	env $te $mr_p timeout -s KILL 120 "$DTRACE" -v -o "$mr_n.$mr_m" \
+		-c "$mr_c" "$@" >/dev/null 2>"$mr_n.$mr_m.err"
+	expect_eq "$mr_n ($te): status" 0 "$?"
+	[ -f "$mr_n.$mr_m" ] || : >"$mr_n.$mr_m"
+}
+
+# kspec NAME N: -v said N clauses with speculations run in the kernel,
+# no record was missing at a close, and no clause's values are printed
+# from the sout path or why speculations stay user space's
+kspec() {
+	ws=s
+	[ "$2" -ne 1 ] || ws=
+	expect_grep "$1: -v kernel" \
+		"^dtrace: $2 clause$ws with speculations run in the kernel: the buffers' words are the kernel's, their records held by dtrace\$" \
+		"$1.g.err"
+	expect_eq "$1: no record missing at a close" "" \
+		"$(grep 'missing at their buffer' "$1.g.err")"
+	expect_eq "$1: -v no sout, no why" "" \
+		"$(grep -E 'with speculations (printing values|run in user space)|speculations stay|speculates in user space' "$1.g.err")"
+}
+
+# stays NAME [WHY]: -v said the speculations stay user space's, by
+# default because BEGIN's or END's clause takes or commits the ID (slice
+# 2), else WHY (a pattern)
+stays() {
+	expect_grep "$1: -v stays" \
+		"^dtrace: speculations stay user space's: ${2:-clause [0-9]*: it may fire where no generated program runs (dtrace's own probes, tick-N: a later step)\$}" \
+		"$1.g.err"
+}
+
 # ---------------------------------------------------------------------
 # syscall, on the call's own tracepoint and on the raw ones
 
@@ -82,11 +149,113 @@ EOF
 three sys "opens 3" -s sys.d
 printf -- '-100 /dev/null 0\n-100 /dev/null 0\n-100 /dev/null 0\n\n' >sys.exp
 expect_file_eq "sys: the committed lines" sys.exp sys.g
-sout sys 1
+kspec sys 4
+
+# One buffer that the 8 threads speculate into flat out (speculate(1)),
+# thread 0 taking it at its getcpu(2) before the start and committing
+# it at the one after its last call, a marker printed right after
+# (run-cgen-spec.sh's lit.d at a kernel probe): the records whose steps
+# came before the commit's are held by dtrace, some still in other
+# CPUs' hits or not read when the commit's record is (the barrier, the
+# cut and the pass: bpf.c's rec_kout_at() reads a kernel probe's tags
+# ahead, bpf_kspec_fire() hands them over), so every committed line is
+# an openat's, they come together before the marker, and thread 0's own
+# are all there in order.  How many of the others' depends on the
+# interleaving: the three ways are not compared.  The ring holds the
+# run (16 MB over the possible CPUs, as lit.d's).  As lit.d's, the race
+# the barrier and the pass guard against did not happen here without
+# them: with rec_kout_at()'s kernel probe part taken out (no tag read
+# ahead, every hit's handed over at its place) 6 of 6 runs passed;
+# tests/unit/t-kread.c is the rule's proof.  With bpf_kspec_fire()
+# handing nothing over for a kernel probe, every line is missing.
+cat >klit.d <<'EOF'
+syscall::getcpu:entry /pid == $target && tid != pid/ { self->g++; }
+syscall::getcpu:entry /self->g == 1/ { self->s = speculation(); }
+syscall::openat:entry /pid == $target && tid != pid/ { speculate(1); printf("%s\n", copyinstr(arg1)); }
+syscall::getcpu:entry /self->g == 2/ { commit(self->s); self->s = 0; }
+syscall::getcpu:entry /self->g == 2/ { printf("marker\n"); }
+EOF
+ncpu=$(getconf _NPROCESSORS_CONF 2>/dev/null || echo 1)
+lbs=$((16 / ncpu))
+[ "$lbs" -ge 1 ] || lbs=1
+kpprog_run klit g "topens 300 8" -x bufsize=${lbs}m -s klit.d
+n=$(wc -l <klit.g)
+expect_eq "klit: the marker, then dtrace's last line" "marker||" \
+	"$(tail -2 klit.g | tr '\n' '|')"
+expect_eq "klit: every line before the marker an openat's" "" \
+	"$(head -n $((n - 2)) klit.g | grep -vE '^sf/t[0-7]-i[0-9]+$')"
+i=0
+while [ $i -lt 300 ]; do
+	echo "sf/t0-i$i"
+	i=$((i + 1))
+done >klit.exp
+grep '^sf/t0-' klit.g >klit.t0
+expect_file_eq "klit: thread 0's own, in order" klit.exp klit.t0
+expect_eq "klit: no drop" "" "$(grep -i drop klit.g.err)"
+kspec klit 3
+
+# ... without -q: the held records' default line and JSON record, their
+# CPU and probe the record's (bpf_kspec_fire()), kpprog pinned to CPU 1
+# so that a CPU left at 0 shows
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+	for f in q j; do
+		fo=
+		[ $f = q ] || fo="-x oformat=json"
+		for m in g u 0; do
+			mrun sys$f $m "taskset -c 1" "./kpprog opens 3" $fo \
+				-s sys.d
+		done
+		expect_file_eq "sys$f: DTRACE_KAGG=0's output" sys$f.u sys$f.g
+		expect_file_eq "sys$f: DTRACE_CGEN=0's output" sys$f.0 sys$f.g
+		kspec sys$f 4
+	done
+	expect_eq "sysq: the entries' lines, CPU 1" 3 \
+		"$(grep -c '^  1 .* openat:entry -100 /dev/null 0$' sysq.g)"
+	expect_eq "sysj: the entries' records, CPU 1" 3 \
+		"$(grep -c '^{"cpu":1,"id":[0-9]*,"provider":"syscall",.*"name":"entry","output":"-100 /dev/null 0\\n"}$' sysj.g)"
+else
+	echo "# one CPU or no taskset: sysq and sysj skipped"
+fi
 
 DTRACE_SYSCALL_RAW=1 three sysraw "opens 3" -s sys.d
 expect_file_eq "sysraw: the committed lines" sys.exp sysraw.g
-sout sysraw 1
+kspec sysraw 4
+
+# 8 threads, each with its own buffer (nspec 8): the entry's path held,
+# committed at the return where the call opened (the even calls' files
+# exist), discarded where not
+mkdir sf
+: >topens.exp
+for t in 0 1 2 3 4 5 6 7; do
+	i=0
+	while [ $i -lt 40 ]; do
+		: >sf/t$t-i$i
+		echo "sf/t$t-i$i 0" >>topens.exp
+		i=$((i + 2))
+	done
+done
+sort topens.exp >topens.exps
+cat >topens.d <<'EOF'
+syscall::openat:entry /pid == $target && tid != pid/ { self->s = speculation(); }
+syscall::openat:entry /self->s/ { speculate(self->s); printf("%s %x\n", copyinstr(arg1), arg2); }
+syscall::openat:return /self->s && (int)arg0 >= 0/ { commit(self->s); self->s = 0; }
+syscall::openat:return /self->s/ { discard(self->s); self->s = 0; }
+EOF
+for m in g u 0; do
+	kpprog_run topens $m "topens 40 8" -x nspec=8 -s topens.d
+	grep . topens.$m | sort >topens.$m.s
+	expect_file_eq "topens ($m): every opened path, once" topens.exps \
+		topens.$m.s
+	expect_eq "topens ($m): no failed speculation, no drop" "" \
+		"$(grep -e failed -e drop "topens.$m.err")"
+done
+# each thread's in its order (its calls' i rising)
+for t in 0 1 2 3 4 5 6 7; do
+	expect_eq "topens: thread $t's commits in order" \
+		"$(grep "^sf/t$t-" topens.exp | paste -sd' ' -)" \
+		"$(grep "^sf/t$t-" topens.g | paste -sd' ' -)"
+done
+kspec topens 4
 
 # open, openat and openat2 share one program on the raw tracepoint:
 # the probe's id read at the hit, each line the probe's own
@@ -97,6 +266,7 @@ END { commit(s); }
 EOF
 DTRACE_SYSCALL_RAW=1 three glob "opens 2" -s glob.d
 sout glob 1
+stays glob
 expect_eq "glob: open's and openat's lines" "2 2" \
 	"$(awk 'NF == 2 { n[$2]++ } END { printf "%d %d", n[0], n[1] }' glob.g)"
 expect_grep "glob: the calls' programs shared" \
@@ -112,6 +282,7 @@ END { commit(s); }
 EOF
 three rec "getcpu 3" -s rec.d
 sout rec 1
+stays rec
 expect_eq "rec: the committed lines" "1 kpprog 1 kpprog 1 kpprog" \
 	"$(grep '^1 ' rec.g | paste -sd' ' -)"
 expect_grep "rec: the stack" 'kpprog`main' rec.g
@@ -216,6 +387,7 @@ three prof "spin 300000000" -s prof.d
 printf 'kpprog 1\n\n' >prof.exp
 expect_file_eq "prof: the sample's line" prof.exp prof.g
 sout prof 1
+stays prof 'exit() is decided at the hit '
 expect_grep "prof: -v spred" \
 	'^dtrace: 1 of them with predicates computed in the kernel, at the probe: dtrace tests their truth$' \
 	prof.g.err
@@ -234,6 +406,7 @@ three proc "forkexec ./kpchild" -s proc.d
 printf 'exec 1\nexit 1\nexit 2\n\n' >proc.exp
 expect_file_eq "proc: the children's lines" proc.exp proc.g
 sout proc 2
+stays proc
 
 # ---------------------------------------------------------------------
 # The read at the probe: the path kept at openat's entry (a kernel
@@ -252,22 +425,47 @@ for i in 0 1 2 3 4 5 6 7 8 9; do
 done
 echo >>late.exp
 for m in g 0; do
-	case $m in
-	g) te="DTRACE_CGEN=1" ;;
-	0) te="DTRACE_CGEN=0" ;;
-	esac
-	rm -f late.$m
-	env $te timeout -s KILL 120 "$DTRACE" -v -q -o late.$m \
-		-c "./kpprog rewrites 10" -s late.d >/dev/null 2>late.$m.err
-	expect_eq "late ($te): status" 0 "$?"
-	[ -f late.$m ] || : >late.$m
+	kpprog_run late $m "rewrites 10" -s late.d
 done
 expect_file_eq "late: every hit read at the probe" late.exp late.g
-sout late 1
+kspec late 3
 expect_eq "late: -v says no late read" "" \
 	"$(grep 'when dtrace runs the record' late.g.err)"
 n=$(grep -cxFf late.exp late.0)
 expect_eq "late: some hits not read at the probe (DTRACE_CGEN=0)" 1 \
 	"$((n < 10))"
+
+# ---------------------------------------------------------------------
+# One ID that profile-997 and a USDT probe speculate into: taken at
+# sp:::begin of the first transaction, the first sample of the thread
+# speculating its line (self->k then set: one line only), the last
+# transaction's sp:::end speculating its own and committing (sp.c, one
+# thread: 20,000 transactions, about 0.2 s of its CPU time, some 200
+# samples)
+
+if tracefs_at -w uprobe_events; then
+	trace_progs_copy sp || {
+		require_G
+		test_progs_build sp
+	}
+	cat >mix.d <<'EOF'
+self int k;
+sp$target:::begin /arg1 == 0/ { self->s = speculation(); }
+profile-997 /self->s && !self->k/ { speculate(self->s); printf("%s sampled\n", execname); self->k = 1; }
+sp$target:::end /self->s && arg1 == 19999/ { speculate(self->s); printf("t%d end %d\n", arg0, self->k); }
+sp$target:::end /self->s && arg1 == 19999/ { commit(self->s); self->s = 0; }
+EOF
+	printf 'sp sampled\nt0 end 1\n\n' >mix.exp
+	for m in g u 0; do
+		mrun mix $m "" "./sp 20000 1" -q -s mix.d
+		# a sample may drop (one landing in a uprobe's program on its
+		# CPU): the thread runs on, and a later sample speculates
+		expect_file_eq "mix ($te): the sample's line, then the end's" \
+			mix.exp mix.$m
+	done
+	kspec mix 4
+else
+	echo "# no uprobe_events: mix (profile-997 and a USDT probe) skipped"
+fi
 
 finish

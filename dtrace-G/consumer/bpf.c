@@ -108,6 +108,7 @@
 #include "bpf_impl.h"
 #include "consumer_impl.h"
 #include "kplan.h"
+#include "kprov.h"
 #include "stapsdt.h"
 
 /* the program, compiled and embedded by make (usdt_bpf_obj.c) */
@@ -864,11 +865,14 @@ void ev_copyout(struct consumer *c, struct tevent *e, struct ubpf_ev *s)
 /* Reading */
 
 /*
- * The offset of a uprobe's record's out area (UBPF_RF_KOUT, a record the
- * plan ran for): after the header, the arguments, vtimestamp and the
- * uid and gid, as bpf_decode() reads them, with no side effect (the
- * reading rule of speculations in the kernel, kspec_read.c, needs the
- * area's ran word of every record before any is decoded); false: none.
+ * The offset of a record's out area (UBPF_RF_KOUT, a record the plan ran
+ * for): a uprobe's after the header, the arguments, vtimestamp and the
+ * uid and gid, as bpf_decode() reads them; a kernel probe's
+ * (UBPF_EV_KPROV) after the header, its struct ubpf_kctx, the arguments
+ * and vtimestamp, as kprov.c's kprov_hit() reads them; with no side
+ * effect (the reading rule of speculations in the kernel, kspec_read.c,
+ * needs the area's ran word of every record before any is decoded);
+ * false: none.
  */
 static bool rec_kout_at(const uint8_t *raw, size_t len, size_t *off)
 {
@@ -878,10 +882,13 @@ static bool rec_kout_at(const uint8_t *raw, size_t len, size_t *off)
 		return false;
 	memcpy(&r, raw, sizeof(r));
 	if (!(r.flags & UBPF_RF_KOUT) || !(r.flags & UBPF_RF_KAGG) ||
-	    (r.ev & UBPF_EV_KPROV) || r.len > len)
+	    r.len > len)
 		return false;
-	*off = sizeof(r) + 8u * r.nargs + (r.flags & UBPF_RF_VTIME ? 8u : 0) +
-	       (r.flags & UBPF_RF_CRED ? 8u : 0);
+	*off = sizeof(r) + 8u * r.nargs + (r.flags & UBPF_RF_VTIME ? 8u : 0);
+	if (r.ev & UBPF_EV_KPROV)
+		*off += sizeof(struct ubpf_kctx);
+	else
+		*off += r.flags & UBPF_RF_CRED ? 8u : 0;
 	return *off + sizeof(struct ubpf_kout) <= r.len;
 }
 
@@ -895,48 +902,64 @@ bool bpf_kspec_on(struct consumer *c)
 /*
  * The pass's hand-over of hit h's tags (records.c's read_round(),
  * kspec_read.c): its area read in place, its probe found as its own run
- * finds it (lin_hit_probe(), whose cache makes only what that run would
- * make), the fire it needs only its ids, CPU, stamp, probe and, where
- * the event reads execname, the record's comm (the held text of the
- * area's integers and strings, the default line's and JSON's CPU and
- * probe: kplan_spec.c's d_kplan_kspec()).  false: its process is not
- * known yet (the run defers the hit).
+ * finds it (a uprobe's by lin_hit_probe(), whose cache makes only what
+ * that run would make; a kernel probe's by its index, kprov.c's
+ * kprov_rec_probe(), as kprov_hit() finds it), the fire it needs only
+ * its ids, CPU, stamp, probe and, where the event reads execname, the
+ * record's comm (the held text of the area's integers and strings, the
+ * default line's and JSON's CPU and probe: kplan_spec.c's
+ * d_kplan_kspec()).  false: a uprobe's process is not known yet (the
+ * run defers the hit); a kernel probe's hit is never deferred.
  */
 bool bpf_kspec_fire(struct consumer *c, const struct hit *h)
 {
 	struct ubpf_rec r;
 	struct hit_at at = { 0 };
 	struct d_fire f = { 0 };
-	struct tprobe *p;
+	struct tprobe *p = NULL;
+	struct kprobe *kp = NULL;
 	char comm[UBPF_KCOMM + 1] = "";
 	size_t off;
-	bool defer;
+	bool defer, execname;
 
 	if (!rec_kout_at(h->raw, h->rawlen, &off))
 		return true;
 	memcpy(&r, h->raw, sizeof(r));
-	if (r.ev >= c->up.nevs)
-		return true;
-	at.file = c->up.evs[r.ev]->file;
-	at.off = c->up.evs[r.ev]->off;
-	p = lin_hit_probe(c, (pid_t)h->pid, h->time, &at, &defer);
-	if (defer)
-		return false;
-	if (!p || !p->nclauses)
-		return true;
+	if (r.ev & UBPF_EV_KPROV) {
+		/* a kernel probe's, named by its index (kprov.c's
+		 * kprov_hit()): every process's, none deferred */
+		kp = kprov_rec_probe(c, r.ev);
+		if (!kp || !kp_has_prog(kp) || !kp->nclauses)
+			return true;
+		execname = kp->needs & D_NEED_EXECNAME;
+	} else {
+		if (r.ev >= c->up.nevs)
+			return true;
+		at.file = c->up.evs[r.ev]->file;
+		at.off = c->up.evs[r.ev]->off;
+		p = lin_hit_probe(c, (pid_t)h->pid, h->time, &at, &defer);
+		if (defer)
+			return false;
+		if (!p || !p->nclauses)
+			return true;
+		execname = c->up.evs[r.ev]->needs & D_NEED_EXECNAME;
+	}
 	f.cpu = (int)h->cpu;
 	f.pid = (pid_t)h->pid;
 	f.tid = (pid_t)h->tid;
 	f.timestamp = h->time;
 	/* the record's comm where the event reads it, as bpf_decode()
-	 * copies it: a held record's execname */
-	if (c->up.evs[r.ev]->needs & D_NEED_EXECNAME)
+	 * and kprov_hit() copy it: a held record's execname */
+	if (execname)
 		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(r.comm),
 			 r.comm);
 	f.execname = comm;
-	f.probe = &p->dp;
-	cg_kspec_pass(c, p->clauses, p->nclauses, p->uclauses, p->nuclauses,
-		      h->raw + off, r.len - off, &f, h->time);
+	f.probe = kp ? &kp->dp : &p->dp;
+	cg_kspec_pass(c, kp ? kp->clauses : p->clauses,
+		      kp ? kp->nclauses : p->nclauses,
+		      kp ? kp->uclauses : p->uclauses,
+		      kp ? kp->nuclauses : p->nuclauses, h->raw + off,
+		      r.len - off, &f, h->time);
 	return true;
 }
 

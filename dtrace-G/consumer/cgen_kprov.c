@@ -60,7 +60,14 @@
  * clauses whose every probe has such a program) go in the record's
  * out area, after the arguments and vtimestamp (cgen.c, cgen_out.c),
  * which kprov.c's kprov_hit() hands to cg_out_rec(); the generic programs
- * (kprov.bpf.h) have none, their plans no such clause.  cg_try()
+ * (kprov.bpf.h) have none, their plans no such clause.  Where the run's
+ * speculations are the kernel's (kplan_spec.c's d_kplan_kspec(),
+ * doc/DESIGN.md's step 5) the area holds a speculating clause's tags
+ * too, the hit stamped before the provider's prologue as a uprobe's
+ * (cgen.c's emit_prologue(), p->ts), bpf.c's rec_kout_at() and
+ * bpf_kspec_fire() reading them ahead of the hit's place; a probe whose
+ * plan the generator refuses is then refused (cg_probe()), not given
+ * the record-only program, whose speculating clauses would not run.  cg_try()
  * has kprov_cg_load() generate and load every kernel probe's program
  * then, before anything is attached, so a program the generator or the
  * verifier refuses sends the whole run to the generic programs; the
@@ -262,8 +269,12 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	m.hzfree = &hzfree;
 	if (!cgen_emit(&m, &s, pl, &v, &n)) {
 		/* the record-only program, unless the plan keeps
-		 * self-> variables, which user space does not have */
-		if (!pl || pl->tls || !cgen_emit(&m, &s, NULL, &v, &n)) {
+		 * self-> variables, which user space does not have, or the
+		 * run's speculations are the kernel's (an unflagged
+		 * record's speculating clauses are not run: records.c's
+		 * hit_run(); bpf_attach.c's cg_prog() refuses so too) */
+		if (!pl || pl->tls || bpf_kspec_on(c) ||
+		    !cgen_emit(&m, &s, NULL, &v, &n)) {
 			snprintf(c->be_why, sizeof(c->be_why),
 				 "no program generated for %s:%s:%s:%s",
 				 p->n.d.prov, p->n.d.mod, p->n.d.func,

@@ -464,11 +464,6 @@ static bool uprobes_only(const struct clause *c)
 	return true;
 }
 
-bool kp_uprobes_only(const struct clause *c)
-{
-	return uprobes_only(c);
-}
-
 bool kp_usite(const struct d_probe *probe)
 {
 	/* (a probe with no provider is a trial's, kplan_vars.c's

@@ -135,7 +135,12 @@
  * before it run after it,
  * under records.c's kdrain, where the reading rule's pass has handed
  * them over already; every speculating clause fires
- * only at uprobe sites, k->traced and uprobes_only(), not at ERROR;
+ * only where a generated program runs, k->traced: uprobe sites and,
+ * step 5, the kernel providers' probes with a program of their own
+ * (syscall, profile-N, proc: their records carry the area after the
+ * kctx, the arguments and vtimestamp, bpf.c's rec_kout_at(), and name
+ * their probe by its index, bpf_kspec_fire()), not at BEGIN, END,
+ * ERROR or tick-N;
  * kspec_shape(): speculation() only as the whole value of a top-level
  * `v = ` into a self-> or this-> variable, speculate() after statements
  * that record nothing (../d/compile.c's spec_rules(): stores,
@@ -198,8 +203,7 @@
  * reached, handed over at the place before the fault is reported, as
  * ../d/stmt.c prints a commit() and then the fault.  What stays user
  * space's (the sout path above, or the records): the other shapes
- * (kspec_shape()'s), BEGIN, END and the kernel providers' probes (the
- * steps after).
+ * (kspec_shape()'s), BEGIN, END, ERROR and tick-N (slice 2).
  *
  * Also left, user space's with -v saying why
  * (d_kplan_spec_why()): a speculating clause with a store (DTrace
@@ -699,11 +703,10 @@ bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
 
 		if (!d_kplan_specs(p, ci))
 			continue;
-		if (kp_dtrace_only(c) || !traced[ci] || !kp_uprobes_only(c) ||
+		if (kp_dtrace_only(c) || !traced[ci] ||
 		    (k->user && k->user[ci]))
-			why = "it may fire where no generated program at "
-			      "a uprobe runs (dtrace's own probes, tick-N, a "
-			      "kernel provider's: later steps)";
+			why = "it may fire where no generated program runs "
+			      "(dtrace's own probes, tick-N: a later step)";
 		else
 			why = kspec_shape(c);
 		if (why) {

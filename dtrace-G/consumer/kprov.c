@@ -114,6 +114,15 @@ bool kp_has_prog(const struct kprobe *p)
 	return false;
 }
 
+struct kprobe *kprov_rec_probe(const struct consumer *c, uint32_t ev)
+{
+	const struct kprov *kp = c->kp;
+	uint32_t idx = ev & ~UBPF_EV_KPROV;
+
+	return kp && (ev & UBPF_EV_KPROV) && idx < kp->n ? kp->probes[idx]
+							 : NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Names: dtrace -l and matching */
 
@@ -968,17 +977,15 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	char comm[32] = "";
 	struct kprobe *p;
 	struct tproc *pr;
-	unsigned idx;
 	size_t off;
 
 	c->kout = NULL; /* none but this record's (cg_out_rec()) */
 	if (!kp || h->rawlen < sizeof(r))
 		return;
 	memcpy(&r, h->raw, sizeof(r));
-	idx = r.ev & ~UBPF_EV_KPROV;
-	if (idx >= kp->n || r.len > h->rawlen)
+	p = kprov_rec_probe(c, r.ev);
+	if (!p || r.len > h->rawlen)
 		return;
-	p = kp->probes[idx];
 	if (!kp_has_prog(p)) { /* tick-N */
 		fire_self(c, &f, comm, sizeof(comm)); /* in dtrace, as BEGIN */
 		f.timestamp = r.time;

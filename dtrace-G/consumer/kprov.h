@@ -182,6 +182,9 @@ void cgk_read_kernel(struct cgk *k, unsigned i, uint8_t size, uint8_t src,
 
 /* kprov.c: does a program fire p?  (tick-N's fire in dtrace) */
 bool kp_has_prog(const struct kprobe *p);
+/* kprov.c: the probe a kernel probe's record of ev (UBPF_EV_KPROV |
+ * index) names, or NULL (bpf.c's bpf_kspec_fire(), kprov_hit()) */
+struct kprobe *kprov_rec_probe(const struct consumer *c, uint32_t ev);
 /*
  * kprov.c: probe p's program on perf event fd, given back on stop: the
  * generated one (p->cg_fd, bpf_cookie its ev) or the object's program

@@ -32,8 +32,14 @@
  *				"/nonexistent/ok-I" (a literal, ENOENT),
  *				then address 16 (no page: EFAULT); the
  *				process 0.5 s more
+ *	kpprog topens N T	T threads (at most 16), started together,
+ *				each making N openat(2) calls of the
+ *				path "sf/tT-iI" (I 0 to N - 1), closing
+ *				what opens; thread 0 calls getcpu(2)
+ *				before the start and after its last call
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +76,32 @@ static void asleep(pid_t pid)
 			return;
 		usleep(1000);
 	}
+}
+
+static long nopens;
+static pthread_barrier_t go;
+
+/* topens' thread t (its argument) */
+static void *topens(void *arg)
+{
+	int t = (int)(long)arg;
+	char path[64];
+	unsigned cpu, node;
+
+	if (!t)
+		syscall(SYS_getcpu, &cpu, &node, NULL);
+	pthread_barrier_wait(&go);
+	for (long i = 0; i < nopens; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "sf/t%d-i%ld", t, i);
+		fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!t)
+		syscall(SYS_getcpu, &cpu, &node, NULL);
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -161,6 +193,18 @@ int main(int argc, char **argv)
 			syscall(SYS_openat, AT_FDCWD, (char *)16, O_RDONLY);
 		}
 		usleep(500000); /* for a reader after the fact */
+	} else if (!strcmp(argv[1], "topens") && argc > 3) {
+		pthread_t th[16];
+		int nt = atoi(argv[3]);
+
+		if (nt < 1 || nt > 16)
+			return 2;
+		nopens = n;
+		pthread_barrier_init(&go, NULL, (unsigned)nt);
+		for (long t = 0; t < nt; t++)
+			pthread_create(&th[t], NULL, topens, (void *)t);
+		for (int t = 0; t < nt; t++)
+			pthread_join(th[t], NULL);
 	} else if (!strcmp(argv[1], "hello")) {
 		printf("hello\n");
 		/*

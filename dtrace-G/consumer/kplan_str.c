@@ -1013,9 +1013,13 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
  *    strchr(), strrchr(), index(), rindex(), lltostr() (a constant
  *    base, 2 to 36), ?:, a string comparison (strings, or NULL, on
  *    both sides), && || ^^, and the integer operators but / and %
- *    (no pointer's), unary ! ~ - + and a cast to an integer of one.
+ *    (no pointer's), unary ! ~ - + and a cast to an integer of one;
+ *    ufunc(), usym(), umod() and uaddr(), named by d/stack.c through
+ *    the record's struct d_fire (records.c's hit_prep(): its pid and
+ *    time, ustack.c's dating), as for a clause dtrace runs from it.
  * None of these can fault: each depends on its arguments and strsize
- * only, and the checker made them strings or integers as need_str()
+ * only (the names, on the record's pid and time too, which the
+ * formatting has), and the checker made them strings or integers as need_str()
  * wants; / and % (a zero divisor), a computed base, strtok() (which
  * goes on with the program's state) and rand() are not taken.  So the
  * only faults are the copies', met in run.c's order.  Anything else
@@ -1046,6 +1050,10 @@ static bool ftime_func(const struct node *n)
 	case F_STRRCHR:
 	case F_INDEX:
 	case F_RINDEX:
+	case F_UFUNC: /* named from the record's pid and time */
+	case F_USYM:
+	case F_UMOD:
+	case F_UADDR:
 		return true;
 	case F_LLTOSTR:
 		return n->nargs < 2 ||

@@ -530,6 +530,12 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	int n = kp_out_ftime(k, st, j, lv);
 	bool ends = false;
 
+	/* a name of a user address in a speculating clause: a held record
+	 * of the kernel's buffers is formatted without the process's
+	 * modules (bpf.c's bpf_kspec_fire()) */
+	if (d_kplan_specs(k->prog, ci) &&
+	    kp_out_names(st->kind == S_TRACE ? st->e : st->args[j]))
+		return false;
 	for (unsigned i = 0; i < c->nflat; i++)
 		if (c->flat[i] == st)
 			ends = kp_out_ends(c, i);

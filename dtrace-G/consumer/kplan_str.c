@@ -1033,6 +1033,33 @@ static bool ftime_str_side(const struct node *n)
 	return n->kind == T_STR || (n->op == N_INT && n->ival == 0);
 }
 
+static bool ftime_name(const struct node *n)
+{
+	switch (d_funcs[n->sub].id) {
+	case F_UFUNC:
+	case F_USYM:
+	case F_UMOD:
+	case F_UADDR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool kp_out_names(const struct node *a)
+{
+	if (!a)
+		return false;
+	if (a->op == N_FUNC && ftime_name(a))
+		return true;
+	if (kp_out_names(a->a) || kp_out_names(a->b) || kp_out_names(a->c))
+		return true;
+	for (unsigned i = 0; i < a->nargs; i++)
+		if (kp_out_names(a->args[i]))
+			return true;
+	return false;
+}
+
 static bool ftime_func(const struct node *n)
 {
 	int64_t b;
@@ -1050,16 +1077,12 @@ static bool ftime_func(const struct node *n)
 	case F_STRRCHR:
 	case F_INDEX:
 	case F_RINDEX:
-	case F_UFUNC: /* named from the record's pid and time */
-	case F_USYM:
-	case F_UMOD:
-	case F_UADDR:
 		return true;
 	case F_LLTOSTR:
 		return n->nargs < 2 ||
 		       (d_const_int(n->args[1], &b) && b >= 2 && b <= 36);
 	default:
-		return false;
+		return ftime_name(n); /* the record's pid and time */
 	}
 }
 

@@ -728,6 +728,16 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				/* dtrace computes it from its leaves */
 				if (kp_out_ftime_ok(k, ci, st, j))
 					continue;
+				if (d_kplan_specs(p, ci) && kp_out_names(w)) {
+					snprintf(buf, len,
+						 "argument %u: a user "
+						 "address's name in a "
+						 "speculating clause (a held "
+						 "record is formatted without "
+						 "the process's modules)",
+						 j + 1);
+					return;
+				}
 				snprintf(buf, len,
 					 "argument %u: a copy run.c may not "
 					 "reach (a branch of ?:, right of && "

@@ -116,8 +116,10 @@ expect_grep "two types: -v says why" \
 # hits' uint32_t - 1 in bucket -1 (a signed 0 - 1), the set ones'
 # 0 - 1 wrapped; two variables (four forms), in an if's branch too; a
 # kernel clause's predicate and a vin clause's (kplan_vin.c's
-# vpred_ok(): user space runs the clause, uaddr() being its own, from
-# the hits whose predicate held: 8 records, not 10); the stores of 0
+# vpred_ok(): user space runs the clause, its printf() of self->t
+# being its own (a value of two types, set and unset: -v says so; since
+# ufunc's branch uaddr(0) is the kernel's), from the hits whose
+# predicate held: 8 records, not 10); the stores of 0
 # delete (the set test is the value)
 three "forms" 4 8 '
 tr$target:::tick /arg0 % 2/ { self->t = (uint32_t)arg0; }

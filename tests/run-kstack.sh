@@ -88,6 +88,26 @@ kt "syscall::write:entry ucaller" "write 3" \
 expect_eq "syscall::write:entry: ufunc(ucaller)" 'kstk`do_write 3' \
 	"$(grep kstk out.txt)"
 
+# umod(), uaddr() and ufunc() of write(2)'s buffer (a literal in kstk's
+# .rodata, no symbol over it: kstk`0xADDR): where the generated programs
+# run, the clause is the kernel's, the address an integer of the out
+# area named as dtrace formats the kernel probe's record (its pid and
+# time), as DTRACE_KAGG=0's clause names it from the record (ASLR: the
+# address is each run's own); on main -v says "argument 1, umod(), a
+# string the kernel does not compute"
+fk='syscall::write:entry /pid == $target/ {
+	printf("%s %s %s|", umod(arg1), uaddr(arg1), ufunc(arg1)); }'
+for kagg in 1 0; do
+	DTRACE_KAGG=$kagg kt "syscall::write:entry umod(arg1), KAGG=$kagg" \
+		"write 2" -n "$fk"
+	[ "${DTRACE_CGEN:-1}" = 0 ] || [ "$kagg" = 0 ] ||
+		expect_grep "syscall::write:entry umod(arg1): the clause the kernel's" \
+			'^dtrace: 1 clause printing values computed in the kernel$' \
+			err.txt
+	expect_grep "syscall::write:entry umod(arg1), KAGG=$kagg: the names" \
+		'^\(kstk \(kstk`0x[0-9a-f]*\) \2|\)\{2\}$' out.txt
+done
+
 # proc:::exit: libc's _exit first, then (where the memory is there) the
 # program's exit path
 kt "proc:::exit ustack()" "exit" \

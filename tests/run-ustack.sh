@@ -186,6 +186,30 @@ expect_run() {
 backends=default
 [ "${HAVE_BPF:-no}" = yes ] && backends="bpf generic uprobe"
 
+# kern_run WHAT LINE EXPECTED-FILE ARGS...: trun ARGS, with -v on bpf
+# ($pk_v), where -v must say LINE and no clause runs in user space (its
+# counts then taken out of err.txt), then expect_run, and on bpf the
+# same with DTRACE_KAGG=0
+kern_run() {
+	kr_what=$1 kr_line=$2 kr_exp=$3
+	shift 3
+	trun ${pk_v:+"$pk_v"} "$@"
+	if [ "$be" = bpf ]; then
+		expect_grep "$be: $kr_what: the clause in the kernel" \
+			"$kr_line" err.txt
+		expect_eq "$be: $kr_what: no clause in user space" \
+			0 "$(grep -c 'user space' err.txt)"
+		{ grep -v '^dtrace: \(1 clause \(keying\|aggregated\|printing\)\|0 self-> variables\|BPF: \|1 traced thread\)' \
+			err.txt || :; } >err.v
+		mv err.v err.txt
+	fi
+	expect_run "$be: $kr_what" "$kr_exp"
+	if [ "$be" = bpf ]; then
+		DTRACE_KAGG=0 trun "$@"
+		expect_run "$be: $kr_what, DTRACE_KAGG=0" "$kr_exp"
+	fi
+}
+
 # ustk_be BE: the checks below on backend BE (bpf, its generic program
 # or uprobe; default: the one dtrace picks), in directory be-BE with
 # copies of the programs.  The backends run side by side (lib.sh's
@@ -254,6 +278,48 @@ ustk_be() {
 	fi
 	expect_run "$be: printed stacks" expected.txt
 
+	# ufunc(), usym(), umod() and uaddr() of integers the kernel
+	# computes (arg1, arg2, arg0: no module's, an address; a self->
+	# variable the kernel keeps), printed whole and inside strjoin():
+	# with generated programs (bpf) the clause is the kernel's, each
+	# address a leaf of the out area named when dtrace formats the
+	# record, with its pid and time (kplan_str.c's ftime_func()); the
+	# same on every backend and with DTRACE_KAGG=0 (on main the clause
+	# is user space's: -v "argument 1, ufunc(), a string the kernel
+	# does not compute")
+	for a0 in 2 0; do
+		printf '  %-50s  %-50s  %-50s  %-50s  %-50s\n' \
+			'ustk-omit`b' 'ustk-omit`b' 'libc.so.6' \
+			'ustk-omit`b+0x4' "0x$a0"
+		printf '[ustk-omit`b] [ustk-omit!]\n'
+	done >expected.txt
+	echo >>expected.txt
+	set -- -q -c './ustk-omit 1 1' -n 'ustk$target:::fire {
+		self->p = arg1 + 4; }
+		ustk$target:::fire { ufunc(arg1); usym(arg1); umod(arg2);
+		uaddr(self->p); uaddr(arg0); printf("\n[%s] [%s]\n",
+		ufunc(arg1), strjoin(umod(arg1), "!")); }'
+	kern_run "ufunc() and kin printed" \
+		'^dtrace: 1 clause printing values computed in the kernel$' \
+		expected.txt "$@"
+	# ... but in a speculating clause, user space's (a held record of
+	# the kernel's buffers is formatted without the process's modules:
+	# bpf_kspec_fire()'s fire named b 0x...), -v saying so
+	if [ "$be" = bpf ]; then
+		printf 'ustk-omit`b 2\nustk-omit`b 3\n\n' >expected.txt
+		trun -v -q -c './ustk-omit 2 1' -n 'ustk$target:::fire {
+			self->s = speculation(); speculate(self->s);
+			printf("%s %d\n", ufunc(arg1), arg0); }
+			ustk$target:::fire /arg0 > 1/ { commit(self->s); }
+			ustk$target:::fire /arg0 <= 1/ { discard(self->s); }'
+		expect_grep "$be: ufunc() speculated: user space's" \
+			"argument 1: a user address's name in a speculating clause" \
+			err.txt
+		{ grep -v '^dtrace: ' err.txt || :; } >err.v
+		mv err.v err.txt
+		expect_run "$be: ufunc() speculated" expected.txt
+	fi
+
 	# @[ustack()] = count(): exact counts per distinct stack, beside a
 	# clause that aggregates in the kernel; with generated programs
 	# (bpf) the clause is the kernel's, its count made by dtrace from
@@ -298,21 +364,8 @@ ustk_be() {
 	set -- -q -c './ustk-omit 3 2' -n 'ustk$target:::fire { self->n++; }
 		ustk$target:::fire /self->n > 1 && arg0 != 3/ {
 		@[ustack(2)] = count(); }'
-	trun ${pk_v:+"$pk_v"} "$@"
+	kern_run "@[ustack(2)] under self->" "$uk_v" expected.txt "$@"
 	if [ "$be" = bpf ]; then
-		expect_grep "$be: @[ustack(2)] under self->: the clause in the kernel" \
-			"$uk_v" err.txt
-		expect_eq "$be: @[ustack(2)] under self->: no clause in user space" \
-			0 "$(grep -c 'user space' err.txt)"
-		{ grep -v '^dtrace: \(1 clause \(keying\|aggregated\)\|0 self-> variables\|BPF: \|1 traced thread\)' \
-			err.txt || :; } >err.v
-		mv err.v err.txt
-	fi
-	expect_run "$be: @[ustack(2)] under self->" expected.txt
-	if [ "$be" = bpf ]; then
-		DTRACE_KAGG=0 trun "$@"
-		expect_run "$be: @[ustack(2)] under self->, DTRACE_KAGG=0" \
-			expected.txt
 		# ... before a copy that faults at every hit: counted all
 		# the same, the faults said, as the generic program does (a
 		# statement after the count that may end the clause from the

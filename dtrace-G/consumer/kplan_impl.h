@@ -539,6 +539,9 @@ struct kp_leaf {
 };
 int kp_out_leaves(const struct d_kplan *k, const struct node *a,
 		  struct kp_leaf *lv);
+/* Does format-time tree a name a user address (ufunc(), usym(), umod(),
+ * uaddr(): the record's process's modules, kplan_str.c)? */
+bool kp_out_names(const struct node *a);
 /* ... argument j of st, not whole: its leaves (kp_out_leaves()), -1 if
  * whole or not such a tree */
 int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,

@@ -558,6 +558,12 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 
 	if (kp_out_hitcnt_ends(k, ci, st, j))
 		return false;
+	/* a name of a user address in a speculating clause: a held record
+	 * of the kernel's buffers is formatted without the process's
+	 * modules (bpf.c's bpf_kspec_fire()) */
+	if (d_kplan_specs(k->prog, ci) &&
+	    kp_out_names(st->kind == S_TRACE ? st->e : st->args[j]))
+		return false;
 	/* (R2: copyinstr(argN) in a clause only at uprobe sites, in a
 	 * program with no noastr, is copied before the probe's first
 	 * clause, whatever branch run.c takes: a failed copy sends the hit

@@ -1036,9 +1036,13 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
  *    strchr(), strrchr(), index(), rindex(), lltostr() (a constant
  *    base, 2 to 36), ?:, a string comparison (strings, or NULL, on
  *    both sides), && || ^^, and the integer operators but / and %
- *    (no pointer's), unary ! ~ - + and a cast to an integer of one.
+ *    (no pointer's), unary ! ~ - + and a cast to an integer of one;
+ *    ufunc(), usym(), umod() and uaddr(), named by d/stack.c through
+ *    the record's struct d_fire (records.c's hit_prep(): its pid and
+ *    time, ustack.c's dating), as for a clause dtrace runs from it.
  * None of these can fault: each depends on its arguments and strsize
- * only, and the checker made them strings or integers as need_str()
+ * only (the names, on the record's pid and time too, which the
+ * formatting has), and the checker made them strings or integers as need_str()
  * wants; / and % (a zero divisor), a computed base, strtok() (which
  * goes on with the program's state) and rand() are not taken.  So the
  * only faults are the copies', met in run.c's order.  Anything else
@@ -1050,6 +1054,33 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
 static bool ftime_str_side(const struct node *n)
 {
 	return n->kind == T_STR || (n->op == N_INT && n->ival == 0);
+}
+
+static bool ftime_name(const struct node *n)
+{
+	switch (d_funcs[n->sub].id) {
+	case F_UFUNC:
+	case F_USYM:
+	case F_UMOD:
+	case F_UADDR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool kp_out_names(const struct node *a)
+{
+	if (!a)
+		return false;
+	if (a->op == N_FUNC && ftime_name(a))
+		return true;
+	if (kp_out_names(a->a) || kp_out_names(a->b) || kp_out_names(a->c))
+		return true;
+	for (unsigned i = 0; i < a->nargs; i++)
+		if (kp_out_names(a->args[i]))
+			return true;
+	return false;
 }
 
 static bool ftime_func(const struct node *n)
@@ -1074,7 +1105,7 @@ static bool ftime_func(const struct node *n)
 		return n->nargs < 2 ||
 		       (d_const_int(n->args[1], &b) && b >= 2 && b <= 36);
 	default:
-		return false;
+		return ftime_name(n); /* the record's pid and time */
 	}
 }
 

@@ -736,6 +736,16 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				/* dtrace computes it from its leaves */
 				if (kp_out_ftime_ok(k, ci, st, j))
 					continue;
+				if (d_kplan_specs(p, ci) && kp_out_names(w)) {
+					snprintf(buf, len,
+						 "argument %u: a user "
+						 "address's name in a "
+						 "speculating clause (a held "
+						 "record is formatted without "
+						 "the process's modules)",
+						 j + 1);
+					return;
+				}
 				snprintf(buf, len,
 					 "argument %u: a copy run.c may not "
 					 "reach (a branch of ?:, right of && "
@@ -792,8 +802,17 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						   "strsize fixed for the run");
 				return;
 			}
-			if ((str && w->nargs != 1) ||
-			    (!str && w->kind == T_STR)) {
+			if (w->op == N_FUNC && w->nargs == 1 &&
+			    (d_funcs[w->sub].id == F_UFUNC ||
+			     d_funcs[w->sub].id == F_USYM ||
+			     d_funcs[w->sub].id == F_UMOD ||
+			     d_funcs[w->sub].id == F_UADDR)) {
+				/* named as dtrace formats (kplan_str.c's
+				 * ftime_func()): its address's reason */
+				x = w->args[0];
+				str = false;
+			} else if ((str && w->nargs != 1) ||
+				   (!str && w->kind == T_STR)) {
 				node_name(k, w, sub, sizeof(sub));
 				snprintf(buf, len,
 					 "argument %u%s%s, a string the "

@@ -78,8 +78,11 @@
 #    most read at the hit, strsize - 1 where N + 1 is not below it
 #    (counts 1 to 300 and -1 at strsize 256 and 16), a string running
 #    into an unmapped page faulting only where the count reaches it,
-#    three ways alike; N computed or 0 left to user space (-v says
-#    why);
+#    three ways alike; N computed at the hit (arguments, their
+#    arithmetic, self->/this-> integers, 0, negative, 64-bit) the
+#    same, at strsize 256 and 16; N computed before a statement the
+#    kernel runs, one the kernel does not compute, and a constant 0
+#    left to user space (-v says why);
 #  - execname stored into self-> and this-> strings the kernel keeps
 #    (below strsize 18 user space's), on a process renaming itself,
 #    three ways alike;

@@ -10,7 +10,9 @@
 #    (tests/run-dropin-projects.sh's sssd clause, which the probe names
 #    no longer keep in user space: c2e64c7), in strjoin() and
 #    basename() (leaves of a tree dtrace evaluates: kplan_out.c's
-#    out_ftime()), in a speculating clause), at a USDT probe and a pid
+#    out_ftime()), in a speculating clause; copyinstr(argN, M) of a
+#    count M the hit computes, read again M bytes long), at a USDT
+#    probe and a pid
 #    probe: the kernel's copy fails, and dtrace
 #    reads the string again when it runs the record (kplan_out.c's
 #    out_list(), run.c's d_read_str_late()), as the record path's
@@ -98,6 +100,23 @@ for cmd in first exit; do
 	expect_file_eq "R1, ut $cmd 3: the strings" r1.exp outg.txt
 	clean "R1, ut $cmd 3"
 done
+
+# R1 of copyinstr(argN, M), M a count the hit computes: the kernel's
+# copy fails, and dtrace reads the string again M bytes long, as the
+# record path does (kplan_out.c's late_max(), the count the program
+# clamped, struct ubpf_kostr's cnt), whole and as a leaf of strjoin()
+cat >r1n.d <<'EOF2'
+ut$target:::req { printf("n %s %s\n", copyinstr(arg0, arg1 + 2), strjoin(copyinstr(arg0, arg1 + 2), "!")); }
+EOF2
+printf 'n li li!\nn lit lit!\nn lit- lit-!\n\n' >r1n.exp
+ways_start 120 -v -q -s r1n.d -c "./ut first 3"
+ways_wait "R1, a computed count"
+ways_same "R1, a computed count"
+expect_file_eq "R1, a computed count: the strings" r1n.exp outg.txt
+expect_grep "R1, a computed count: -v" \
+	'^dtrace: 1 clause printing values computed in the kernel$' errg.txt
+expect_eq "R1, a computed count: no error said" "" \
+	"$(grep -i -e drop -e error -e invalid -e cannot err0.txt errg.txt errc.txt)"
 
 # Speculations in the kernel (doc/DESIGN.md's step 4, *Strings*): no
 # late re-read, since the held text is made once, by the pass or at the

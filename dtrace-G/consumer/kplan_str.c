@@ -815,7 +815,7 @@ int kp_ostr_count(const struct d_prog *p, const struct node *n)
  * (UBPF_KF_NCNT) and clamps it in the program as run.c's copyinstr()
  * clamps it: N bytes at most where 0 <= N and N + 1 < strsize, else
  * strsize - 1 (negative, 32 bits or more); 0 reads nothing, faulting
- * only at address 0 (cgen_out.c's ostr_cnt()).  Printed only, as
+ * only at address 0 (cgen_out.c's ostr_at()).  Printed only, as
  * kp_ostr_count()'s form.
  */
 bool kp_ostr_hit(const struct d_kplan *k, const struct node *n)

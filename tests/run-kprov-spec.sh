@@ -33,7 +33,10 @@
 #    thread 0 takes and commits it (lit.d's shape at a kernel probe);
 #  - mix (sp, a USDT program): one ID that profile-997 and sp:::end
 #    speculate into, taken at sp:::begin, the sample's line held ahead
-#    of the end's and committed with it.
+#    of the end's and committed with it, three ways; user space's
+#    speculations (-v: a sample may run inside another program between
+#    its stamp and its step); and fkv, a syscall clause speculating
+#    beside a USDT clause keeping self->, user space's too (-v).
 # Covered, on tests/data/kprov/kpprog.c:
 #  - syscall on a call's own tracepoint: openat's entry speculating its
 #    arguments and copyinstr(arg1), committed at the return;
@@ -463,7 +466,23 @@ EOF
 		expect_file_eq "mix ($te): the sample's line, then the end's" \
 			mix.exp mix.$m
 	done
-	kspec mix 4
+	# the sample may run inside sp's uprobe program after its stamp
+	# and before its step (review revk5: 38-50 of 2,300 samples out
+	# of order at profile-4999): user space's
+	stays mix 'clause 2: it may fire at profile-N, whose sample may run inside another program .*'
+	# a syscall speculating clause keeping self-> beside a USDT clause
+	# keeping self->: a fork child that hits sp:::begin before it is
+	# armed keeps its self-> variables in user space for its life, and
+	# its write()s' records would step no buffer (review revk5: all of
+	# three children's lines lost): user space's
+	cat >fkv.d <<'EOF'
+sp$target:::begin { self->b = arg0 + 1; }
+syscall::write:entry /pid == $target && !self->s/ { self->s = speculation(); }
+syscall::write:entry /self->s/ { speculate(self->s); printf("w %d\n", self->b); }
+syscall::exit_group:entry /self->s/ { commit(self->s); self->s = 0; }
+EOF
+	mrun fkv g "" "./sp 10 1" -q -s fkv.d
+	stays fkv 'clause 2: it keeps self-> variables at a kernel probe beside clauses keeping them at uprobe sites: .*'
 else
 	echo "# no uprobe_events: mix (profile-997 and a USDT probe) skipped"
 fi

@@ -568,6 +568,8 @@ bool kp_out_ends(const struct clause *c, unsigned i);
  * else -1 */
 bool kp_usite(const struct d_probe *probe);
 bool kp_usite_clause(const struct clause *c);
+bool kp_kern_clause(const struct clause *c);
+bool kp_profile_clause(const struct clause *c);
 int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i);
 /* Has if statement i of clause ci's flat list a slot in the out area
  * for its condition's value (the KEEP OUT: a statement under it, at any

@@ -472,6 +472,27 @@ bool kp_usite(const struct d_probe *probe)
 	       (!probe->prov || !kern_named(probe->prov, strlen(probe->prov)));
 }
 
+/* May clause c fire at a kernel provider's probe? */
+bool kp_kern_clause(const struct clause *c)
+{
+	return !uprobes_only(c);
+}
+
+/* May clause c fire at a profile-N probe (its provider "profile", or
+ * one a glob or an empty field may name)? */
+bool kp_profile_clause(const struct clause *c)
+{
+	for (unsigned j = 0; j < c->ndescs; j++) {
+		const char *d = c->descs[j], *colon = strchr(d, ':');
+		size_t n = colon ? (size_t)(colon - d) : 0;
+
+		if (!colon || !n || strcspn(d, "*?[\\") < n ||
+		    (n == 7 && !strncmp(d, "profile", 7)))
+			return true;
+	}
+	return false;
+}
+
 bool kp_usite_clause(const struct clause *c)
 {
 	for (unsigned j = 0; j < c->ndescs; j++)

@@ -668,6 +668,34 @@ static const char *kspec_shape(const struct clause *c)
 	return shape_list(c->stmts, c->nstmts);
 }
 
+/* Does clause c of p touch a self-> variable? */
+static bool kspec_self(const struct d_prog *p, const struct clause *c)
+{
+	bool *mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	bool r = false;
+
+	kp_clause_vars(p, c, mark);
+	for (unsigned v = 0; v < p->nvars; v++)
+		r |= mark[v] && (p->vars[v].scope == SC_SELF ||
+				 p->vars[v].scope == SC_SELFASSOC);
+	free(mark);
+	return r;
+}
+
+/* Does a clause of p that may fire at a uprobe site touch a self->
+ * variable (cgen_kprov.c's kp_tlsu(): a thread whose first such hit
+ * came before its process was armed keeps them in user space, cgtlsu,
+ * and every plan keeping self-> variables sends its hits unflagged)? */
+static bool usite_self(const struct d_prog *p)
+{
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (!kp_dtrace_only(&p->clauses[ci]) &&
+		    kp_usite_clause(&p->clauses[ci]) &&
+		    kspec_self(p, &p->clauses[ci]))
+			return true;
+	return false;
+}
+
 bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
 {
 	const struct d_prog *p = k->prog;
@@ -707,6 +735,19 @@ bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
 		    (k->user && k->user[ci]))
 			why = "it may fire where no generated program runs "
 			      "(dtrace's own probes, tick-N: a later step)";
+		else if (kp_profile_clause(c))
+			why = "it may fire at profile-N, whose sample may run "
+			      "inside another program on its CPU after that "
+			      "hit's stamp and before its step, so the buffers "
+			      "would not be stepped in time order (a later "
+			      "step)";
+		else if (kp_kern_clause(c) && kspec_self(p, c) && usite_self(p))
+			why = "it keeps self-> variables at a kernel probe "
+			      "beside clauses keeping them at uprobe sites: a "
+			      "process that hits one before it is armed keeps "
+			      "its self-> variables in user space for its "
+			      "life, and its records at kernel probes would "
+			      "step no buffer (a later step)";
 		else
 			why = kspec_shape(c);
 		if (why) {

@@ -17,8 +17,8 @@
 # user space, and the records read are the faults' (2) and the long
 # probe's (12).  In a program whose kernel keeps a self-> variable
 # (no fault sites) the clause stays user space's, and -v says why, as
-# it says why a store of args[N] keeps a self-> variable out and that
-# uregs[] keeps a printf() argument out.
+# it says why a store of args[N] keeps a self-> variable out; uregs[]
+# does not keep a printf() argument out (kplan_expr.c's kp_ureg()).
 # printf("%s") and trace() of args[0], bare and in stringof(), are
 # printed in the kernel at sp:::s (kplan_out.c's kp_out_sarg(): an OSTR
 # of argument 0, as copyinstr(arg0)'s), by user space at sp:::i: three
@@ -188,11 +188,14 @@ expect_eq "this->: clause 5's sum at sp:::s, al.d's" 1 \
 	"$(tr -s ' ' <fm.g | grep -c "^$(lines 255 | tail -n 1)\$")"
 expect_eq "this->: clause 5's strlen() of sp:::i's long, 12 faults" 12 \
 	"$(grep -c 'sp:main:i): illegal operation in action #3' fm.g.err)"
-# ... and that uregs[] is what keeps a printf() argument there (it
-# named nothing before)
-expect_grep "-v says uregs[] keeps the printf() in user space" \
-	"^dtrace: clause 4 (sp[0-9]*:::i) runs in user space, from its record: line 4: its printf() is not one the kernel computes at the hit: argument 1: uregs\[\] is not computed in the kernel$" \
-	fm.g.err
+# ... and uregs[] keeps no printf() argument there: at a USDT site the
+# kernel reads it from the uprobe's pt_regs (kplan_expr.c's kp_ureg();
+# on main at ef2dfbc the clause was user space's, "uregs[] is not
+# computed in the kernel"), rdi arg0 at the one hit
+expect_eq "uregs[]: clause 4's printf() is the kernel's" "" \
+	"$(grep '^dtrace: clause 4 ' fm.g.err)"
+expect_eq "uregs[]: clause 4 printed uregs[R_RDI] == arg0" 1 \
+	"$(grep -cx 1 fm.g)"
 # ... and why a store of args[N] (typed per probe) keeps its variable
 # out of the kernel (kplan_why.c; it named nothing before)
 expect_grep "self->: -v says why self->m = args[1] is user space's" \

@@ -92,4 +92,64 @@ for ss in 16 256 257; do
 	expect_file_eq "strsize $ss: the lengths" sl$ss.exp sl$ss.cmp
 done
 
+# uregs[C] (kplan_expr.c's kp_ureg(), UBPF_K_UREG: the uprobe's pt_regs,
+# which the record's registers are) at hit()'s entry and return: rdi
+# and rsi are arg0 and arg1 (the SysV ABI), rsp + 8 16-byte aligned,
+# the pc's page offset hit()'s in the file (nm; PIE moves pages only),
+# rip the pc, rax at the return arg1 (sums, a predicate, a key, a
+# printf() through this->); at syscall::prctl:entry (a kernel probe:
+# the thread's user registers, which its context is not) user space's,
+# per probe, in a clause the kernel runs at hit() (rdi the call's
+# arg0); in a clause reading self-> there, and with a computed index,
+# user space's everywhere; the user rsp at prctl() a little below the
+# one at hit() (both called from main()).  Three ways byte for byte
+# and as computed; -v: the six aggregating clauses (the store among
+# them) and the printing one in the kernel, the others' reasons.  On
+# main at ef2dfbc the five -v checks fail (uregs[] was user space's
+# everywhere); the outputs are the same there.
+cat >ur.d <<'EOF2'
+pid$target::hit:entry { @rdi = sum(uregs[R_RDI] == arg0); @rsi = sum(uregs[R_RSI] == arg1); }
+pid$target::hit:entry /uregs[R_SP] % 16 == 8/ { @al = count(); }
+pid$target::hit:entry { @pc[uregs[R_PC] & 0xfff] = count(); }
+pid$target::hit:entry /arg1 == 2/ { this->p = uregs[R_PC]; printf("pc %d %d\n", this->p == uregs[R_RIP], uregs[R_RSI]); }
+pid$target::hit:return { @ret = sum(uregs[R_RAX] == arg1); }
+pid$target::hit:entry, syscall::prctl:entry /pid == $target/ { @mix[probefunc] = sum(uregs[R_RDI] == arg0); }
+pid$target::hit:entry /arg1 == 1001/ { @ci = sum(uregs[arg1 - 1001 + R_RSI] == arg1); }
+pid$target::hit:entry { self->sp = uregs[R_SP]; }
+syscall::prctl:entry /self->sp/ { printf("sp near %d\n", uregs[R_SP] < self->sp && self->sp - uregs[R_SP] < 4096); }
+EOF2
+for m in g u 0; do
+	run_mode_start $m ur.$m "./sl 0" -s ur.d
+done
+for m in g u 0; do
+	run_mode_end ur.$m
+done
+pcoff=$(($(nm sl | sed -n 's/^\([0-9a-f]*\) T hit$/0x\1/p') & 4095))
+{
+	printf '%s\n' 'pc 1 2' 'sp near 1' ''
+	printf '%17d\n' 15 15 15
+	printf '%17d%17d\n' "$pcoff" 15
+	printf '%17d\n' 15
+	printf '  %-50s%17d\n' prctl 1 hit 15
+	printf '%17d\n' 1
+} >ur.exp
+expect_file_eq "uregs[]: as computed" ur.exp ur.g
+expect_file_eq "uregs[]: DTRACE_KAGG=0's" ur.u ur.g
+expect_file_eq "uregs[]: DTRACE_CGEN=0's" ur.0 ur.g
+expect_eq "uregs[]: no drops, no error" "" \
+	"$(grep -i -e drop -e error -e cannot ur.g.err ur.u.err ur.0.err)"
+expect_grep "uregs[]: -v, six clauses aggregating in the kernel" \
+	'^dtrace: 6 clauses aggregated in the kernel$' ur.g.err
+expect_grep "uregs[]: -v, the printf() in the kernel" \
+	'^dtrace: 1 clause printing values computed in the kernel$' ur.g.err
+expect_grep "uregs[]: -v, user space's at prctl()" \
+	"^dtrace: clause 6 (pid[0-9]*::hit:entry) ran in user space at 1 of its 2 probes, first syscall:vmlinux:prctl:entry: uregs\\[\\] at a kernel probe is the thread's user registers, which its context is not$" \
+	ur.g.err
+expect_grep "uregs[]: -v, a computed index user space's" \
+	"^dtrace: clause 7 (pid[0-9]*::hit:entry) runs in user space, from its record: line 7: its @ci = sum() is not one the kernel runs: its value: uregs\\[\\] is computed in the kernel only with a constant index$" \
+	ur.g.err
+expect_grep "uregs[]: -v, beside self-> at a kernel probe user space's" \
+	"^dtrace: clause 9 (syscall::prctl:entry) runs in user space, from its record: line 9: its printf() is not one the kernel computes at the hit: argument 1: uregs\\[\\] is not computed in the kernel of a clause that may fire at a kernel probe (which would leave it user space's there) and that touches a self-> or global variable or speculates, or that this-> variables tie to one that does$" \
+	ur.g.err
+
 finish

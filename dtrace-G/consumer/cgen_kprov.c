@@ -430,6 +430,8 @@ bool kp_plan(struct em *e, const struct cgen_maps *m,
 
 	bool fs = cgen_fsites(e, pl);
 
+	if (cgen_plan_has(pl, UBPF_K_UREG, -1)) /* kplan.c gives none */
+		e->bad = true;
 	cgen_plan(e, pl, nargs, fds);
 	if (!pl->record && !e->nfj && !e->nhzj && !fs)
 		return true;

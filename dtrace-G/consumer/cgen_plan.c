@@ -111,6 +111,9 @@
 #include "cgen_impl.h"
 #include "consumer_impl.h"
 
+/* pt_regs offsets, by UBPF_R_* (bpf/uregs.h): UREG's */
+static const int16_t regoff[UREG_N] = UREG_OFFSETS;
+
 /* the BPF operation of op where it is one ALU64 instruction, the same
  * with an immediate (binop()'s), else -1 (BPF_ADD is 0) */
 static int imm_op(uint8_t op)
@@ -473,6 +476,7 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_JMP:
 	case UBPF_K_TIME:
 	case UBPF_K_CPU:
+	case UBPF_K_UREG:
 	case UBPF_K_UID:
 	case UBPF_K_GID:
 	case UBPF_K_PROG: /* its bit, set by the walk before the plan */
@@ -920,6 +924,14 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				}
 			}
 			ldx(e, BPF_DW, 1, 10, S_VT);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_UREG: /* r6, the uprobe's pt_regs (cgen.c) */
+			if (o->n >= UREG_N) {
+				e->bad = true;
+				continue;
+			}
+			ldx(e, BPF_DW, 1, 6, regoff[o->n]);
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_CPU: /* as the record's header has it */

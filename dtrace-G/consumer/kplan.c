@@ -296,6 +296,7 @@ const struct d_probe kp_anyprobe;
  * pr KP_ANYPROBE, deciding a clause before any probe is known, types it
  * int64_t, and kplan_emit.c types the clause again at each probe,
  * leaving it to user space where that fails; pr NULL: no args[N].
+ * uregs[C] is typed so too: 64 bits unsigned, at a uprobe site alone.
  */
 bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 	      const struct node *n, uint8_t *sz, uint8_t *sg)
@@ -320,6 +321,13 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 			return true;
 		}
 		return d_args_int(pr, (unsigned)n->a->ival, sz, sg);
+	case N_UREGS: /* a uprobe site's register (kplan_expr.c's kp_ureg()):
+		       * not at a kernel probe, nor in a clause tied to
+		       * self-> that may fire at one (kp_typed_node()) */
+		*sz = 8;
+		*sg = 0;
+		return k && k->vars && kp_ureg(n) >= 0 && kp_typed_node(k, n) &&
+		       (!pr || pr == KP_ANYPROBE || kp_usite(pr));
 	case N_VAR:
 		return var_ty(k, (unsigned)n->sub, sz, sg);
 	case N_ASSOC: /* self->a[k...]: integer keys */

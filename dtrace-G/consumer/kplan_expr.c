@@ -302,6 +302,29 @@ void lit_key(struct em *m, const struct kstmt *ks, const struct node *n,
 }
 
 /*
+ * uregs[C] (stack.c's d_uregs()): what a hit's record carries is the
+ * registers the program copied from its context with the stack
+ * (usdt.bpf.c's ustack_copy(), cgen_ustk.c's), so at a uprobe site
+ * (USDT, pid) the register's 64 bits in that pt_regs are uregs[C]
+ * exactly: UREG, n the register's index in the record's (d_fire's)
+ * order, UBPF_R_*.  A kernel probe's record carries the thread's user
+ * mode's (cgen_ustk.c's kp_uregs(): none for a kernel thread, where
+ * uregs[] faults) and its context is not them: user space's there,
+ * per probe (kp_ty_at(), emit()).  A computed index stays user
+ * space's, its fault its.  On aarch64 the generic programs copy the
+ * registers through uregs_buf, not as here: user space's (-1).
+ */
+int kp_ureg(const struct node *n)
+{
+#if defined(__aarch64__)
+	(void)n;
+	return -1;
+#else
+	return n->a && n->a->op == N_INT ? d_ureg_dwarf(n->a->ival) : -1;
+#endif
+}
+
+/*
  * errno (kplan.c's "Variables"): what run.c reads, the firing's errnum,
  * is set at a system call's return alone (kprov_syscall.c's sys_fire():
  * the probe's errret), from arg0, the value the kernel returned, which
@@ -475,6 +498,20 @@ void emit(struct em *m, const struct node *n)
 		if (m->gate)
 			o->flags |= UBPF_KF_GATE;
 		norm(m, 8, 1, sz, sg);
+		return;
+	case N_UREGS: /* a uprobe site's register (kp_ureg()) */
+		if (m->probe && m->probe != KP_ANYPROBE &&
+		    !kp_usite(m->probe)) {
+			unfit(m, "uregs[] at a kernel probe is the thread's "
+				 "user registers, which its context is not");
+			return;
+		}
+		if (!kp_ty_at(m->k, m->probe, n, &az, &ag)) {
+			unfit(m, "uregs[] is not computed in the kernel there");
+			return;
+		}
+		o = put(m, UBPF_K_UREG, 0, 1);
+		o->n = (uint8_t)kp_ureg(n);
 		return;
 	case N_VAR: /* its 64 bits, as stored */
 		o = put(m, UBPF_K_VLD, 0, 1);

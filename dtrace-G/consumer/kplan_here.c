@@ -35,7 +35,9 @@
  * clauses refused so today are not many more, a clause may take the
  * forms typed per probe that the decision cannot know the probes of
  * (strlen(args[N]): kplan_str.c's kp_arg_strlen(); printf("%s", args[N]):
- * kplan_out.c's kp_out_sarg_ok()) only where no chain of clauses
+ * kplan_out.c's kp_out_sarg_ok(); uregs[], the kernel's at a uprobe site
+ * alone, in a clause that may fire at a kernel probe: kp_ty_at()) only
+ * where no chain of clauses
  * sharing this-> variables ties it to a clause touching a self->
  * (or global) variable or speculating (kp_typed_reach(), over the
  * program, once): at a probe where such a clause is not the kernel's,
@@ -70,34 +72,37 @@ static unsigned root(unsigned *par, unsigned i)
 	return i;
 }
 
-/* The strlen(args[N]) nodes under n into k->noslen */
-static void noslen_node(struct d_kplan *k, const struct node *n)
+/* The strlen(args[N]) nodes under n into k->noslen, and its uregs[]
+ * nodes where its clause may fire at a kernel probe (kern) */
+static void noslen_node(struct d_kplan *k, const struct node *n, bool kern)
 {
 	if (!n)
 		return;
-	if (n->op == N_FUNC && d_funcs[n->sub].id == F_STRLEN &&
-	    n->nargs == 1 && kp_args_index(n->args[0]) >= 0) {
+	if ((n->op == N_FUNC && d_funcs[n->sub].id == F_STRLEN &&
+	     n->nargs == 1 && kp_args_index(n->args[0]) >= 0) ||
+	    (n->op == N_UREGS && kern)) {
 		k->noslen =
 			xpush_room(k->noslen, k->nnoslen, sizeof(*k->noslen));
 		k->noslen[k->nnoslen++] = n;
 	}
-	noslen_node(k, n->a);
-	noslen_node(k, n->b);
-	noslen_node(k, n->c);
+	noslen_node(k, n->a, kern);
+	noslen_node(k, n->b, kern);
+	noslen_node(k, n->c, kern);
 	for (unsigned i = 0; i < n->nargs; i++)
-		noslen_node(k, n->args[i]);
+		noslen_node(k, n->args[i], kern);
 }
 
-static void noslen_stmts(struct d_kplan *k, const struct stmt *v, unsigned n)
+static void noslen_stmts(struct d_kplan *k, const struct stmt *v, unsigned n,
+			 bool kern)
 {
 	for (unsigned i = 0; i < n; i++) {
-		noslen_node(k, v[i].e);
+		noslen_node(k, v[i].e, kern);
 		for (unsigned j = 0; j < v[i].nargs; j++)
-			noslen_node(k, v[i].args[j]);
+			noslen_node(k, v[i].args[j], kern);
 		for (unsigned j = 0; j < v[i].nkeys; j++)
-			noslen_node(k, v[i].keys[j]);
-		noslen_stmts(k, v[i].body, v[i].nbody);
-		noslen_stmts(k, v[i].els, v[i].nels);
+			noslen_node(k, v[i].keys[j], kern);
+		noslen_stmts(k, v[i].body, v[i].nbody, kern);
+		noslen_stmts(k, v[i].els, v[i].nels, kern);
 	}
 }
 
@@ -145,8 +150,8 @@ void kp_typed_reach(struct d_kplan *k)
 		k->tyok[ci] = !bad[root(par, ci)];
 		if (k->tyok[ci])
 			continue;
-		noslen_node(k, c->pred);
-		noslen_stmts(k, c->stmts, c->nstmts);
+		noslen_node(k, c->pred, !kp_uprobes_only(c));
+		noslen_stmts(k, c->stmts, c->nstmts, !kp_uprobes_only(c));
 	}
 	free(par);
 	free(owner);

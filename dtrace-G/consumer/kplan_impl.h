@@ -240,7 +240,8 @@ struct d_kplan {
 	} prd[KP_PRDS];
 	/* per clause: it may be the kernel's at one probe and user space's
 	 * at another (kplan_here.c's kp_typed_reach()); the strlen(args[N])
-	 * nodes of the clauses that may not */
+	 * nodes of the clauses that may not, and their uregs[] nodes where
+	 * they may fire at a kernel probe (kplan_expr.c's kp_ureg()) */
 	bool *tyok;
 	const struct node **noslen;
 	unsigned nnoslen;
@@ -570,6 +571,8 @@ bool kp_usite(const struct d_probe *probe);
 bool kp_usite_clause(const struct clause *c);
 bool kp_kern_clause(const struct clause *c);
 bool kp_profile_clause(const struct clause *c);
+bool kp_uprobes_only(const struct clause *c);
+int kp_ureg(const struct node *n);
 int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i);
 /* Has if statement i of clause ci's flat list a slot in the out area
  * for its condition's value (the KEEP OUT: a statement under it, at any

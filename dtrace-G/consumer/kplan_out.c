@@ -56,7 +56,7 @@
  * (kp_sout_where(), below: tick-N, BEGIN, END, ERROR; and where the
  * plan knows no probe's program, k->traced NULL as beside the
  * in-process activation, any description naming a kernel provider or
- * a pattern: uprobes_only()), strsize above
+ * a pattern: kp_uprobes_only()), strsize above
  * UBPF_STRMAX or below 2, or a setopt() anywhere in the program (it
  * may change strsize while the kernel copies by the compiled one).
  *
@@ -454,7 +454,7 @@ static int desc_kern(const char *d)
 }
 
 /* May the clause fire only at probes of uprobes (USDT, pid)? */
-static bool uprobes_only(const struct clause *c)
+bool kp_uprobes_only(const struct clause *c)
 {
 	if (!c->ndescs)
 		return false;
@@ -475,7 +475,7 @@ bool kp_usite(const struct d_probe *probe)
 /* May clause c fire at a kernel provider's probe? */
 bool kp_kern_clause(const struct clause *c)
 {
-	return !uprobes_only(c);
+	return !kp_uprobes_only(c);
 }
 
 /* May clause c fire at a profile-N probe (its provider "profile", or
@@ -591,7 +591,7 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	 * to user space whole, which takes the branch as run.c does) */
 	for (int l = 0; l < n; l++)
 		if (lv[l].kind == UBPF_K_OSTR && lv[l].cond && ends &&
-		    (k->noastr || !uprobes_only(c) ||
+		    (k->noastr || !kp_uprobes_only(c) ||
 		     kp_copyinstr_arg(lv[l].n) < 0))
 			return false;
 	return n >= 0;
@@ -663,7 +663,7 @@ const char *kp_sout_where(const struct d_kplan *k, unsigned ci)
 	if (!kp_strsize_fixed(k))
 		return "strsize may change, or is one the kernel's copies "
 		       "cannot follow";
-	if (uprobes_only(c) || (k->traced && k->traced[ci]))
+	if (kp_uprobes_only(c) || (k->traced && k->traced[ci]))
 		return NULL;
 	return "it may fire where no generated program runs (tick-N, "
 	       "BEGIN, END, ERROR: in dtrace, with no out area)";
@@ -677,7 +677,7 @@ const char *d_kplan_out_why(const struct d_kplan *k, unsigned ci)
 	    d_kplan_specs(k->prog, ci))
 		return NULL; /* (a speculating one: d_kplan_spec_why()) */
 	c = &k->prog->clauses[ci];
-	if (uprobes_only(c) || kp_dtrace_only(c) || !kp_late(c))
+	if (kp_uprobes_only(c) || kp_dtrace_only(c) || !kp_late(c))
 		return NULL;
 	if (!k->vars)
 		return "no variable is the kernel's in this plan";

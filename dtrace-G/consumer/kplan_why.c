@@ -480,6 +480,24 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 				    "than the record has fault bits for");
 		return;
 	}
+	if (x && x->op == N_UREGS && k->vars) { /* kp_ty_at(), kp_ureg() */
+		snprintf(buf, len, "%s",
+			 kp_ureg(x) < 0
+#if defined(__aarch64__)
+				 ? "uregs[] is not computed in the kernel on "
+				   "aarch64"
+#else
+				 ? "uregs[] is computed in the kernel only "
+				   "with a constant index"
+#endif
+				 : "uregs[] is not computed in the kernel of "
+				   "a clause that may fire at a kernel probe "
+				   "(which would leave it user space's there) "
+				   "and that touches a self-> or global "
+				   "variable or speculates, or that this-> "
+				   "variables tie to one that does");
+		return;
+	}
 	if (x && x->op == N_BUILTIN && k->vars &&
 	    (((d_builtins[x->sub].id == B_EUID ||
 	       d_builtins[x->sub].id == B_EGID) &&

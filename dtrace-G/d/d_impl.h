@@ -1142,6 +1142,7 @@ struct dv d_stack_rec(const struct d_prog *p, const struct d_fire *f,
 struct dv d_stack_ucaller(struct ectx *x);
 struct dv d_stack_depth(struct ectx *x);
 void d_uregs_check(struct parser *ps, const struct node *n);
+int d_ureg_dwarf(int64_t r);
 struct dv d_uregs(struct ectx *x, const struct node *n);
 struct dv d_stack_addr(struct ectx *x, struct dv v, char conv);
 void d_stack_print(struct sbuf *sb, const struct d_prog *p,

@@ -360,12 +360,16 @@ struct dv d_stack_ucaller(struct ectx *x)
  * recorded, so a constant index of one is a compile error, and a
  * computed one a run-time illegal operation, as an index past the last
  * register is; a firing without registers (BEGIN, END, ERROR: no traced
- * thread) is one too.
+ * thread) is one too.  d_ureg_dwarf(): register r's index in
+ * d_fire's uregs (the DWARF order, bpf/uregs.h's UBPF_R_*), -1 where a
+ * hit does not record it, -2 where there is no such register; the
+ * kernel reads the same one from a uprobe's pt_regs (the consumer's
+ * kplan_expr.c, UBPF_K_UREG).
  */
 #if defined(__aarch64__)
 #define UREGS_RANGE "R_X0 0 to R_PSTATE", D_R_A64_PSTATE
 #define UREGS_KEPT "the general registers, R_SP and R_PC, not R_PSTATE"
-static int ureg_dwarf(int64_t r)
+int d_ureg_dwarf(int64_t r)
 {
 	/* d_fire's order: x0-x30, sp 31, pc 32 */
 	if (r >= 0 && r <= 30)
@@ -379,7 +383,7 @@ static int ureg_dwarf(int64_t r)
 #define UREGS_KEPT                                                         \
 	"the general registers, R_PC and R_SP, not the flags, segment "    \
 	"registers, R_ERR or R_TRAPNO"
-static int ureg_dwarf(int64_t r)
+int d_ureg_dwarf(int64_t r)
 {
 	static const int8_t dw[D_R_NREGS] = {
 		[D_R_R15] = 15, [D_R_R14] = 14, [D_R_R13] = 13,
@@ -403,7 +407,7 @@ void d_uregs_check(struct parser *ps, const struct node *n)
 
 	if (n->a->op != N_INT)
 		return;
-	dw = ureg_dwarf(n->a->ival);
+	dw = d_ureg_dwarf(n->a->ival);
 	if (dw == -2)
 		d_perrt(ps, D_UREGS_IDX, n->a->line, n->a->col,
 			"uregs[%lld]: no such register (%s %d)",
@@ -417,7 +421,7 @@ void d_uregs_check(struct parser *ps, const struct node *n)
 struct dv d_uregs(struct ectx *x, const struct node *n)
 {
 	struct dv r = d_eval(x, n->a);
-	int dw = ureg_dwarf(r.i);
+	int dw = d_ureg_dwarf(r.i);
 
 	if (dw < 0 || !x->f->uregs)
 		d_fault(x, FLT_ILLOP, 0);

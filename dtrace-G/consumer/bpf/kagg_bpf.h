@@ -358,6 +358,11 @@ enum {
 		      * mem.c's d_mem_string()), into the out area at
 		      * slot, a struct ubpf_kostr as OVSTR's; no fault
 		      * (kplan_mem.c's kp_mem_str()) */
+	UBPF_K_UREG, /* push uregs[]'s register n (UBPF_R_*), 64 bits
+		      * unsigned: a uprobe site's pt_regs at bpf/uregs.h's
+		      * offset, what its record's registers are
+		      * (kplan_expr.c's kp_ureg()); never at a kernel
+		      * probe */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

@@ -818,6 +818,30 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 			"30 30 60 60 0 0" "$(dlswap_check raw.txt)"
 	done
 fi
+# ufunc(), umod() and %A of an address in the library, in a program that
+# reads no stack: the names are dated as a stack's frames are
+# (D_NEED_UNAME: the texts kept, the fork tracker's mapping records),
+# each hit's from the library mapped at its time, three ways (before,
+# every hit was named from the first text read: bravo's as alpha's)
+if [ "${HAVE_BPF:-no}" = yes ]; then
+	for m in 1 k 0; do
+		case $m in
+		k) me="DTRACE_KAGG=0" ;;
+		*) me="DTRACE_CGEN=$m" ;;
+		esac
+		env "$me" timeout -s KILL 120 "$DTRACE" -q -o "dlfn$m.txt" \
+			-c "./dlswap 6 0 20 $PWD" -n 'pid$target::probe_fn:entry {
+			printf("%d %s %s %A\n", arg0, ufunc(arg1), umod(arg1), arg1); }' \
+			2>"dlfn$m.err" </dev/null
+		expect_eq "ufunc() of a swapped library ($me): exit status" 0 "$?"
+		sort "dlfn$m.txt" | uniq -c | sed 's/^ *//' >"dlfn$m.cnt"
+		printf '%s\n' '1 ' \
+			'30 0 dlswapa.so`alpha dlswapa.so dlswapa.so`alpha' \
+			'30 1 dlswapb.so`bravo dlswapb.so dlswapb.so`bravo' >dlfn.exp
+		expect_file_eq "ufunc() of a swapped library ($me): each hit's library" \
+			dlfn.exp "dlfn$m.cnt"
+	done
+fi
 # Not held (strace has the process, so dtrace cannot seize it): the fork
 # tracker's records of executable mappings (PERF_RECORD_MMAP2, stamped
 # on the hits' clock) date each frame's file at its hit (ustack.c's

@@ -182,13 +182,25 @@ size_t ustack_size(struct consumer *c)
 	return n > US_MAX_SIZE ? US_MAX_SIZE : n;
 }
 
-/* Does a clause of the program read stacks? */
-static bool ustack_wanted(const struct consumer *c)
+/* Does a clause of the program read stacks (D_NEED_USTACK), or
+ * name user addresses (D_NEED_USTACK | D_NEED_UNAME: ufunc() and its
+ * kin name as of the hit, by the same dating as a stack's frames)? */
+static bool needs_any(const struct consumer *c, uint32_t need)
 {
 	for (unsigned i = 0; c->prog && i < d_nclauses(c->prog); i++)
-		if (d_clause_needs(c->prog, i) & D_NEED_USTACK)
+		if (d_clause_needs(c->prog, i) & need)
 			return true;
 	return false;
+}
+
+static bool ustack_wanted(const struct consumer *c)
+{
+	return needs_any(c, D_NEED_USTACK);
+}
+
+static bool names_wanted(const struct consumer *c)
+{
+	return needs_any(c, D_NEED_USTACK | D_NEED_UNAME);
 }
 
 /*
@@ -842,7 +854,7 @@ void ustack_maps_read(struct consumer *c, struct tproc *pr)
 	uint64_t since, until;
 	struct us_proc *l;
 
-	if (!pr->maps || !*pr->maps || !ustack_wanted(c))
+	if (!pr->maps || !*pr->maps || !names_wanted(c))
 		return;
 	s = state(c);
 	lin_image(c, pr->pid, pr->maps_t, &since, &until);
@@ -1008,7 +1020,7 @@ static bool bracket(struct consumer *c, pid_t pid, uint64_t t,
 
 bool ustack_maps_wanted(const struct consumer *c)
 {
-	return ustack_wanted(c);
+	return names_wanted(c);
 }
 
 /* Every thread of pid carries the fork tracker from t on (uprobe.c). */
@@ -1016,7 +1028,7 @@ void ustack_tracked(struct consumer *c, pid_t pid, uint64_t t)
 {
 	struct ustack_state *s;
 
-	if (!ustack_wanted(c))
+	if (!names_wanted(c))
 		return;
 	s = state(c);
 	for (size_t i = 0; i < s->ntracked; i++)
@@ -1067,7 +1079,7 @@ void ustack_mapped(struct consumer *c, const struct ustack_mapped *m)
 	struct ustack_state *s;
 	size_t k;
 
-	if (!ustack_wanted(c))
+	if (!names_wanted(c))
 		return;
 	s = state(c);
 	for (k = 0; m->file && k < s->nstale && s->stale[k].pid != m->pid;)

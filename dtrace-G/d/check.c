@@ -768,6 +768,10 @@ uint32_t d_needs_of(const struct node *n)
 				  d_funcs[n->sub].id == F_JSTACK)) ||
 	    n->op == N_UREGS) /* the registers come with the stack */
 		m |= D_NEED_USTACK;
+	if (n->op == N_FUNC &&
+	    (d_funcs[n->sub].id == F_UFUNC || d_funcs[n->sub].id == F_USYM ||
+	     d_funcs[n->sub].id == F_UMOD || d_funcs[n->sub].id == F_UADDR))
+		m |= D_NEED_UNAME;
 	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
 		m |= D_NEED_VTIME;
 	if (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_UID ||

@@ -123,6 +123,11 @@ static void stmts_reads(const struct stmt *v, unsigned n, struct clause *c)
 			c->strargs |= d_strargs_of(st->keys[k]);
 			c->needs |= d_needs_of(st->keys[k]);
 		}
+		/* %A names a user address as of the hit (stack.c) */
+		for (k = 0; st->kind == S_PRINTF && st->pf && k < st->pf->nseg;
+		     k++)
+			if (st->pf->seg[k].conv == 'A')
+				c->needs |= D_NEED_UNAME;
 		stmts_reads(st->body, st->nbody, c);
 		stmts_reads(st->els, st->nels, c);
 	}

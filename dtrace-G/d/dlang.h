@@ -293,6 +293,11 @@ uint16_t d_clause_strargs(const struct d_prog *prog, unsigned clause);
 /* progenyof(): the chain of parents taken at the hit (struct d_fire's
  * anc), where the backend can (BPF); D_NEED_PPID is set beside it */
 #define D_NEED_ANC 0x2000000u
+/* ufunc(), usym(), umod(), uaddr(), printf()'s %A: user addresses named
+ * as of the hit, which the dating of the process's mappings gives
+ * (consumer/ustack.c: its texts, the fork tracker's mapping records);
+ * no stack copy */
+#define D_NEED_UNAME 0x4000000u
 #define D_ANC_NONE 0
 #define D_ANC_FULL 1
 #define D_ANC_CUT 2

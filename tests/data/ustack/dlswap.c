@@ -18,6 +18,12 @@ __attribute__((noinline)) void probe_here(long lib)
 	__asm__ volatile("" ::"r"(lib) : "memory");
 }
 
+/* the library's function by its address, for ufunc() and its kin */
+__attribute__((noinline)) void probe_fn(long lib, void *fn)
+{
+	__asm__ volatile("" ::"r"(lib), "r"(fn) : "memory");
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 4;
@@ -46,8 +52,10 @@ int main(int argc, char **argv)
 		}
 		f = (void (*)(void (*)(long), long))dlsym(h, fn);
 		for (int k = 0; k < batches; k++) {
-			for (int i = 0; i < 10; i++)
+			for (int i = 0; i < 10; i++) {
 				f(probe_here, r & 1);
+				probe_fn(r & 1, (void *)f);
+			}
 			usleep(round_ms * 1000);
 		}
 		dlclose(h);

@@ -724,7 +724,7 @@ static void print_quantize(struct sbuf *sb, const int64_t *d, uint64_t normal,
 	long double total;
 	bool pos, neg;
 
-	dist_range(d, QZ_NBUCKETS - 1, QZ_ZERO - 1, QZ_ZERO + 1, p->aggzoom, &first,
+	dist_range(d, QZ_NBUCKETS, QZ_ZERO - 1, QZ_ZERO + 1, p->aggzoom, &first,
 		   &last, &total, &pos, &neg);
 	dist_header(sb);
 	for (i = first; i <= last; i++) {

@@ -54,6 +54,24 @@
 #include "kplan_impl.h"
 #include "xalloc.h"
 
+/* Why uregs[] node x is not computed in the kernel (kp_ty_at(),
+ * kp_ureg()) */
+static const char *ureg_why(const struct node *x)
+{
+	return kp_ureg(x) < 0
+#if defined(__aarch64__)
+		       ? "uregs[] is not computed in the kernel on aarch64"
+#else
+		       ? "uregs[] is computed in the kernel only with a "
+			 "constant index"
+#endif
+		       : "uregs[] is not computed in the kernel of a clause "
+			 "that may fire at a kernel probe (which would leave "
+			 "it user space's there) and that touches a self-> "
+			 "or global variable or speculates, or that this-> "
+			 "variables tie to one that does";
+}
+
 /* The first variable under n the kernel does not keep, or -1. */
 static int user_var(const struct d_kplan *k, const struct node *n)
 {
@@ -315,6 +333,9 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 				 name, bad->line,
 				 kp_var_name(p, (unsigned)w, what,
 					     sizeof(what)));
+		else if (x && x->op == N_UREGS && k->vars)
+			snprintf(buf, len, "%s: its store at line %d: %s", name,
+				 bad->line, ureg_why(x));
 		else if (*node_name(k, x, what, sizeof(what)))
 			snprintf(buf, len,
 				 "%s: its store at line %d computes %s, "
@@ -481,21 +502,7 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 		return;
 	}
 	if (x && x->op == N_UREGS && k->vars) { /* kp_ty_at(), kp_ureg() */
-		snprintf(buf, len, "%s",
-			 kp_ureg(x) < 0
-#if defined(__aarch64__)
-				 ? "uregs[] is not computed in the kernel on "
-				   "aarch64"
-#else
-				 ? "uregs[] is computed in the kernel only "
-				   "with a constant index"
-#endif
-				 : "uregs[] is not computed in the kernel of "
-				   "a clause that may fire at a kernel probe "
-				   "(which would leave it user space's there) "
-				   "and that touches a self-> or global "
-				   "variable or speculates, or that this-> "
-				   "variables tie to one that does");
+		snprintf(buf, len, "%s", ureg_why(x));
 		return;
 	}
 	if (x && x->op == N_BUILTIN && k->vars &&

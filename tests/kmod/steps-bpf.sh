@@ -559,12 +559,14 @@ expect_eq "the raw tracepoints' shared programs: the writes" \
 check "the raw tracepoints' shared programs: one per direction" \
 	grep -q '^dtrace: BPF: 4 generated programs, ' bk.err ||
 	diag "$(tail -n 40 bk.err)"
-# Speculating clauses at kernel probes, their values computed in the
-# program at the probe into the record's out area (kplan_spec.c's
-# "Speculations", cgen.c's area after a kernel probe's arguments): at
-# write(2)'s return the buffer kept at its entry, on the call's
-# tracepoint; a glob's programs shared on the raw tracepoints; at
-# profile-997 with its predicate: the programs load on this verifier
+# Speculating clauses at kernel probes: at write(2)'s return the buffer
+# taken at its entry, on the call's tracepoint, the buffers' words the
+# kernel's (step 5: kplan_spec.c, the held records in the area after a
+# kernel probe's arguments); their values computed in the program at
+# the probe into the record's out area, the buffers user space's
+# (kplan_spec.c's "Speculations"): a glob's programs shared on the raw
+# tracepoints (BEGIN takes the ID), and at profile-997 with its
+# predicate: the programs load on this verifier
 rm -f bs.txt
 DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bs.txt \
 	-n 'syscall::write:entry /pid == $target && arg0 == 1/ { self->p = arg1; }' \
@@ -575,8 +577,8 @@ DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bs.txt \
 expect_eq "speculating at write(2)'s return: the buffers at the probe" \
 	"spec 1 ok tick spec 1 ok msg spec 1 ok pair" \
 	"$(grep -o 'spec 1 ok [a-z]*' bs.txt | paste -sd' ' -)"
-check "speculating at write(2)'s return: values computed in the kernel" \
-	grep -q '^dtrace: 1 clause with speculations printing values computed in the kernel' \
+check "speculating at write(2)'s return: the buffers in the kernel" \
+	grep -q '^dtrace: 3 clauses with speculations run in the kernel' \
 	bs.err || diag "$(tail -n 40 bs.err)"
 rm -f bs.txt
 DTRACE_BACKEND=bpf DTRACE_SYSCALL_RAW=1 timeout 120 dtrace -v -q -o bs.txt \

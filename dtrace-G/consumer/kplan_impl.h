@@ -569,7 +569,6 @@ bool kp_out_ends(const struct clause *c, unsigned i);
  * else -1 */
 bool kp_usite(const struct d_probe *probe);
 bool kp_usite_clause(const struct clause *c);
-bool kp_kern_clause(const struct clause *c);
 bool kp_profile_clause(const struct clause *c);
 bool kp_uprobes_only(const struct clause *c);
 int kp_ureg(const struct node *n);

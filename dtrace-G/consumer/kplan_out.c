@@ -472,12 +472,6 @@ bool kp_usite(const struct d_probe *probe)
 	       (!probe->prov || !kern_named(probe->prov, strlen(probe->prov)));
 }
 
-/* May clause c fire at a kernel provider's probe? */
-bool kp_kern_clause(const struct clause *c)
-{
-	return !kp_uprobes_only(c);
-}
-
 /* May clause c fire at a profile-N probe (its provider "profile", or
  * one a glob or an empty field may name)? */
 bool kp_profile_clause(const struct clause *c)

@@ -699,7 +699,7 @@ static bool usite_self(const struct d_prog *p)
 bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
 {
 	const struct d_prog *p = k->prog;
-	bool any = false;
+	bool any = false, usite;
 
 	k->kspec = false;
 	k->kswhy = NULL;
@@ -725,6 +725,7 @@ bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
 			   "step)";
 	if (k->kswhy)
 		return false;
+	usite = usite_self(p);
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		const char *why;
@@ -741,7 +742,7 @@ bool kp_kspec_pre(struct d_kplan *k, const bool *traced)
 			      "hit's stamp and before its step, so the buffers "
 			      "would not be stepped in time order (a later "
 			      "step)";
-		else if (kp_kern_clause(c) && kspec_self(p, c) && usite_self(p))
+		else if (usite && !kp_uprobes_only(c) && kspec_self(p, c))
 			why = "it keeps self-> variables at a kernel probe "
 			      "beside clauses keeping them at uprobe sites: a "
 			      "process that hits one before it is armed keeps "

@@ -1056,24 +1056,11 @@ static bool ftime_str_side(const struct node *n)
 	return n->kind == T_STR || (n->op == N_INT && n->ival == 0);
 }
 
-static bool ftime_name(const struct node *n)
-{
-	switch (d_funcs[n->sub].id) {
-	case F_UFUNC:
-	case F_USYM:
-	case F_UMOD:
-	case F_UADDR:
-		return true;
-	default:
-		return false;
-	}
-}
-
 bool kp_out_names(const struct node *a)
 {
 	if (!a)
 		return false;
-	if (a->op == N_FUNC && ftime_name(a))
+	if (d_uname_func(a))
 		return true;
 	if (kp_out_names(a->a) || kp_out_names(a->b) || kp_out_names(a->c))
 		return true;
@@ -1105,7 +1092,7 @@ static bool ftime_func(const struct node *n)
 		return n->nargs < 2 ||
 		       (d_const_int(n->args[1], &b) && b >= 2 && b <= 36);
 	default:
-		return ftime_name(n); /* the record's pid and time */
+		return d_uname_func(n); /* the record's pid and time */
 	}
 }
 

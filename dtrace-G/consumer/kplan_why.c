@@ -827,11 +827,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						   "strsize fixed for the run");
 				return;
 			}
-			if (w->op == N_FUNC && w->nargs == 1 &&
-			    (d_funcs[w->sub].id == F_UFUNC ||
-			     d_funcs[w->sub].id == F_USYM ||
-			     d_funcs[w->sub].id == F_UMOD ||
-			     d_funcs[w->sub].id == F_UADDR)) {
+			if (d_uname_func(w) && w->nargs == 1) {
 				/* named as dtrace formats (kplan_str.c's
 				 * ftime_func()): its address's reason */
 				x = w->args[0];

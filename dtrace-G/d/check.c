@@ -738,6 +738,21 @@ uint16_t d_strargs_of(const struct node *n)
 	return m;
 }
 
+bool d_uname_func(const struct node *n)
+{
+	if (!n || n->op != N_FUNC)
+		return false;
+	switch (d_funcs[n->sub].id) {
+	case F_UFUNC:
+	case F_USYM:
+	case F_UMOD:
+	case F_UADDR:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* What the clause reads of a firing (d_clause_needs). */
 uint32_t d_needs_of(const struct node *n)
 {
@@ -768,9 +783,7 @@ uint32_t d_needs_of(const struct node *n)
 				  d_funcs[n->sub].id == F_JSTACK)) ||
 	    n->op == N_UREGS) /* the registers come with the stack */
 		m |= D_NEED_USTACK;
-	if (n->op == N_FUNC &&
-	    (d_funcs[n->sub].id == F_UFUNC || d_funcs[n->sub].id == F_USYM ||
-	     d_funcs[n->sub].id == F_UMOD || d_funcs[n->sub].id == F_UADDR))
+	if (d_uname_func(n))
 		m |= D_NEED_UNAME;
 	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
 		m |= D_NEED_VTIME;

@@ -990,6 +990,9 @@ int d_check(struct parser *ps, struct node *n, bool strict);
 void d_check_clause(struct parser *ps, struct clause *c, bool strict);
 uint16_t d_strargs_of(const struct node *n);
 uint32_t d_needs_of(const struct node *n);
+/* Is n ufunc(), usym(), umod() or uaddr(): a user address named as of
+ * the hit (D_NEED_UNAME)? */
+bool d_uname_func(const struct node *n);
 
 /* ------------------------------------------------------------------ */
 /* printf.c */

@@ -45,6 +45,9 @@ cd "$tmp" || exit 99
 
 failures=0
 checks=0
+# the test's wall time, said by finish() (make check's logs: where the
+# suite's time goes)
+lib_t0=$(date +%s)
 
 # fail MESSAGE: record a failure and go on, so one run reports them all
 fail() {
@@ -183,14 +186,15 @@ run_mode_end() {
 # finish: the verdict
 finish() {
 	if [ "$failures" -ne 0 ]; then
-		echo "$test_name: $failures of $((checks + failures)) checks failed" >&2
+		echo "$test_name: $failures of $((checks + failures)) checks failed" \
+			"($(($(date +%s) - lib_t0)) s)" >&2
 		exit 1
 	fi
 	if [ "$checks" -eq 0 ]; then
 		echo "$test_name: no checks ran" >&2
 		exit 1
 	fi
-	echo "$test_name: all $checks checks passed"
+	echo "$test_name: all $checks checks passed ($(($(date +%s) - lib_t0)) s)"
 	exit 0
 }
 

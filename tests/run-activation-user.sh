@@ -1501,7 +1501,7 @@ au_gone_ns() {
 	# load (polling for go and a SIGSTOP from here missed that under
 	# load 20), and let go 20 ms after the child is reaped
 	"$DTRACE" -w -q -x activation=user -p $ap -n "
-	BEGIN { system(\"touch $PWD/go; kill -STOP %d\", pid); } $prog" \
+	BEGIN { system(\"date +%%s%%N >$PWD/go; kill -STOP %d\", pid); } $prog" \
 		>r.out 2>r.err &
 	dp=$!
 	bg_pids="$bg_pids $dp"
@@ -1512,13 +1512,23 @@ au_gone_ns() {
 		sleep 0.02
 		n=$((n + 1))
 	done
+	# how long dtrace was stopped, at most (go written just before)
+	gone_ms=$((($(date +%s%N) - $(cat go)) / 1000000))
 	kill -CONT $dp
 	wait $dp || fail "gone, new namespace: $(cat r.err)"
 	expect_eq "gone, new namespace: the parent's hits" \
 		"hits 1 0 2000" "$(grep . r.out | paste -sd'|')"
-	expect_eq "gone, new namespace: the child's, ignored and said" \
-		"dtrace: 1000 records ignored: written in another pid namespace by a process gone before dtrace read them" \
-		"$(cat r.err)"
+	# stopped past the recorder's second (a load beside it), the beat
+	# is stale and the child's hits are drops, as designed: said, not
+	# checked
+	if [ "$gone_ms" -ge 900 ]; then
+		echo "gone, new namespace: dtrace stopped up to $gone_ms ms," \
+			"not checked: $(cat r.err)"
+	else
+		expect_eq "gone, new namespace: the child's, ignored and said" \
+			"dtrace: 1000 records ignored: written in another pid namespace by a process gone before dtrace read them" \
+			"$(cat r.err)"
+	fi
 	au_wait $ap
 	forget_pid $ap
 }

@@ -20,7 +20,9 @@
 #    a sum() never reset and printed at END once: a fold that left the
 #    kernel's values in place would count them again;
 #  - a system call counted at a kernel probe (syscall::write:entry
-#    /pid == $target/), printed and truncated per interval;
+#    /pid == $target/), printed and truncated per interval (user
+#    space alone reads every process's write(2): its drops on a loaded
+#    machine are said, not checked);
 #  - flat out across eight tick-100ms firings: the intervals printed
 #    add up to the hits counted (the largest i counted + 1), none twice,
 #    none lost across a fold; the records read beside the hits are said
@@ -82,6 +84,16 @@ ticks() {
 		eval "wait \"\$ticks_pid$k\""
 		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
 		[ -f out$k.txt ] || : >out$k.txt
+		# user space alone (0, c) takes a record of every hit, at a
+		# kernel probe every process's: on a loaded machine dtrace,
+		# starved, can let the ring fill (drops: said, not checked,
+		# as flat out's below); the kernel's way filters in the kernel
+		# and is always checked
+		if [ "$k" != g ] && grep -qi drop err$k.txt; then
+			echo "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): drops," \
+				"not checked: $(grep -i drop err$k.txt | head -1)"
+			continue
+		fi
 		expect_file_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg)" \
 			expected.txt out$k.txt
 		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): the target" \

@@ -1476,6 +1476,24 @@ au_g7m() {
 	expect_file_eq "mixed exec chain: the kernel path's output" mixx.kernel mixx.user
 }
 
+# A read busy past the recorder's second: the probe hit on the kernel
+# path (execname), its clause's system() sleeping 0.25 s at each of 8
+# hits, 2 s of one read, while the process's ticks (aggregated in the
+# process) go on for 3 s.  The heartbeat is written while the read's
+# hits run (inproc.c's ip_beat()), so none of the ticks is a drop (before
+# it, about a third were: "... written while dtrace was not reading")
+au_beat() {
+	au_progs
+	"$DTRACE" -w -q -x activation=user -n '
+	act*:::hit { trace(execname); system("sleep 0.25"); }
+	act*:::tick { @t = count(); }
+	END { printa("ticks %@d\n", @t); }' -c './act 8 1 0 3000' \
+		>b.out 2>b.err || fail "busy read: $(cat b.err)"
+	expect_eq "busy read: the ticks counted in the process" "ticks 3000" \
+		"$(grep '^ticks' b.out)"
+	expect_eq "busy read: no drops" "" "$(grep -i drop b.err)"
+}
+
 # The child gone before dtrace read its segment, from section 7: alone,
 # in a group's directory before the groups start, for its dtrace stopped
 # at BEGIN must be let go within the recorder's second (its beat stale
@@ -1543,6 +1561,7 @@ bg_checks g5d au_g5d
 bg_checks g5f au_g5f
 bg_join 2 # g4b and g5c, whose waits are their subject
 bg_checks g5e au_g5e
+bg_checks beat au_beat
 bg_checks g7m au_g7m
 bg_join
 

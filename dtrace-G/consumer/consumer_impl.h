@@ -451,6 +451,12 @@ struct inproc; /* inproc.c's own */
  * (inproc_exec.c); the signal to resume the thread with
  */
 int ip_exec_stop(struct consumer *c, struct tproc *pr, pid_t tid);
+/*
+ * -x activation=user: the heartbeat in every arena now (every), or if
+ * the last is a sixteenth of a second old; nothing without the
+ * recorder (inproc.c)
+ */
+void ip_beat(struct consumer *c, bool every);
 #ifdef HAVE_BPF
 extern const struct consumer_backend_ops consumer_bpf_ops;
 #endif

@@ -540,6 +540,33 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 		ip_enable(c, pr);
 }
 
+/*
+ * The heartbeat in every arena (the recorder's hb_limit: a hit finding
+ * it older than a second is a drop): written at each read (ip_drain()),
+ * after arming an exec'd image (inproc_exec.c), and while a read's hits
+ * run (records.c, at most every sixteenth of a second): a read busy past
+ * the second (the kernel path's records of the same run on a loaded
+ * machine, a system() that takes long) is still dtrace reading, and the
+ * process's hits meanwhile are not drops.
+ */
+void ip_beat(struct consumer *c, bool every)
+{
+	struct inproc *ip = c->ip;
+	uint64_t t;
+
+	if (!ip || ip->stopped)
+		return;
+	t = rdtsc_now();
+	if (!every && t - ip->beat_at < ip->hz / 16)
+		return;
+	ip->beat_at = t;
+	for (size_t i = 0; i < ip->nprocs; i++)
+		if (ip->procs[i]->map)
+			__atomic_store_n(
+				&((struct usdt_arena *)ip->procs[i]->map)->hb,
+				t, __ATOMIC_RELEASE);
+}
+
 static void ip_drain(struct consumer *c)
 {
 	struct inproc *ip = c->ip;
@@ -556,6 +583,7 @@ static void ip_drain(struct consumer *c)
 		if (!ip->stopped) /* the heartbeat: still here */
 			__atomic_store_n(&((struct usdt_arena *)ipp->map)->hb,
 					 t, __ATOMIC_RELEASE);
+		ip->beat_at = t;
 		ip_drain_proc(c, ipp, i);
 		if (!ip->stopped && !ipp->gone)
 			ip_seg_giveback(c, ipp);
@@ -838,6 +866,12 @@ static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
 	(void)pfd;
 	(void)max;
 	return 0;
+}
+
+void ip_beat(struct consumer *c, bool every)
+{
+	(void)c;
+	(void)every;
 }
 
 static void ip_drain(struct consumer *c)

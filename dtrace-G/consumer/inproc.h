@@ -190,6 +190,7 @@ struct inproc {
 	uint64_t tsc0, ns0; /* the first (TSC, clock) sample */
 	uint64_t tsc1, ns1; /* the latest */
 	uint64_t hz;	    /* TSC ticks per second */
+	uint64_t beat_at;   /* the TSC of the last heartbeat (ip_beat()) */
 	uint32_t nslots;
 	uint64_t seg_size;
 	bool stopped;

@@ -439,24 +439,6 @@ static void exec_follow(struct consumer *c, pid_t pid, struct ip_proc *old,
 			bool kernel);
 
 /*
- * A beat in every arena, after arming an exec'd image, which may take
- * long (a loaded machine: the kernel path's probes of the image too):
- * its first hits, which check the beat (the recorder's hb_limit), find
- * it fresh, not a drop.
- */
-static void exec_beat(struct consumer *c)
-{
-	struct inproc *ip = c->ip;
-	uint64_t t = rdtsc_now();
-
-	for (size_t i = 0; i < ip->nprocs && !ip->stopped; i++)
-		if (ip->procs[i]->map)
-			__atomic_store_n(
-				&((struct usdt_arena *)ip->procs[i]->map)->hb,
-				t, __ATOMIC_RELEASE);
-}
-
-/*
  * The slots of ipp's arena (arena.h, "Following an exec"): an image
  * exec'd by a traced process waits in its first drti.o constructor
  * until it is armed here.  Its pid's process is reset to its new maps
@@ -558,7 +540,10 @@ void ip_exec_answer(struct consumer *c, struct ip_proc *root)
 			    "is not traced",
 			    (int)pid);
 		}
-		exec_beat(c);
+		/* a beat, after arming, which may take long (a loaded
+		 * machine: the kernel path's probes of the image too): the
+		 * image's first hits find it fresh, not a drop */
+		ip_beat(c, true);
 		__atomic_store_n(&x[i].state, USDT_EX_DONE, __ATOMIC_RELEASE);
 	}
 }

@@ -849,6 +849,9 @@ static void read_round(struct consumer *c)
 	for (size_t i = 0; i < c->nhits; i++) {
 		bool run;
 
+		/* dtrace is reading: the in-process recorder's heartbeat
+		 * kept fresh while the hits run (inproc.c's ip_beat()) */
+		ip_beat(c, false);
 		/* a hit stamped at or past the next tick waits for it: the
 		 * timer's expiry may come after the hit's record */
 		c->hits[i].later = !c->exit_called && c->hits[i].time >= due;

@@ -1470,10 +1470,16 @@ au_g7m() {
 			fail "mixed exec chain, $a: $(cat mixx.err.$a)"
 		grep -v '^child\|^parent' mixx.out.$a >mixx.$a
 	done
-	expect_eq "mixed exec chain: the counts" \
+	# a count short names its cause in what dtrace said (shown on
+	# failure only): under load, "20 drops (... written while dtrace
+	# was not reading)", one image's ticks, was seen with the ticks 40
+	# (dtrace busy past the recorder's hb_limit, a second, with the
+	# kernel path's records, its beat stale: not fixed yet)
+	expect_eq "mixed exec chain: the counts (dtrace said: $(cat mixx.err.user))" \
 		"hits fire 6000|l 600|ticks 60" \
 		"$(grep '^hits\|^l \|^ticks' mixx.user | paste -sd'|')"
-	expect_file_eq "mixed exec chain: the kernel path's output" mixx.kernel mixx.user
+	expect_file_eq "mixed exec chain: the kernel path's output (dtrace said: $(cat mixx.err.kernel) | $(cat mixx.err.user))" \
+		mixx.kernel mixx.user
 }
 
 # A read busy past the recorder's second: the probe hit on the kernel

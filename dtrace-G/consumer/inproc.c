@@ -59,7 +59,8 @@
  * descriptions then decide whether its hits count, as on the kernel
  * path (a process in another pid namespace itself goes to the kernel
  * path whole, ip_pidns_other()).  Every read also
- * writes the heartbeat: the TSC now.  Once three quarters of the
+ * writes the heartbeat: the TSC now (and ip_beat() while a read's hits
+ * run, records.c).  Once three quarters of the
  * segments are claimed, a read also gives back those whose thread has
  * exited and whose records are all read (ip_seg_giveback(),
  * inproc_proc.c; arena.h, "Segments given back"), for new threads.

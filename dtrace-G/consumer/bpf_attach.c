@@ -239,6 +239,13 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 			free(pl);
 			goto refused;
 		}
+		/* said: the -v counts are the plans loaded, and a planner
+		 * and generator that disagree (sfit, ukeyf) hid here */
+		if (pl && c->o->verbose)
+			say(c,
+			    "BPF: no program generated for uprobe event %s "
+			    "with its plan; every hit recorded instead",
+			    e->name);
 		free(pl);
 		pl = NULL;
 		if (!cgen_emit(&m, &spec, NULL, &v, &n)) {

@@ -281,7 +281,13 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 				 p->n.d.name);
 			goto refused;
 		}
-		/* every clause in user space, from unflagged records */
+		/* every clause in user space, from unflagged records; said
+		 * (bpf_attach.c's cg_prog() too) */
+		if (c->o->verbose)
+			say(c,
+			    "BPF: no program generated for %s:%s:%s:%s with "
+			    "its plan; every hit recorded instead",
+			    p->n.d.prov, p->n.d.mod, p->n.d.func, p->n.d.name);
 		free(pl);
 		pl = NULL;
 	}

@@ -19,6 +19,8 @@
 #  - count() without keys (kflat's slots) printed and truncated, beside
 #    a sum() never reset and printed at END once: a fold that left the
 #    kernel's values in place would count them again;
+#  - string keys (execname, literals short and long: kaggs_w and
+#    kaggs_v), truncated and cleared per interval;
 #  - a system call counted at a kernel probe (syscall::write:entry
 #    /pid == $target/), printed and truncated per interval (user
 #    space alone reads every process's write(2): its drops on a loaded
@@ -152,6 +154,26 @@ printf '3\n--\n6\n--\n2\n--\nsum 19\n\n' >expected.txt
 ticks "printa() and trunc() at tick-1s, no keys" 3 \
 	"'wait tick' 'tick 3' 'lines OUT 2' 'tick 6' 'lines OUT 4' 'tick 2' \
 'sleep 3000'" -s t.d
+
+# String keys: execname and a short literal in kaggs_w, a literal past
+# UBPF_KVSHORT bytes in kaggs_v, each map's entries taken out at each
+# fold (trunc() and clear(): a fold that left them printed 3, 9, 11)
+cat >sk.d <<'EOF'
+tr$target:::tick { @e[execname] = count(); @e["lit"] = count();
+	@l["a literal key of more than thirty-two bytes"] = count(); }
+tick-1s { printa("%s %@d\n", @e); printa("%s %@d\n", @l); trunc(@e);
+	clear(@l); printf("--\n"); }
+tick-1s /++n == 3/ { exit(0); }
+EOF
+: >expected.txt
+for i in 3 6 2; do
+	printf 'lit %d\ntrprog %d\na literal key of more than thirty-two bytes %d\n--\n' \
+		$i $i $i >>expected.txt
+done
+echo >>expected.txt
+ticks "printa(), trunc() and clear() at tick-1s, string keys" 3 \
+	"'wait tick' 'tick 3' 'lines OUT 4' 'tick 6' 'lines OUT 8' 'tick 2' \
+'sleep 3000'" -s sk.d
 
 # A kernel probe: the target's "ok ..." lines, one write(2) each: two
 # before the first firing, two (ok lines, ok sleep) before the second.

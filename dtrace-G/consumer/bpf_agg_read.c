@@ -170,6 +170,45 @@ void bpf_kagg_barrier(struct consumer *c, struct bpf_kagg *k)
 }
 
 /*
+ * One string-keyed map's entries (kaggs_s, kaggs_v, kaggs_w: a struct
+ * ubpf_kkey, then slen bytes of the string), merged; del: each deleted
+ * as it is read, as kagg_fold() does the integer keys' (a fold left
+ * kaggs_v's and kaggs_w's in place, and the next interval printed them
+ * again: revuk, 2026-12-02).
+ */
+_Static_assert(offsetof(struct ubpf_kskey, s) ==
+			       offsetof(struct ubpf_kvskey, s) &&
+		       offsetof(struct ubpf_kvwkey, s) ==
+			       offsetof(struct ubpf_kvskey, s) &&
+		       UBPF_KSKEY <= UBPF_STRMAX && UBPF_KVSHORT <= UBPF_STRMAX,
+	       "the string keys' layouts: one buffer reads them all");
+static void fold_skeys(struct consumer *c, struct bpf_kagg *k, int fd,
+		       size_t slen, bool del, struct ubpf_kval *v)
+{
+	struct ubpf_kvskey sk, snext; /* the longest of the three */
+	char str[UBPF_STRMAX + 1];
+	void *sprev = NULL;
+
+	if (fd < 0)
+		return;
+	memset(&snext, 0, sizeof(snext));
+	while (bpf_map_get_next_key(fd, sprev, &snext) == 0) {
+		sk = snext;
+		sprev = del ? NULL : &sk;
+		memcpy(str, sk.s, slen);
+		str[slen] = '\0';
+		if (bpf_map_lookup_elem(fd, &sk, v) == 0)
+			d_kplan_merge(k->kp, &sk.k, v, (unsigned)k->ncpus,
+				      probe_by_id, c, str);
+		if (del && bpf_map_delete_elem(fd, &sk) < 0) {
+			fold_bad(c, k, "deleting a folded entry");
+			sprev = &sk;
+			del = false;
+		}
+	}
+}
+
+/*
  * Merge what the kernel aggregated into the D program's aggregations;
  * del: and take it out of the kernel (a fold: bpf_kagg_fold()), whose
  * maps no program writes meanwhile.  A deleted entry makes the next
@@ -199,66 +238,12 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 			kdel = false;
 		}
 	}
-	/* the statements with a string key: kaggs_s */
-	if (k->saggs_fd >= 0) {
-		struct ubpf_kskey sk, snext;
-		char str[UBPF_KSKEY + 1];
-		void *sprev = NULL;
-		bool sdel = del;
-
-		while (bpf_map_get_next_key(k->saggs_fd, sprev, &snext) == 0) {
-			sk = snext;
-			sprev = sdel ? NULL : &sk;
-			memcpy(str, sk.s, UBPF_KSKEY);
-			str[UBPF_KSKEY] = '\0';
-			if (bpf_map_lookup_elem(k->saggs_fd, &sk, v) == 0)
-				d_kplan_merge(k->kp, &sk.k, v,
-					      (unsigned)k->ncpus, probe_by_id,
-					      c, str);
-			if (sdel && bpf_map_delete_elem(k->saggs_fd, &sk) < 0) {
-				fold_bad(c, k, "deleting a folded entry");
-				sprev = &sk;
-				sdel = false;
-			}
-		}
-	}
-	/* ... a string variable's, execname, a literal: kaggs_v, its
-	 * room's bytes */
-	if (k->vaggs_fd >= 0) {
-		struct ubpf_kvskey vk, vnext;
-		char str[UBPF_STRMAX + 1];
-		void *vprev = NULL;
-
-		memset(&vnext, 0, sizeof(vnext));
-		while (bpf_map_get_next_key(k->vaggs_fd, vprev, &vnext) == 0) {
-			vk = vnext;
-			vprev = &vk;
-			memcpy(str, vk.s, k->vroom);
-			str[k->vroom] = '\0';
-			if (bpf_map_lookup_elem(k->vaggs_fd, &vk, v) == 0)
-				d_kplan_merge(k->kp, &vk.k, v,
-					      (unsigned)k->ncpus, probe_by_id,
-					      c, str);
-		}
-	}
-	/* ... its short keys: kaggs_w, UBPF_KVSHORT bytes */
-	if (k->waggs_fd >= 0) {
-		struct ubpf_kvwkey wk, wnext;
-		char str[UBPF_KVSHORT + 1];
-		void *wprev = NULL;
-
-		memset(&wnext, 0, sizeof(wnext));
-		while (bpf_map_get_next_key(k->waggs_fd, wprev, &wnext) == 0) {
-			wk = wnext;
-			wprev = &wk;
-			memcpy(str, wk.s, UBPF_KVSHORT);
-			str[UBPF_KVSHORT] = '\0';
-			if (bpf_map_lookup_elem(k->waggs_fd, &wk, v) == 0)
-				d_kplan_merge(k->kp, &wk.k, v,
-					      (unsigned)k->ncpus, probe_by_id,
-					      c, str);
-		}
-	}
+	/* the statements with a string key: kaggs_s; a string
+	 * variable's, execname, a literal: kaggs_v, its room's bytes;
+	 * its short keys: kaggs_w, UBPF_KVSHORT bytes */
+	fold_skeys(c, k, k->saggs_fd, UBPF_KSKEY, del, v);
+	fold_skeys(c, k, k->vaggs_fd, k->vroom, del, v);
+	fold_skeys(c, k, k->waggs_fd, UBPF_KVSHORT, del, v);
 	/* the statements without keys: their slots of kflat */
 	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
 		unsigned slot, n;

@@ -551,8 +551,9 @@ int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
  * computed so (its copies' jumps: kplan_out.c)? */
 bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 		     const struct stmt *st, unsigned j);
-/* ... is a copyinstr(E, N) of a count the hit computes in argument j
- * of st, where a statement the kernel runs follows (user space's)? */
+/* ... is a copyinstr(argN, M) of a count the hit computes in argument
+ * j of st, in a clause that may fire at a uprobe site, where a
+ * statement the kernel runs follows (user space's: R2's copy)? */
 bool kp_out_hitcnt_ends(const struct d_kplan *k, unsigned ci,
 			const struct stmt *st, unsigned j);
 bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci);

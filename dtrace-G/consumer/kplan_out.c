@@ -23,8 +23,9 @@
  * reads N bytes at most, strsize - 1 where N + 1 is not below strsize,
  * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0,
  * user space's) or an integer the plan computes at the hit
- * (kp_ostr_hit(): popped by the OSTR, clamped so in the program; user
- * space's before a statement the kernel runs, kp_out_hitcnt_ends()),
+ * (kp_ostr_hit(): popped by the OSTR, clamped so in the program; a
+ * copyinstr(argN, M) before a statement the kernel runs, in a clause
+ * that may fire at a uprobe site, user space's, kp_out_hitcnt_ends()),
  * or stringof() of a copy's place
  * (kp_out_mstr(): kplan_mem.c's MSTR, no fault), or args[N] printed by
  * %s or trace() (kp_out_sarg(): the
@@ -538,22 +539,32 @@ static bool stmt_ends(const struct clause *c, const struct stmt *st)
 	return false;
 }
 
-/* Argument j of st in clause ci: a copyinstr(E, N) of a count the hit
- * computes (kp_ostr_hit()), whole or a leaf, where a statement the
- * kernel runs follows (kp_out_ends()): user space's, since R2's copy
- * of an argument string there (UBPF_KF_APRE, kplan_stmt.c) has a
- * compiled count */
+/* copyinstr(argN, M), M a count the hit computes (kp_ostr_hit()) */
+static bool hitcnt_arg(const struct d_kplan *k, const struct node *n)
+{
+	return kp_ostr_hit(k, n) && kp_ostr_arg(n) >= 0;
+}
+
+/* Argument j of st in clause ci: a copyinstr(argN, M) of a count the
+ * hit computes, whole or a leaf, where a statement the kernel runs
+ * follows (kp_out_ends()), in a clause that may fire at a uprobe site
+ * (kp_usite_clause()): user space's, since there a copy of an argument
+ * string whose fault must end the clause is R2's, made before the
+ * first clause (UBPF_KF_APRE, kplan_stmt.c) with a compiled count.
+ * Any other address (a self-> or this-> one, an arithmetic) and a
+ * clause only at kernel probes take the counted OSTR with its jump. */
 bool kp_out_hitcnt_ends(const struct d_kplan *k, unsigned ci,
 			const struct stmt *st, unsigned j)
 {
 	struct kp_leaf lv[KP_LEAVES];
+	const struct clause *c = &k->prog->clauses[ci];
 	const struct node *w = st->kind == S_TRACE ? st->e : st->args[j];
 	int n = kp_out_ftime(k, st, j, lv);
-	bool hit = kp_ostr_hit(k, w);
+	bool hit = hitcnt_arg(k, w);
 
 	for (int l = 0; l < n; l++)
-		hit |= lv[l].kind == UBPF_K_OSTR && kp_ostr_hit(k, lv[l].n);
-	return hit && stmt_ends(&k->prog->clauses[ci], st);
+		hit |= lv[l].kind == UBPF_K_OSTR && hitcnt_arg(k, lv[l].n);
+	return hit && kp_usite_clause(c) && stmt_ends(c, st);
 }
 
 /* Argument j of st, statement i of clause ci, computed when dtrace

@@ -750,9 +750,10 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			}
 			if (kp_out_hitcnt_ends(k, ci, st, j)) {
 				snprintf(buf, len,
-					 "argument %u: copyinstr() of a length "
-					 "the hit computes, before a statement "
-					 "the kernel runs",
+					 "argument %u: copyinstr() of an "
+					 "argument's string at a uprobe, of a "
+					 "length the hit computes, before a "
+					 "statement the kernel runs",
 					 j + 1);
 				return;
 			}

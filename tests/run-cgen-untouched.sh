@@ -31,7 +31,7 @@
 #  - R2 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"): an argument
 #    string whose fault must end the clause (a store, an aggregation
 #    after it; a this-> string's store; a copyinstr(argN) under ?:
-#    before an aggregation) is copied before the probe's first clause,
+#    before an aggregation; copyinstr(arg0, 3) whole and in strjoin()) is copied before the probe's first clause,
 #    a failed copy sending the hit to user space whole: the lines and
 #    the counts the three ways, no error but the faults kept, -v the
 #    R2 line per clause and the four counted in the kernel; a fifth
@@ -203,20 +203,28 @@ expect_grep "R2: -v, the room" \
 # R2 of copyinstr(argN, M) alone at its probe (no other copy of the
 # argument sending the hit away first): before the fix its OSTR kept
 # the jump, and the generated run faulted at each untouched hit and
-# counted nothing while -v said the copy was made ahead.
+# counted nothing while -v said the copy was made ahead.  And in
+# strjoin(), alone at req_fn's pid probe (a leaf: kplan_str.c's
+# kp_ostr_leaf_arg()): before the fix the leaf's OSTR kept the jump,
+# not R2's (its test was copyinstr(argN)'s, of one argument), the
+# generated run faulted at each untouched hit and counted nothing.
 cat >r2n.d <<'EOF2'
 ut$target:::req { printf("c %s\n", copyinstr(arg0, 3)); @c = count(); }
-END { printa("c %@d\n", @c); }
+pid$target:a.out:req_fn:entry { printf("j %s\n", strjoin("<", copyinstr(arg0, 3))); @j = count(); }
+END { printa("c %@d\n", @c); printa("j %@d\n", @j); }
 EOF2
-printf '%s\n' "c lit" "c lit" "c lit" "c twi" "c twi" "c 5" "" >r2n.exp
+printf '%s\n' "c lit" "j <fn-" "c lit" "j <fn-" "c lit" "j <fn-" "c twi" \
+	"c twi" "c 5" "j 3" "" >r2n.exp
 ways_start 120 -v -q -s r2n.d -c "./ut first 3 twice"
 ways_wait "R2, copyinstr(arg0, 3)"
 ways_same "R2, copyinstr(arg0, 3)"
 expect_file_eq "R2, copyinstr(arg0, 3): the strings and the count" \
 	r2n.exp outg.txt
-expect_grep "R2, copyinstr(arg0, 3): -v" \
-	"^dtrace: clause 1 copies copyinstr(arg0) before the probe's first clause" \
-	errg.txt
+for c in 1 2; do
+	expect_grep "R2, copyinstr(arg0, 3): -v clause $c" \
+		"^dtrace: clause $c copies copyinstr(arg0) before the probe's first clause" \
+		errg.txt
+done
 
 # R2 kept away from a program whose kernel keeps self-> variables (no
 # hit of theirs can go to user space whole: kplan_vars.c's noastr),

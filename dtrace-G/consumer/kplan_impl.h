@@ -371,6 +371,7 @@ bool kp_copyinstr_of(const struct node *n);
 int kp_ostr_count(const struct d_prog *p, const struct node *n);
 bool kp_ostr_hit(const struct d_kplan *k, const struct node *n);
 int kp_ostr_arg(const struct node *n);
+int kp_ostr_leaf_arg(const struct d_kplan *k, const struct node *n);
 bool kp_str_clear(const struct node *n);
 /* ... a literal a string variable may be set to in the kernel; a
  * self-> or this-> string variable read whole (its index, or -1) */

@@ -157,7 +157,8 @@
  * site (kp_usite(): the probe's provider none of dtrace's or the
  * kernel's) the jump is not DTrace's fault for an argument string
  * (kp_out_apre(): copyinstr(argN), args[N] by %s, a copyinstr(argN)
- * leaf, under a ?: too, with a statement other than printf() and
+ * leaf or a copyinstr(argN, M) one, M a constant (kplan_str.c's
+ * kp_ostr_leaf_arg()), under a ?: too, with a statement other than printf() and
  * trace() after it; a string variable's store of copyinstr(argN)):
  * the plan copies it before its first clause (cgen_sarg.c's
  * seq_read()), a failed copy sending the hit to user space whole, as
@@ -597,7 +598,7 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	for (int l = 0; l < n; l++)
 		if (lv[l].kind == UBPF_K_OSTR && lv[l].cond && ends &&
 		    (k->noastr || !kp_uprobes_only(c) ||
-		     kp_copyinstr_arg(lv[l].n) < 0))
+		     kp_ostr_leaf_arg(k, lv[l].n) < 0))
 			return false;
 	return n >= 0;
 }
@@ -1242,8 +1243,8 @@ static size_t late_max(const struct d_kplan *k, const struct node *n,
  * Statement i of clause ci's first R2 form (doc/DESIGN.md §8, "R2 and
  * R3: the as-built plan"): a copy of an argument string whose failure
  * must end the clause at the hit -- a printf() or trace() argument
- * that is one (out_astr()) or a copyinstr(argN) leaf of one dtrace
- * computes (kp_out_ftime(), under a ?: too), where a statement other
+ * that is one (out_astr()) or such a leaf (kp_ostr_leaf_arg()) of one
+ * dtrace computes (kp_out_ftime(), under a ?: too), where a statement other
  * than printf() and trace() follows (kp_out_ends()), or a string
  * variable's store of copyinstr(argN): its argument's number, else -1.
  * From the tree, not k->st (kp_out_ok() asks it).
@@ -1270,8 +1271,8 @@ int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i)
 		nl = kp_out_ftime(k, st, j, lv);
 		for (int l = 0; l < nl; l++)
 			if (lv[l].kind == UBPF_K_OSTR &&
-			    kp_copyinstr_arg(lv[l].n) >= 0)
-				return kp_copyinstr_arg(lv[l].n);
+			    kp_ostr_leaf_arg(k, lv[l].n) >= 0)
+				return kp_ostr_leaf_arg(k, lv[l].n);
 	}
 	return -1;
 }

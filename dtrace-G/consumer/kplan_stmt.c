@@ -132,15 +132,18 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			 * no jump (kplan_out.c's kp_out_ftime_ok()) */
 			for (int l = 0; l < nl && !m->full; l++) {
 				const struct node *x = lv[l].n;
+				/* R2's argument (kplan_str.c) */
+				int xa = lv[l].kind == UBPF_K_OSTR
+						 ? kp_ostr_leaf_arg(k, x)
+						 : -1;
 
 				if (lv[l].kind == UBPF_K_OVSTR) {
 					o = put(m, UBPF_K_OVSTR, 0, 0);
 					var_op(m, o, (unsigned)x->sub);
-				} else if (lv[l].kind == UBPF_K_OSTR && apre &&
-					   ends && kp_copyinstr_arg(x) >= 0) {
+				} else if (xa >= 0 && apre && ends) {
 					o = put(m, UBPF_K_OSTR, 0, 0);
 					o->flags = UBPF_KF_APRE;
-					o->step = (uint16_t)kp_copyinstr_arg(x);
+					o->step = (uint16_t)xa;
 				} else {
 					emit(m, lv[l].kind == UBPF_K_OSTR
 							? x->args[0]

@@ -205,22 +205,27 @@ expect_grep "R2: -v, the room" \
 # the jump, and the generated run faulted at each untouched hit and
 # counted nothing while -v said the copy was made ahead.  And in
 # strjoin(), alone at req_fn's pid probe (a leaf: kplan_str.c's
-# kp_ostr_leaf_arg()): before the fix the leaf's OSTR kept the jump,
+# kp_ostr_arg()): before the fix the leaf's OSTR kept the jump,
 # not R2's (its test was copyinstr(argN)'s, of one argument), the
 # generated run faulted at each untouched hit and counted nothing.
+# And copyinstr(arg0, arg1 + 1), a count the hit computes (R2's copy
+# popping it, UBPF_KF_NCNT: cgen_out.c's ostr_pre()): the tree before
+# kept that clause in user space.
 cat >r2n.d <<'EOF2'
 ut$target:::req { printf("c %s\n", copyinstr(arg0, 3)); @c = count(); }
 pid$target:a.out:req_fn:entry { printf("j %s\n", strjoin("<", copyinstr(arg0, 3))); @j = count(); }
-END { printa("c %@d\n", @c); printa("j %@d\n", @j); }
+ut$target:::req { printf("h %d %s\n", arg1, copyinstr(arg0, arg1 + 1)); @h = count(); }
+END { printa("c %@d\n", @c); printa("j %@d\n", @j); printa("h %@d\n", @h); }
 EOF2
-printf '%s\n' "c lit" "j <fn-" "c lit" "j <fn-" "c lit" "j <fn-" "c twi" \
-	"c twi" "c 5" "j 3" "" >r2n.exp
+printf '%s\n' "c lit" "h 0 l" "j <fn-" "c lit" "h 1 li" "j <fn-" "c lit" \
+	"h 2 lit" "j <fn-" "c twi" "h 200 twice" "c twi" "h 200 twice" \
+	"c 5" "j 3" "h 5" "" >r2n.exp
 ways_start 120 -v -q -s r2n.d -c "./ut first 3 twice"
 ways_wait "R2, copyinstr(arg0, 3)"
 ways_same "R2, copyinstr(arg0, 3)"
 expect_file_eq "R2, copyinstr(arg0, 3): the strings and the count" \
 	r2n.exp outg.txt
-for c in 1 2; do
+for c in 1 2 3; do
 	expect_grep "R2, copyinstr(arg0, 3): -v clause $c" \
 		"^dtrace: clause $c copies copyinstr(arg0) before the probe's first clause" \
 		errg.txt

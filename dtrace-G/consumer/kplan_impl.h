@@ -371,7 +371,6 @@ bool kp_copyinstr_of(const struct node *n);
 int kp_ostr_count(const struct d_prog *p, const struct node *n);
 bool kp_ostr_hit(const struct d_kplan *k, const struct node *n);
 int kp_ostr_arg(const struct node *n);
-int kp_ostr_leaf_arg(const struct d_kplan *k, const struct node *n);
 bool kp_str_clear(const struct node *n);
 /* ... a literal a string variable may be set to in the kernel; a
  * self-> or this-> string variable read whole (its index, or -1) */
@@ -552,11 +551,6 @@ int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
  * computed so (its copies' jumps: kplan_out.c)? */
 bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 		     const struct stmt *st, unsigned j);
-/* ... is a copyinstr(argN, M) of a count the hit computes in argument
- * j of st, in a clause that may fire at a uprobe site, where a
- * statement the kernel runs follows (user space's: R2's copy)? */
-bool kp_out_hitcnt_ends(const struct d_kplan *k, unsigned ci,
-			const struct stmt *st, unsigned j);
 bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci);
 /* Does a statement other than printf() and trace() follow statement i
  * of c's flat list on some path (after it in its list, or after an if

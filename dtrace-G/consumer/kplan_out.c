@@ -23,9 +23,8 @@
  * reads N bytes at most, strsize - 1 where N + 1 is not below strsize,
  * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0,
  * user space's) or an integer the plan computes at the hit
- * (kp_ostr_hit(): popped by the OSTR, clamped so in the program; a
- * copyinstr(argN, M) before a statement the kernel runs, in a clause
- * that may fire at a uprobe site, user space's, kp_out_hitcnt_ends()),
+ * (kp_ostr_hit(): popped by the OSTR, clamped so in the program, R2's
+ * too),
  * or stringof() of a copy's place
  * (kp_out_mstr(): kplan_mem.c's MSTR, no fault), or args[N] printed by
  * %s or trace() (kp_out_sarg(): the
@@ -157,8 +156,8 @@
  * site (kp_usite(): the probe's provider none of dtrace's or the
  * kernel's) the jump is not DTrace's fault for an argument string
  * (kp_out_apre(): copyinstr(argN), args[N] by %s, a copyinstr(argN)
- * leaf or a copyinstr(argN, M) one, M a constant (kplan_str.c's
- * kp_ostr_leaf_arg()), under a ?: too, with a statement other than printf() and
+ * leaf or a copyinstr(argN, M) one (kplan_str.c's kp_ostr_arg()),
+ * under a ?: too, with a statement other than printf() and
  * trace() after it; a string variable's store of copyinstr(argN)):
  * the plan copies it before its first clause (cgen_sarg.c's
  * seq_read()), a failed copy sending the hit to user space whole, as
@@ -540,34 +539,6 @@ static bool stmt_ends(const struct clause *c, const struct stmt *st)
 	return false;
 }
 
-/* copyinstr(argN, M), M a count the hit computes (kp_ostr_hit()) */
-static bool hitcnt_arg(const struct d_kplan *k, const struct node *n)
-{
-	return kp_ostr_hit(k, n) && kp_ostr_arg(n) >= 0;
-}
-
-/* Argument j of st in clause ci: a copyinstr(argN, M) of a count the
- * hit computes, whole or a leaf, where a statement the kernel runs
- * follows (kp_out_ends()), in a clause that may fire at a uprobe site
- * (kp_usite_clause()): user space's, since there a copy of an argument
- * string whose fault must end the clause is R2's, made before the
- * first clause (UBPF_KF_APRE, kplan_stmt.c) with a compiled count.
- * Any other address (a self-> or this-> one, an arithmetic) and a
- * clause only at kernel probes take the counted OSTR with its jump. */
-bool kp_out_hitcnt_ends(const struct d_kplan *k, unsigned ci,
-			const struct stmt *st, unsigned j)
-{
-	struct kp_leaf lv[KP_LEAVES];
-	const struct clause *c = &k->prog->clauses[ci];
-	const struct node *w = st->kind == S_TRACE ? st->e : st->args[j];
-	int n = kp_out_ftime(k, st, j, lv);
-	bool hit = hitcnt_arg(k, w);
-
-	for (int l = 0; l < n; l++)
-		hit |= lv[l].kind == UBPF_K_OSTR && hitcnt_arg(k, lv[l].n);
-	return hit && kp_usite_clause(c) && stmt_ends(c, st);
-}
-
 /* Argument j of st, statement i of clause ci, computed when dtrace
  * formats (kp_out_ftime()): a copy run.c may not reach (under a ?:
  * branch, right of && or ||) cannot end the clause at its fault, the
@@ -583,8 +554,6 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	int n = kp_out_ftime(k, st, j, lv);
 	bool ends = stmt_ends(c, st);
 
-	if (kp_out_hitcnt_ends(k, ci, st, j))
-		return false;
 	/* a name of a user address in a speculating clause: a held record
 	 * of the kernel's buffers is formatted without the process's
 	 * modules (bpf.c's bpf_kspec_fire()) */
@@ -598,7 +567,7 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	for (int l = 0; l < n; l++)
 		if (lv[l].kind == UBPF_K_OSTR && lv[l].cond && ends &&
 		    (k->noastr || !kp_uprobes_only(c) ||
-		     kp_ostr_leaf_arg(k, lv[l].n) < 0))
+		     kp_ostr_arg(lv[l].n) < 0))
 			return false;
 	return n >= 0;
 }
@@ -625,8 +594,7 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return kp_out_ftime_ok(k, ci, st, j);
 	/* copyinstr(E, N): N a constant count (kp_ostr_count()) or one
 	 * the hit computes (kp_ostr_hit()) */
-	if (str && kp_ostr_count(k->prog, whole) < 1 &&
-	    (!kp_ostr_hit(k, whole) || kp_out_hitcnt_ends(k, ci, st, j)))
+	if (str && kp_ostr_count(k->prog, whole) < 1 && !kp_ostr_hit(k, whole))
 		return false;
 	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
 }
@@ -1243,7 +1211,7 @@ static size_t late_max(const struct d_kplan *k, const struct node *n,
  * Statement i of clause ci's first R2 form (doc/DESIGN.md §8, "R2 and
  * R3: the as-built plan"): a copy of an argument string whose failure
  * must end the clause at the hit -- a printf() or trace() argument
- * that is one (out_astr()) or such a leaf (kp_ostr_leaf_arg()) of one
+ * that is one (out_astr()) or such a leaf (kp_ostr_arg()) of one
  * dtrace computes (kp_out_ftime(), under a ?: too), where a statement other
  * than printf() and trace() follows (kp_out_ends()), or a string
  * variable's store of copyinstr(argN): its argument's number, else -1.
@@ -1271,8 +1239,8 @@ int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i)
 		nl = kp_out_ftime(k, st, j, lv);
 		for (int l = 0; l < nl; l++)
 			if (lv[l].kind == UBPF_K_OSTR &&
-			    kp_ostr_leaf_arg(k, lv[l].n) >= 0)
-				return kp_ostr_leaf_arg(k, lv[l].n);
+			    kp_ostr_arg(lv[l].n) >= 0)
+				return kp_ostr_arg(lv[l].n);
 	}
 	return -1;
 }

@@ -830,7 +830,11 @@ bool kp_ostr_hit(const struct d_kplan *k, const struct node *n)
 }
 
 /* copyinstr(argN) or copyinstr(argN, M): N, else -1 (whether M is a
- * count kp_ostr_count() takes is its question) */
+ * count kp_ostr_count() or kp_ostr_hit() takes is theirs); R2's copy
+ * ahead of a leaf or a whole argument (kplan_stmt.c's emit_stmt(),
+ * kplan_out.c's kp_out_apre()), an argument string as the record path
+ * reads it (doc/DESIGN.md §8, "Strings at the probe of pages not yet
+ * touched: the rule") */
 int kp_ostr_arg(const struct node *n)
 {
 	if (n->op != N_FUNC || d_funcs[n->sub].id != F_COPYINSTR ||
@@ -838,18 +842,6 @@ int kp_ostr_arg(const struct node *n)
 	    n->args[0]->sub < 0 || n->args[0]->sub >= D_MAXARGS)
 		return -1;
 	return n->args[0]->sub;
-}
-
-/* A copy leaf R2 takes (kplan_stmt.c's emit_stmt(), kplan_out.c's
- * kp_out_apre()): copyinstr(argN), or copyinstr(argN, M) of a count
- * compiled in (kp_ostr_count(): R2's copy ahead has imm M, as the whole
- * form's), an argument string as the record path reads it (doc/
- * DESIGN.md §8, "Strings at the probe of pages not yet touched: the
- * rule"): N, else -1.  A count the hit computes is not R2's
- * (kplan_out.c's kp_out_hitcnt_ends() keeps it from a uprobe). */
-int kp_ostr_leaf_arg(const struct d_kplan *k, const struct node *n)
-{
-	return kp_ostr_hit(k, n) ? -1 : kp_ostr_arg(n);
 }
 
 /* 0 or "": what a string variable set to it reads ("") */

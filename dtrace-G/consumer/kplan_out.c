@@ -24,7 +24,9 @@
  * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0,
  * user space's) or an integer the plan computes at the hit
  * (kp_ostr_hit(): popped by the OSTR, clamped so in the program, R2's
- * too),
+ * too; where the kernel keeps self-> variables, an argument's string
+ * so at a uprobe before a statement the kernel runs is user space's,
+ * kp_out_hitcnt_noastr()),
  * or stringof() of a copy's place
  * (kp_out_mstr(): kplan_mem.c's MSTR, no fault), or args[N] printed by
  * %s or trace() (kp_out_sarg(): the
@@ -166,7 +168,8 @@
  * (kplan_stmt.c's emit_stmt(), cgen_out.c's ostr_pre()).  Not where the
  * kernel keeps self-> variables (k->noastr, kplan_vars.c's
  * kp_vars_decide(): no hit of theirs can go to user space): there
- * such a copy faults at the hit, as DTrace's does.  A clause only at
+ * such a copy faults at the hit, as DTrace's does (but one of a count
+ * the hit computes: kp_out_hitcnt_noastr()).  A clause only at
  * kernel probes keeps its jump in any program.
  *
  * In a branch.  A kernel clause with ifs (kplan_vars.c's kp_if_why(),
@@ -539,6 +542,30 @@ static bool stmt_ends(const struct clause *c, const struct stmt *st)
 	return false;
 }
 
+/* Argument j of st in clause ci, where the kernel keeps self->
+ * variables (k->noastr: no R2 copy ahead): a copyinstr(argN, M) of a
+ * count the hit computes (kplan_str.c's kp_ostr_arg(), kp_ostr_hit()),
+ * whole or a leaf, in a clause that may fire at a uprobe site
+ * (kp_usite_clause()), where a statement the kernel runs follows
+ * (kp_out_ends()): user space's.  Its OSTR's jump would fault at the
+ * hit on a page the process has not touched yet, where the record
+ * path reads it (doc/DESIGN.md §8, "Strings at the probe of pages not
+ * yet touched: the rule"). */
+bool kp_out_hitcnt_noastr(const struct d_kplan *k, unsigned ci,
+			  const struct stmt *st, unsigned j)
+{
+	struct kp_leaf lv[KP_LEAVES];
+	const struct clause *c = &k->prog->clauses[ci];
+	const struct node *w = st->kind == S_TRACE ? st->e : st->args[j];
+	int n = kp_out_ftime(k, st, j, lv);
+	bool hit = kp_ostr_hit(k, w) && kp_ostr_arg(w) >= 0;
+
+	for (int l = 0; l < n; l++)
+		hit |= lv[l].kind == UBPF_K_OSTR && kp_ostr_hit(k, lv[l].n) &&
+		       kp_ostr_arg(lv[l].n) >= 0;
+	return k->noastr && hit && kp_usite_clause(c) && stmt_ends(c, st);
+}
+
 /* Argument j of st, statement i of clause ci, computed when dtrace
  * formats (kp_out_ftime()): a copy run.c may not reach (under a ?:
  * branch, right of && or ||) cannot end the clause at its fault, the
@@ -554,6 +581,8 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	int n = kp_out_ftime(k, st, j, lv);
 	bool ends = stmt_ends(c, st);
 
+	if (kp_out_hitcnt_noastr(k, ci, st, j))
+		return false;
 	/* a name of a user address in a speculating clause: a held record
 	 * of the kernel's buffers is formatted without the process's
 	 * modules (bpf.c's bpf_kspec_fire()) */
@@ -594,7 +623,8 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return kp_out_ftime_ok(k, ci, st, j);
 	/* copyinstr(E, N): N a constant count (kp_ostr_count()) or one
 	 * the hit computes (kp_ostr_hit()) */
-	if (str && kp_ostr_count(k->prog, whole) < 1 && !kp_ostr_hit(k, whole))
+	if (str && kp_ostr_count(k->prog, whole) < 1 &&
+	    (!kp_ostr_hit(k, whole) || kp_out_hitcnt_noastr(k, ci, st, j)))
 		return false;
 	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
 }

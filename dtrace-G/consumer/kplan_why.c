@@ -748,6 +748,17 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						   "or a speculation");
 				return;
 			}
+			if (kp_out_hitcnt_noastr(k, ci, st, j)) {
+				snprintf(buf, len,
+					 "argument %u: copyinstr() of an "
+					 "argument's string at a uprobe, of a "
+					 "length the hit computes, before a "
+					 "statement the kernel runs, where the "
+					 "kernel keeps self-> variables (no "
+					 "copy ahead)",
+					 j + 1);
+				return;
+			}
 			if (!kp_out_whole(k, st, j) &&
 			    kp_out_ftime(k, st, j, lv) >= 0) {
 				/* dtrace computes it from its leaves */

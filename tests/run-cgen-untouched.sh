@@ -31,7 +31,7 @@
 #  - R2 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"): an argument
 #    string whose fault must end the clause (a store, an aggregation
 #    after it; a this-> string's store; a copyinstr(argN) under ?:
-#    before an aggregation) is copied before the probe's first clause,
+#    before an aggregation; copyinstr(arg0, 3) whole and in strjoin()) is copied before the probe's first clause,
 #    a failed copy sending the hit to user space whole: the lines and
 #    the counts the three ways, no error but the faults kept, -v the
 #    R2 line per clause and the four counted in the kernel; a fifth
@@ -42,7 +42,9 @@
 #  - where the kernel keeps self-> variables, no R2 (R3 is designed,
 #    not built): such a copy keeps DTrace's fault at the hit, the event
 #    not refused, and the lead's decision: a comparison of an argument
-#    string there faults at the hit too (guards).
+#    string there faults at the hit too (guards); but copyinstr(argN,
+#    M) of a count the hit computes there is user space's (tlsn.d:
+#    the strings, the three ways, -v's reason).
 # The three ways run side by side (lib.sh's ways_start), each on its
 # own process.
 # Needs root, uprobes, dtrace -G and a dtrace with the BPF backend.
@@ -203,20 +205,34 @@ expect_grep "R2: -v, the room" \
 # R2 of copyinstr(argN, M) alone at its probe (no other copy of the
 # argument sending the hit away first): before the fix its OSTR kept
 # the jump, and the generated run faulted at each untouched hit and
-# counted nothing while -v said the copy was made ahead.
+# counted nothing while -v said the copy was made ahead.  And in
+# strjoin(), alone at req_fn's pid probe (a leaf: kplan_str.c's
+# kp_ostr_arg()): before the fix the leaf's OSTR kept the jump,
+# not R2's (its test was copyinstr(argN)'s, of one argument), the
+# generated run faulted at each untouched hit and counted nothing.
+# And copyinstr(arg0, arg1 / 50), a count the hit computes (R2's copy
+# popping it, UBPF_KF_NCNT: cgen_out.c's ostr_pre()), 4 at twice's
+# hits ("twic", cut below the string's length and strsize): the tree
+# before kept that clause in user space.
 cat >r2n.d <<'EOF2'
 ut$target:::req { printf("c %s\n", copyinstr(arg0, 3)); @c = count(); }
-END { printa("c %@d\n", @c); }
+pid$target:a.out:req_fn:entry { printf("j %s\n", strjoin("<", copyinstr(arg0, 3))); @j = count(); }
+ut$target:::req { printf("h %d %s\n", arg1, copyinstr(arg0, arg1 / 50)); @h = count(); }
+END { printa("c %@d\n", @c); printa("j %@d\n", @j); printa("h %@d\n", @h); }
 EOF2
-printf '%s\n' "c lit" "c lit" "c lit" "c twi" "c twi" "c 5" "" >r2n.exp
+printf '%s\n' "c lit" "h 0 " "j <fn-" "c lit" "h 1 " "j <fn-" "c lit" \
+	"h 2 " "j <fn-" "c twi" "h 200 twic" "c twi" "h 200 twic" \
+	"c 5" "j 3" "h 5" "" >r2n.exp
 ways_start 120 -v -q -s r2n.d -c "./ut first 3 twice"
 ways_wait "R2, copyinstr(arg0, 3)"
 ways_same "R2, copyinstr(arg0, 3)"
 expect_file_eq "R2, copyinstr(arg0, 3): the strings and the count" \
 	r2n.exp outg.txt
-expect_grep "R2, copyinstr(arg0, 3): -v" \
-	"^dtrace: clause 1 copies copyinstr(arg0) before the probe's first clause" \
-	errg.txt
+for c in 1 2 3; do
+	expect_grep "R2, copyinstr(arg0, 3): -v clause $c" \
+		"^dtrace: clause $c copies copyinstr(arg0) before the probe's first clause" \
+		errg.txt
+done
 
 # R2 kept away from a program whose kernel keeps self-> variables (no
 # hit of theirs can go to user space whole: kplan_vars.c's noastr),
@@ -255,5 +271,31 @@ expect_grep "self->: -v, the copy" \
 	'^dtrace: 1 clause printing values computed in the kernel$' errg.txt
 expect_eq "self->: no R2 line" "" \
 	"$(grep 'before the probe.s first clause' errg.txt)"
+
+# ... but copyinstr(argN, M) of a count the hit computes there, before
+# a statement the kernel runs, stays user space's (kplan_out.c's
+# kp_out_hitcnt_noastr()): its OSTR's jump faulted at each untouched
+# hit, the generated run printing "invalid address" five times and
+# only "m 5", where the other two print the strings.
+cat >tlsn.d <<'EOF2'
+ut$target:::req { printf("h %d [%s]\n", arg1, copyinstr(arg0, arg1 + 2)); @h = count(); }
+ut$target:::req { self->m = arg1 + 1; }
+ut$target:::req /self->m/ { @m = count(); self->m = 0; }
+END { printa("h %@d\n", @h); printa("m %@d\n", @m); }
+EOF2
+printf '%s\n' "h 0 [li]" "h 1 [lit]" "h 2 [lit-]" "h 200 [twice]" \
+	"h 200 [twice]" "h 5" "m 5" "" >tlsn.exp
+ways_start 120 -v -q -s tlsn.d -c "./ut first 3 twice"
+ways_wait "self->, a counted copy"
+ways_same "self->, a counted copy"
+expect_file_eq "self->, a counted copy: the lines" tlsn.exp outg.txt
+expect_eq "self->, a counted copy: no error said" "" \
+	"$(grep -i -e drop -e error -e invalid -e cannot err0.txt errg.txt \
+		errc.txt)"
+expect_grep "self->, a counted copy: -v, self->m the kernel's" \
+	'^dtrace: 2 clauses aggregated in the kernel$' errg.txt
+expect_grep "self->, a counted copy: -v, the reason" \
+	"^dtrace: clause 1 (ut[0-9]*:::req) runs in user space, from its record: line 1: its printf() is not one the kernel computes at the hit: argument 2: copyinstr() of an argument's string at a uprobe, of a length the hit computes, before a statement the kernel runs, where the kernel keeps self-> variables (no copy ahead)\$" \
+	errg.txt
 
 finish

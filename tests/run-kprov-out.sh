@@ -87,14 +87,20 @@ out() {
 # syscall, on the call's own tracepoint and on the raw ones: integers,
 # a string, execname, trace()
 
+# (clause 3: copyinstr(arg1, N), N the hit's, whole and in toupper(),
+# before an aggregation: a kernel probe's argument has no copy ahead
+# (R2), so the counted OSTR with its jump; 5 and -100, strsize - 1;
+# the tree before kept the clause in user space)
 cat >sys.d <<'EOF'
 syscall::openat:entry /pid == $target/ { printf("%d %s %x %s|", (int)arg0, copyinstr(arg1), arg2, execname); trace(arg2 + 1); trace(execname); }
 syscall::openat:entry /pid == $target/ { printf("\n"); }
+syscall::openat:entry /pid == $target/ { printf("%s|%s\n", copyinstr(arg1, arg2 + 5), toupper(copyinstr(arg1, (int)arg0))); @n = count(); }
 EOF
-three sys 2 "opens 3" -s sys.d
+three sys 3 "opens 3" -s sys.d
 expect_eq "sys: the lines" 3 "$(grep -c '^-100 /dev/null 0 kpprog|' sys.g)"
+expect_eq "sys: the counted copies" 3 "$(grep -c '^/dev/|/DEV/NULL$' sys.g)"
 
-DTRACE_SYSCALL_RAW=1 three sysraw 2 "opens 3" -s sys.d
+DTRACE_SYSCALL_RAW=1 three sysraw 3 "opens 3" -s sys.d
 expect_file_eq "sysraw: the lines" sys.g sysraw.g
 
 # ---------------------------------------------------------------------
@@ -182,26 +188,33 @@ expect_eq "late2: -v says no read is late" 0 \
 
 # ... where the copy faults (address 16, no page: the same three ways):
 # the statement before it ran (self->n), the clear after it did not
-# (clause 3 sees self->p), the fault reported in the copy's action
+# (clause 3 sees self->p), the fault reported in the copy's action;
+# and clause 4's copyinstr(self->q, 8n - 1), a count the hit computes,
+# the same way: its jump ends the clause at the fault, so self->m
+# counts the copies that did not fault (the tree before kept the
+# clause in user space)
 cat >snoop.d <<'EOF'
-syscall::openat:entry /pid == $target/ { self->p = arg1; }
+syscall::openat:entry /pid == $target/ { self->p = arg1; self->q = arg1; }
 syscall::openat:return /self->p/ { self->n = self->n + 1; printf("%d %d %s\n", self->n, (int)arg0, copyinstr(self->p)); self->p = 0; }
 syscall::openat:return /self->p/ { printf("kept %x %d\n", self->p, self->n); self->p = 0; }
+syscall::openat:return /self->q/ { printf("q %d [%s]\n", self->m, copyinstr(self->q, self->n * 8 - 1)); self->m = self->m + 1; self->q = 0; }
 EOF
 for m in g u 0; do
 	run snoop $m "badopens 2" -s snoop.d
 	grep 'invalid address' "snoop.$m.err" >"snoop.$m.flt"
 done
-printf '1 -2 /nonexistent/ok-0\nkept 10 2\n3 -2 /nonexistent/ok-1\nkept 10 4\n\n' \
+printf '1 -2 /nonexistent/ok-0\nq 0 [/nonexi]\nkept 10 2\n3 -2 /nonexistent/ok-1\nq 1 [/nonexistent/ok-1]\nkept 10 4\n\n' \
 	>snoop.exp
 expect_file_eq "snoop: the lines" snoop.exp snoop.g
 expect_file_eq "snoop: DTRACE_KAGG=0's output" snoop.g snoop.u
 expect_file_eq "snoop: DTRACE_CGEN=0's output" snoop.g snoop.0
 expect_eq "snoop: invalid address at the probe, in action #4" 2 \
 	"$(grep -c '^dtrace: error on enabled probe ID 2 (ID [0-9]*: syscall:vmlinux:openat:return): invalid address (0x10) in action #4$' snoop.g.flt)"
+expect_eq "snoop: the counted copy's invalid address at the probe" 2 \
+	"$(grep -c '^dtrace: error on enabled probe ID 4 (ID [0-9]*: syscall:vmlinux:openat:return): invalid address (0x10) in action #2$' snoop.g.flt)"
 expect_file_eq "snoop: DTRACE_KAGG=0's faults" snoop.g.flt snoop.u.flt
 expect_file_eq "snoop: DTRACE_CGEN=0's faults" snoop.g.flt snoop.0.flt
-out snoop 2
+out snoop 3
 
 # ... and the idiom as a user types it, on a command that exits at once
 # (read when dtrace ran the record, every path was an invalid address)

@@ -40,7 +40,8 @@
  * the clause: kplan_out.c's kp_out_ends()) that faulted sets its
  * clause's ran bit and S_FLAGS_REC and jumps to the clause's end, as
  * SSTR's does (below), so nothing after it runs; one flagged
- * UBPF_KF_APRE (R2, kplan_out.c's) pops nothing and copies its
+ * UBPF_KF_APRE (R2, kplan_out.c's) pops nothing (but N, flagged
+ * UBPF_KF_NCNT too, clamped as ostr_at() clamps it) and copies its
  * argument's string from seq_read()'s copy in cgbuf (ostr_pre(),
  * sstr_pre(): bpf_probe_read_kernel_str(), no fault, no jump).  ODONE n
  * sets bit n of the ran word and S_FLAGS_REC (the record is written
@@ -404,17 +405,29 @@ static void ostr(struct em *e, const struct ubpf_kop *o, int16_t cs)
  * bpf_probe_read_kernel_str() of cnt + 1 bytes (it cannot fault: cgbuf
  * is the program's map value), and its len: the count with the NUL, cnt
  * where the string is cut there (no NUL in cnt bytes); r0 that len */
-static void kstr_copy(struct em *e, int32_t base, int32_t cnt, int32_t src)
+static void kstr_copy(struct em *e, int32_t base, int32_t cnt, int32_t src,
+		      int16_t cs)
 {
 	size_t jc;
 
 	at(e, 1, base + (int32_t)offsetof(struct ubpf_kostr, s));
-	alu_i(e, BPF_MOV, 2, cnt + 1);
+	if (cs) { /* the count at stack slot cs, 1 to cnt (ostr_pre()) */
+		ldx(e, BPF_DW, 2, 10, cs);
+		alu_i(e, BPF_ADD, 2, 1);
+	} else {
+		alu_i(e, BPF_MOV, 2, cnt + 1);
+	}
 	ldx(e, BPF_DW, 3, 10, S_SBUF);
 	alu_i(e, BPF_ADD, 3, src);
 	call(e, BPF_FUNC_probe_read_kernel_str);
-	jc = jmp_i(e, BPF_JSLE, 0, cnt); /* cut: cnt bytes, no NUL */
-	alu_i(e, BPF_MOV, 0, cnt);
+	if (cs) {
+		ldx(e, BPF_DW, 2, 10, cs);
+		jc = jmp_r(e, BPF_JSLE, 0, 2);
+		alu_r(e, BPF_MOV, 0, 2);
+	} else {
+		jc = jmp_i(e, BPF_JSLE, 0, cnt); /* cut: cnt bytes, no NUL */
+		alu_i(e, BPF_MOV, 0, cnt);
+	}
 	fix(e, jc);
 	ldx(e, BPF_DW, 2, 10, S_OBUF);
 	stx(e, BPF_W, 2,
@@ -423,7 +436,9 @@ static void kstr_copy(struct em *e, int32_t base, int32_t cnt, int32_t src)
 
 /*
  * R2 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"): an OSTR or
- * SSTR flagged UBPF_KF_APRE pops nothing; its string is argument
+ * SSTR flagged UBPF_KF_APRE pops nothing (an OSTR flagged UBPF_KF_NCNT
+ * too pops copyinstr(argN, N)'s N: ostr_pre(), below); its string is
+ * argument
  * o->step's, which seq_read() (cgen_sarg.c) copied into cgbuf at
  * SEQ_AT(j) before the plan's first clause (UBPF_STRMAX bytes, a failed
  * copy having sent the hit to user space whole), so nothing here can
@@ -431,28 +446,35 @@ static void kstr_copy(struct em *e, int32_t base, int32_t cnt, int32_t src)
  * S_OBUF gets the argument's value as its address and, by
  * bpf_probe_read_kernel_str() of cnt + 1 bytes from the copy, at most
  * cnt bytes of it and a NUL (the copy holds every byte ostr_at()'s
- * read would: cnt is strsize - 1, below UBPF_STRMAX), len as
+ * read would: cnt is strsize - 1, below UBPF_STRMAX, or less), len as
  * ostr_at()'s: the count with the NUL, cnt where the string is cut
- * there (no NUL in cnt bytes); r0 that len.  false (e->bad): the
+ * there (no NUL in cnt bytes); r0 that len.  cs not 0: the count is
+ * at stack slot cs, 1 to cnt (ostr_pre()'s clamp); cnt 0: len 0,
+ * nothing copied.  false (e->bad): the
  * argument has no copy in cgbuf (a bug's: kplan counts the room,
  * seq_read() never puts such a one on the stack).
  */
 static bool pre_copy(struct em *e, const struct ubpf_kop *o, int32_t base,
-		     int32_t cnt)
+		     int32_t cnt, int16_t cs)
 {
 	unsigned j;
 
 	for (j = 0; j < e->nsarg && e->sarg[j] != o->step; j++)
 		;
-	if (j >= e->nsarg || e->sn || !e->oparg[j] || cnt < 1 ||
-	    cnt > UBPF_STRMAX - 1) {
+	if (j >= e->nsarg || e->sn || !e->oparg[j] || cnt < 0 ||
+	    cnt > UBPF_STRMAX - 1 || (!cnt && cs)) {
 		e->bad = true;
 		return false;
 	}
 	ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(e->sarg[j]));
 	ldx(e, BPF_DW, 2, 10, S_OBUF);
 	stx(e, BPF_DW, 2, (int16_t)base, 1);
-	kstr_copy(e, base, cnt, SEQ_AT(j));
+	if (cnt)
+		kstr_copy(e, base, cnt, SEQ_AT(j), cs);
+	else /* a count of 0: len 0 */
+		st(e, BPF_W, 2,
+		   (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)),
+		   0);
 	return true;
 }
 
@@ -481,19 +503,46 @@ static void mstr(struct em *e, const struct ubpf_kop *o)
 	ldx(e, BPF_DW, 2, 10, S_OBUF);
 	st(e, BPF_DW, 2, (int16_t)base, 0);
 	kstr_copy(e, base, (int32_t)o->step,
-		  (int32_t)(e->cpyoff + e->cpy[j].at + o->agg));
+		  (int32_t)(e->cpyoff + e->cpy[j].at + o->agg), 0);
 }
 
-static void ostr_pre(struct em *e, const struct ubpf_kop *o)
+/* OSTR o flagged UBPF_KF_APRE: pre_copy() of imm bytes, or, cs not 0
+ * (UBPF_KF_NCNT), of copyinstr(argN, N)'s N at stack slot cs clamped
+ * as ostr_at() clamps it (N < imm as it is, else imm; 0 reads
+ * nothing), into the struct's cnt (kplan_out.c's late_max() reads it;
+ * an R2 slot is never negative, so it is not met there) */
+static void ostr_pre(struct em *e, const struct ubpf_kop *o, int16_t cs)
 {
+	int32_t base = (int32_t)sizeof(struct ubpf_kout) + o->slot;
+	size_t jc, jnz, jz;
+
 	if (o->jump ||
 	    sizeof(struct ubpf_kout) + o->slot + sizeof(struct ubpf_kostr) >
 		    UBPF_KOUTMAX) {
 		e->bad = true;
 		return;
 	}
-	(void)pre_copy(e, o, (int32_t)sizeof(struct ubpf_kout) + o->slot,
-		       (int32_t)o->imm);
+	if (!cs) {
+		(void)pre_copy(e, o, base, (int32_t)o->imm, 0);
+		return;
+	}
+	/* N clamped as ostr_at() clamps it, into cnt; 0 reads nothing
+	 * (the address is not 0: its copy ahead succeeded) */
+	ldx(e, BPF_DW, 1, 10, cs);
+	jc = jmp_i(e, BPF_JLT, 1, (int32_t)o->imm);
+	alu_i(e, BPF_MOV, 1, (int32_t)o->imm);
+	fix(e, jc);
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	stx(e, BPF_W, 2,
+	    (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, cnt)), 1);
+	jnz = jmp_i(e, BPF_JNE, 1, 0);
+	if (!pre_copy(e, o, base, 0, 0))
+		return;
+	jz = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jnz);
+	stx(e, BPF_DW, 10, cs, 1); /* 1 to imm */
+	(void)pre_copy(e, o, base, (int32_t)o->imm, cs);
+	fix(e, jz);
 }
 
 /*
@@ -621,7 +670,7 @@ static void sstr_pre(struct em *e, const struct ubpf_kop *o, const int *fds)
 		return;
 	}
 	base = TSTR_AT(UBPF_KTSTR) - (int32_t)e->obase; /* the copy's */
-	if (!pre_copy(e, o, base, (int32_t)o->imm))
+	if (!pre_copy(e, o, base, (int32_t)o->imm, 0))
 		return;
 	ldx(e, BPF_DW, 2, 10, S_OBUF);
 	ldx(e, BPF_DW, 1, 2, (int16_t)base);
@@ -981,9 +1030,18 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 		return;
 	}
 	if ((o->op == UBPF_K_OSTR || o->op == UBPF_K_SSTR) &&
-	    (o->flags & UBPF_KF_APRE)) { /* R2: nothing popped */
+	    (o->flags & UBPF_KF_APRE)) { /* R2: nothing popped but N */
+		if (o->flags & UBPF_KF_NCNT) {
+			if (o->op != UBPF_K_OSTR || *sp < 1) {
+				e->bad = true;
+				return;
+			}
+			--*sp;
+		}
 		if (o->op == UBPF_K_OSTR)
-			ostr_pre(e, o);
+			ostr_pre(e, o,
+				 (o->flags & UBPF_KF_NCNT) ? (int16_t)S_STK(*sp)
+							   : 0);
 		else
 			sstr_pre(e, o, fds);
 		return;

@@ -551,10 +551,12 @@ int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
  * computed so (its copies' jumps: kplan_out.c)? */
 bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 		     const struct stmt *st, unsigned j);
-/* ... is a copyinstr(E, N) of a count the hit computes in argument j
- * of st, where a statement the kernel runs follows (user space's)? */
-bool kp_out_hitcnt_ends(const struct d_kplan *k, unsigned ci,
-			const struct stmt *st, unsigned j);
+/* ... is a copyinstr(argN, M) of a count the hit computes in argument
+ * j of st, in a clause that may fire at a uprobe site, where a
+ * statement the kernel runs follows, in a program where the kernel
+ * keeps self-> variables (noastr: user space's, no R2 copy ahead)? */
+bool kp_out_hitcnt_noastr(const struct d_kplan *k, unsigned ci,
+			  const struct stmt *st, unsigned j);
 bool kp_out_sarg_ok(const struct d_kplan *k, unsigned ci);
 /* Does a statement other than printf() and trace() follow statement i
  * of c's flat list on some path (after it in its list, or after an if

@@ -23,8 +23,10 @@
  * reads N bytes at most, strsize - 1 where N + 1 is not below strsize,
  * as run.c's copyinstr() reads: kplan_str.c's kp_ostr_count(); N 0,
  * user space's) or an integer the plan computes at the hit
- * (kp_ostr_hit(): popped by the OSTR, clamped so in the program; user
- * space's before a statement the kernel runs, kp_out_hitcnt_ends()),
+ * (kp_ostr_hit(): popped by the OSTR, clamped so in the program, R2's
+ * too; where the kernel keeps self-> variables, an argument's string
+ * so at a uprobe before a statement the kernel runs is user space's,
+ * kp_out_hitcnt_noastr()),
  * or stringof() of a copy's place
  * (kp_out_mstr(): kplan_mem.c's MSTR, no fault), or args[N] printed by
  * %s or trace() (kp_out_sarg(): the
@@ -156,7 +158,8 @@
  * site (kp_usite(): the probe's provider none of dtrace's or the
  * kernel's) the jump is not DTrace's fault for an argument string
  * (kp_out_apre(): copyinstr(argN), args[N] by %s, a copyinstr(argN)
- * leaf, under a ?: too, with a statement other than printf() and
+ * leaf or a copyinstr(argN, M) one (kplan_str.c's kp_ostr_arg()),
+ * under a ?: too, with a statement other than printf() and
  * trace() after it; a string variable's store of copyinstr(argN)):
  * the plan copies it before its first clause (cgen_sarg.c's
  * seq_read()), a failed copy sending the hit to user space whole, as
@@ -165,7 +168,8 @@
  * (kplan_stmt.c's emit_stmt(), cgen_out.c's ostr_pre()).  Not where the
  * kernel keeps self-> variables (k->noastr, kplan_vars.c's
  * kp_vars_decide(): no hit of theirs can go to user space): there
- * such a copy faults at the hit, as DTrace's does.  A clause only at
+ * such a copy faults at the hit, as DTrace's does (but one of a count
+ * the hit computes: kp_out_hitcnt_noastr()).  A clause only at
  * kernel probes keeps its jump in any program.
  *
  * In a branch.  A kernel clause with ifs (kplan_vars.c's kp_if_why(),
@@ -538,22 +542,28 @@ static bool stmt_ends(const struct clause *c, const struct stmt *st)
 	return false;
 }
 
-/* Argument j of st in clause ci: a copyinstr(E, N) of a count the hit
- * computes (kp_ostr_hit()), whole or a leaf, where a statement the
- * kernel runs follows (kp_out_ends()): user space's, since R2's copy
- * of an argument string there (UBPF_KF_APRE, kplan_stmt.c) has a
- * compiled count */
-bool kp_out_hitcnt_ends(const struct d_kplan *k, unsigned ci,
-			const struct stmt *st, unsigned j)
+/* Argument j of st in clause ci, where the kernel keeps self->
+ * variables (k->noastr: no R2 copy ahead): a copyinstr(argN, M) of a
+ * count the hit computes (kplan_str.c's kp_ostr_arg(), kp_ostr_hit()),
+ * whole or a leaf, in a clause that may fire at a uprobe site
+ * (kp_usite_clause()), where a statement the kernel runs follows
+ * (kp_out_ends()): user space's.  Its OSTR's jump would fault at the
+ * hit on a page the process has not touched yet, where the record
+ * path reads it (doc/DESIGN.md §8, "Strings at the probe of pages not
+ * yet touched: the rule"). */
+bool kp_out_hitcnt_noastr(const struct d_kplan *k, unsigned ci,
+			  const struct stmt *st, unsigned j)
 {
 	struct kp_leaf lv[KP_LEAVES];
+	const struct clause *c = &k->prog->clauses[ci];
 	const struct node *w = st->kind == S_TRACE ? st->e : st->args[j];
 	int n = kp_out_ftime(k, st, j, lv);
-	bool hit = kp_ostr_hit(k, w);
+	bool hit = kp_ostr_hit(k, w) && kp_ostr_arg(w) >= 0;
 
 	for (int l = 0; l < n; l++)
-		hit |= lv[l].kind == UBPF_K_OSTR && kp_ostr_hit(k, lv[l].n);
-	return hit && stmt_ends(&k->prog->clauses[ci], st);
+		hit |= lv[l].kind == UBPF_K_OSTR && kp_ostr_hit(k, lv[l].n) &&
+		       kp_ostr_arg(lv[l].n) >= 0;
+	return k->noastr && hit && kp_usite_clause(c) && stmt_ends(c, st);
 }
 
 /* Argument j of st, statement i of clause ci, computed when dtrace
@@ -571,7 +581,7 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	int n = kp_out_ftime(k, st, j, lv);
 	bool ends = stmt_ends(c, st);
 
-	if (kp_out_hitcnt_ends(k, ci, st, j))
+	if (kp_out_hitcnt_noastr(k, ci, st, j))
 		return false;
 	/* a name of a user address in a speculating clause: a held record
 	 * of the kernel's buffers is formatted without the process's
@@ -586,7 +596,7 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	for (int l = 0; l < n; l++)
 		if (lv[l].kind == UBPF_K_OSTR && lv[l].cond && ends &&
 		    (k->noastr || !kp_uprobes_only(c) ||
-		     kp_copyinstr_arg(lv[l].n) < 0))
+		     kp_ostr_arg(lv[l].n) < 0))
 			return false;
 	return n >= 0;
 }
@@ -614,7 +624,7 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	/* copyinstr(E, N): N a constant count (kp_ostr_count()) or one
 	 * the hit computes (kp_ostr_hit()) */
 	if (str && kp_ostr_count(k->prog, whole) < 1 &&
-	    (!kp_ostr_hit(k, whole) || kp_out_hitcnt_ends(k, ci, st, j)))
+	    (!kp_ostr_hit(k, whole) || kp_out_hitcnt_noastr(k, ci, st, j)))
 		return false;
 	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
 }
@@ -1231,8 +1241,8 @@ static size_t late_max(const struct d_kplan *k, const struct node *n,
  * Statement i of clause ci's first R2 form (doc/DESIGN.md §8, "R2 and
  * R3: the as-built plan"): a copy of an argument string whose failure
  * must end the clause at the hit -- a printf() or trace() argument
- * that is one (out_astr()) or a copyinstr(argN) leaf of one dtrace
- * computes (kp_out_ftime(), under a ?: too), where a statement other
+ * that is one (out_astr()) or such a leaf (kp_ostr_arg()) of one
+ * dtrace computes (kp_out_ftime(), under a ?: too), where a statement other
  * than printf() and trace() follows (kp_out_ends()), or a string
  * variable's store of copyinstr(argN): its argument's number, else -1.
  * From the tree, not k->st (kp_out_ok() asks it).
@@ -1259,8 +1269,8 @@ int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i)
 		nl = kp_out_ftime(k, st, j, lv);
 		for (int l = 0; l < nl; l++)
 			if (lv[l].kind == UBPF_K_OSTR &&
-			    kp_copyinstr_arg(lv[l].n) >= 0)
-				return kp_copyinstr_arg(lv[l].n);
+			    kp_ostr_arg(lv[l].n) >= 0)
+				return kp_ostr_arg(lv[l].n);
 	}
 	return -1;
 }

@@ -46,6 +46,24 @@ static struct ubpf_kop *ostr_count(const struct d_kplan *k, struct em *m,
 	return o;
 }
 
+/* R2's OSTR of x, argument a's string (seq_read()'s copy, before the
+ * first clause): no jump; a copyinstr(argN, M) of a count the hit
+ * computes pushes M, which the OSTR pops (UBPF_KF_NCNT, cgen_out.c's
+ * ostr_pre() clamps it as ostr_at() does) */
+static struct ubpf_kop *apre_ostr(const struct d_kplan *k, struct em *m,
+				  const struct node *x, int a)
+{
+	struct ubpf_kop *o;
+	bool hit = kp_ostr_hit(k, x);
+
+	if (hit)
+		emit(m, x->args[1]);
+	o = put(m, UBPF_K_OSTR, hit ? 1 : 0, 0);
+	o->flags = UBPF_KF_APRE | (hit ? UBPF_KF_NCNT : 0);
+	o->step = (uint16_t)a;
+	return o;
+}
+
 /* Statement i of clause's flat list (not an if), as kp_clause_emit()
  * makes it; pl the plan, m->pl */
 static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
@@ -132,15 +150,16 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			 * no jump (kplan_out.c's kp_out_ftime_ok()) */
 			for (int l = 0; l < nl && !m->full; l++) {
 				const struct node *x = lv[l].n;
+				/* R2's argument (kplan_str.c) */
+				int xa = lv[l].kind == UBPF_K_OSTR
+						 ? kp_ostr_arg(x)
+						 : -1;
 
 				if (lv[l].kind == UBPF_K_OVSTR) {
 					o = put(m, UBPF_K_OVSTR, 0, 0);
 					var_op(m, o, (unsigned)x->sub);
-				} else if (lv[l].kind == UBPF_K_OSTR && apre &&
-					   ends && kp_copyinstr_arg(x) >= 0) {
-					o = put(m, UBPF_K_OSTR, 0, 0);
-					o->flags = UBPF_KF_APRE;
-					o->step = (uint16_t)kp_copyinstr_arg(x);
+				} else if (xa >= 0 && apre && ends) {
+					o = apre_ostr(k, m, x, xa);
 				} else {
 					emit(m, lv[l].kind == UBPF_K_OSTR
 							? x->args[0]
@@ -197,10 +216,8 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 				if (sa >= 0 && !d_args_str(probe, (unsigned)sa))
 					unfit(m, "args[%d] is no string there",
 					      sa);
-				o = put(m, UBPF_K_OSTR, 0, 0);
-				o->flags = UBPF_KF_APRE;
-				o->step = (uint16_t)(sa >= 0 ? sa
-							     : kp_ostr_arg(w));
+				o = apre_ostr(k, m, w,
+					      sa >= 0 ? sa : kp_ostr_arg(w));
 				m->full |= !m->full &&
 					   !kp_out_op(k, pl, m->n - 1, w);
 				continue;

@@ -830,7 +830,11 @@ bool kp_ostr_hit(const struct d_kplan *k, const struct node *n)
 }
 
 /* copyinstr(argN) or copyinstr(argN, M): N, else -1 (whether M is a
- * count kp_ostr_count() takes is its question) */
+ * count kp_ostr_count() or kp_ostr_hit() takes is theirs); R2's copy
+ * ahead of a leaf or a whole argument (kplan_stmt.c's emit_stmt(),
+ * kplan_out.c's kp_out_apre()), an argument string as the record path
+ * reads it (doc/DESIGN.md §8, "Strings at the probe of pages not yet
+ * touched: the rule") */
 int kp_ostr_arg(const struct node *n)
 {
 	if (n->op != N_FUNC || d_funcs[n->sub].id != F_COPYINSTR ||

@@ -748,11 +748,14 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						   "or a speculation");
 				return;
 			}
-			if (kp_out_hitcnt_ends(k, ci, st, j)) {
+			if (kp_out_hitcnt_noastr(k, ci, st, j)) {
 				snprintf(buf, len,
-					 "argument %u: copyinstr() of a length "
-					 "the hit computes, before a statement "
-					 "the kernel runs",
+					 "argument %u: copyinstr() of an "
+					 "argument's string at a uprobe, of a "
+					 "length the hit computes, before a "
+					 "statement the kernel runs, where the "
+					 "kernel keeps self-> variables (no "
+					 "copy ahead)",
 					 j + 1);
 				return;
 			}

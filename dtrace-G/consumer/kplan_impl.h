@@ -516,8 +516,12 @@ bool kp_form_why(const struct d_kplan *k, unsigned ci, int only_v, uint8_t tz,
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks);
 /* ... its arguments: how many, the j-th (str: copyinstr() of it, or
- * args[N]) */
+ * args[N]); a name key's count() (../d/stmt.c's d_stmt_uname()) has
+ * one, its key */
 unsigned kp_out_nargs(const struct stmt *st);
+/* ... the j-th argument's node, whole: trace()'s value, printf()'s
+ * argument j, a name key's key */
+const struct node *kp_out_node(const struct stmt *st, unsigned j);
 bool kp_out_here(const struct node *a);
 /* ... ustack() or jstack() whole: the record's stack (OSTK) */
 bool kp_out_stk(const struct node *a);

@@ -713,8 +713,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			bool str;
 			const struct node *x = kp_out_arg(st, j, &str);
 			struct kp_leaf lv[KP_LEAVES];
-			const struct node *w =
-				st->kind == S_TRACE ? st->e : st->args[j];
+			const struct node *w = kp_out_node(st, j);
 
 			/* kplan_out.c's arg_ok() */
 			if (kp_out_here(w) || kp_out_svar(k, w) ||

@@ -833,14 +833,16 @@ fi
 # DTRACE_CGEN=0's (both user space's; so was every such clause on the
 # binary before, whose -v said "key 1, ufunc(), a string the kernel
 # does not key by"); a clause with an if stays user space's, -v saying
-# why (d_stmts_prints() knows no key's statement)
+# why (d_stmts_prints() knows no key's statement), and so does a name of
+# an address the plan does not compute (ucaller), -v giving the
+# address's reason (the binary before said the string's)
 if [ "${HAVE_BPF:-no}" = yes ]; then
 	printf '\n' >dlfa.exp
 	for k in 'dlswapa.so`alpha 30' 'dlswapb.so`bravo 30' \
 		'dlswapa.so 30' 'dlswapb.so 30' 'dlswapa.so`alpha 30' \
 		'dlswapb.so`bravo 30' 'dlswapa.so`alpha+0x4 30' \
 		'dlswapb.so`bravo+0x4 30' 'dlswapb.so`bravo 30' \
-		'dlswapa.so 30'; do
+		'dlswapa.so 30' 'dlswap`main 60'; do
 		printf '  %-50s %16d\n' "${k% *}" "${k##* }"
 	done >>dlfa.exp
 	for m in 1 k 0; do
@@ -857,6 +859,7 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 			@b[ufunc(arg1)] = count(); }' \
 			-n 'pid$target::probe_fn:entry {
 			if (arg0 == 0) { @c[umod(arg1)] = count(); } }' \
+			-n 'pid$target::probe_fn:entry { @u[ufunc(ucaller)] = count(); }' \
 			2>"dlfn$m.err" </dev/null
 		expect_eq "ufunc() of a swapped library ($me): exit status" 0 "$?"
 		grep '^[01] ' "dlfn$m.txt" | sort | uniq -c | sed 's/^ *//' \
@@ -876,9 +879,29 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 		expect_grep "@[umod()] under an if: user space's" \
 			'^dtrace: clause 3 (.*) runs in user space, from its record: line 2: a clause with an if statement' \
 			"dlfn$m.err"
+		expect_grep "@[ufunc(ucaller)]: user space's, -v saying why" \
+			"^dtrace: clause 4 (.*) runs in user space, from its record: line 1: its @u = count() is not one the kernel runs: key 1, ufunc() of an address: ucaller is not computed in the kernel$" \
+			"dlfn$m.err"
 		expect_eq "@[ufunc()] and kin: no other clause in user space" \
-			1 "$(grep -c 'user space' "dlfn$m.err")"
+			2 "$(grep -c 'user space' "dlfn$m.err")"
 	done
+	# ... in a program that prints nothing, whose generated program
+	# gets its out area for the key (kplan_out.c's d_kplan_out_any();
+	# without it the plan was refused and the event left the
+	# record-only program, -v counting no clause)
+	timeout -s KILL 120 "$DTRACE" -v -q -o dlfs.txt \
+		-c "./dlswap 2 0 1 $PWD" -n 'pid$target::probe_fn:entry {
+		@[usym(arg1)] = count(); }' 2>dlfs.err </dev/null
+	expect_eq "@[usym()] alone: exit status" 0 "$?"
+	{
+		printf '\n'
+		printf '  %-50s %16d\n' 'dlswapa.so`alpha' 10 \
+			'dlswapb.so`bravo' 10
+	} >dlfs.exp
+	expect_file_eq "@[usym()] alone: each hit's library" dlfs.exp dlfs.txt
+	expect_grep "@[usym()] alone: the clause the kernel's" \
+		"^dtrace: 1 clause keying by a user address's name in the kernel" \
+		dlfs.err
 fi
 # Not held (strace has the process, so dtrace cannot seize it): the fork
 # tracker's records of executable mappings (PERF_RECORD_MMAP2, stamped

@@ -920,6 +920,18 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {
 			const struct node *x = st->keys[j];
 
+			/* a name key's count() (../d/stmt.c's
+			 * d_stmt_uname()): its address's reason, as a
+			 * printed name's (kplan_out.c's arg_ok()) */
+			if (d_stmt_uname(k->prog, st) &&
+			    !kp_ty_at(k, KP_ANYPROBE, x->args[0], &sz, &sg)) {
+				expr_why(k, ci, x->args[0], sub, sizeof(sub));
+				snprintf(buf, len,
+					 "key 1, %s() of an address%s%s",
+					 d_funcs[x->sub].name, *sub ? ": " : "",
+					 sub);
+				return;
+			}
 			if (x->kind == T_STR) {
 				/* kp_stmt_ok()'s string key forms */
 				if (kp_arg_str(k, x) >= 0 ||

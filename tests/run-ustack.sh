@@ -835,16 +835,25 @@ fi
 # does not key by"); a clause with an if stays user space's, -v saying
 # why (d_stmts_prints() knows no key's statement), and so does a name of
 # an address the plan does not compute (ucaller), -v giving the
-# address's reason (the binary before said the string's)
+# address's reason (the binary before said the string's).  A name key
+# before a printf() of names of integer leaves is the kernel's (it was
+# refused before, -v giving the string's reason); a name key and a
+# stack key before a name key whose copy faults at every hit are user
+# space's, -v saying why, their counts made before the fault as the
+# interpreter makes them (before, the kernel's, the counts lost: the
+# fault reported from the area before d_run_pre() made them)
 if [ "${HAVE_BPF:-no}" = yes ]; then
 	printf '\n' >dlfa.exp
 	for k in 'dlswapa.so`alpha 30' 'dlswapb.so`bravo 30' \
 		'dlswapa.so 30' 'dlswapb.so 30' 'dlswapa.so`alpha 30' \
 		'dlswapb.so`bravo 30' 'dlswapa.so`alpha+0x4 30' \
 		'dlswapb.so`bravo+0x4 30' 'dlswapb.so`bravo 30' \
-		'dlswapa.so 30' 'dlswap`main 60'; do
+		'dlswapa.so 30' 'dlswap`main 60' 'dlswapa.so`alpha 30' \
+		'dlswapb.so`bravo 30' 'dlswapa.so`alpha 30' \
+		'dlswapb.so`bravo 30'; do
 		printf '  %-50s %16d\n' "${k% *}" "${k##* }"
 	done >>dlfa.exp
+	printf '\n%14s%s\n%15s%d\n' '' 'dlswap`probe_fn' '' 60 >>dlfa.exp
 	for m in 1 k 0; do
 		case $m in
 		k) me="DTRACE_KAGG=0" ;;
@@ -860,21 +869,29 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 			-n 'pid$target::probe_fn:entry {
 			if (arg0 == 0) { @c[umod(arg1)] = count(); } }' \
 			-n 'pid$target::probe_fn:entry { @u[ufunc(ucaller)] = count(); }' \
+			-n 'pid$target::probe_fn:entry { @n[ufunc(arg1)] = count();
+			printf("%d %s %s %A\n", arg0, ufunc(arg1), umod(arg1), arg1); }' \
+			-n 'pid$target::probe_fn:entry { @g[ufunc(arg1)] = count();
+			@h[ufunc(strlen(copyinstr(arg0)))] = count(); }' \
+			-n 'pid$target::probe_fn:entry { @k[ustack(1)] = count();
+			@h[ufunc(strlen(copyinstr(arg0 + 1)))] = count(); }' \
 			2>"dlfn$m.err" </dev/null
 		expect_eq "ufunc() of a swapped library ($me): exit status" 0 "$?"
 		grep '^[01] ' "dlfn$m.txt" | sort | uniq -c | sed 's/^ *//' \
 			>"dlfn$m.cnt"
 		printf '%s\n' \
-			'30 0 dlswapa.so`alpha dlswapa.so dlswapa.so`alpha' \
-			'30 1 dlswapb.so`bravo dlswapb.so dlswapb.so`bravo' >dlfn.exp
+			'60 0 dlswapa.so`alpha dlswapa.so dlswapa.so`alpha' \
+			'60 1 dlswapb.so`bravo dlswapb.so dlswapb.so`bravo' >dlfn.exp
 		expect_file_eq "ufunc() of a swapped library ($me): each hit's library" \
 			dlfn.exp "dlfn$m.cnt"
 		grep -v '^[01] ' "dlfn$m.txt" >"dlfa$m.txt"
+		expect_eq "@h[ufunc(strlen(copyinstr(0)))] ($me): each hit's fault" \
+			120 "$(grep -c '^dtrace: error .*invalid address' "dlfn$m.err")"
 		expect_file_eq "@[ufunc()] and kin of a swapped library ($me): each hit's library" \
 			dlfa.exp "dlfa$m.txt"
 		[ "$m" = 1 ] || continue
 		expect_grep "@[ufunc()] and kin: the clauses the kernel's" \
-			"^dtrace: 2 clauses keying by a user address's name in the kernel, each count made from its record$" \
+			"^dtrace: 3 clauses keying by a user address's name in the kernel, each count made from its record$" \
 			"dlfn$m.err"
 		expect_grep "@[umod()] under an if: user space's" \
 			'^dtrace: clause 3 (.*) runs in user space, from its record: line 2: a clause with an if statement' \
@@ -882,8 +899,14 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 		expect_grep "@[ufunc(ucaller)]: user space's, -v saying why" \
 			"^dtrace: clause 4 (.*) runs in user space, from its record: line 1: its @u = count() is not one the kernel runs: key 1, ufunc() of an address: ucaller is not computed in the kernel$" \
 			"dlfn$m.err"
+		expect_grep "@g[ufunc()] before a name key's copy: user space's, -v saying why" \
+			"^dtrace: clause 6 (.*) runs in user space, from its record: line 1: its @g = count() is not one the kernel runs: key 1, ufunc(): a statement after it may end the clause from the area (a copy's fault) before its count is made$" \
+			"dlfn$m.err"
+		expect_grep "@k[ustack()] before a name key's copy: user space's, -v saying why" \
+			"^dtrace: clause 7 (.*) runs in user space, from its record: line 1: its @k = count() is not one the kernel runs: key 1, ustack(): a statement after it may end the clause from the area (a copy's fault) before its count is made$" \
+			"dlfn$m.err"
 		expect_eq "@[ufunc()] and kin: no other clause in user space" \
-			2 "$(grep -c 'user space' "dlfn$m.err")"
+			4 "$(grep -c 'runs in user space' "dlfn$m.err")"
 	done
 	# ... in a program that prints nothing, whose generated program
 	# gets its out area for the key (kplan_out.c's d_kplan_out_any();

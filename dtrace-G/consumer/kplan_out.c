@@ -755,28 +755,45 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	       !kp_has_str_cmp(k, b->args[0]);
 }
 
-/* May statement st, after a stack key's count() in its clause, end
- * the clause from the area (a copy's fault, which d_kplan_out_run()
- * reports before d_run_pre() runs the clause: the count before it
- * would not be made)?  Conservatively yes for a printed string but
- * what takes no copy (a literal, execname, a probe's name, a string
- * variable's bytes, a stack), a string key or value, and a store but
- * of an integer variable the kernel keeps. */
+/* Does argument j of st (a printf(), trace() or name key) copy at the
+ * hit: a copyinstr() whole, or a leaf dtrace formats from that is not
+ * an integer (an OSTR, OVSTR: a copy whose fault out_list() reports)? */
+static bool arg_copies(const struct d_kplan *k, const struct stmt *st,
+		       unsigned j)
+{
+	struct kp_leaf lv[KP_LEAVES];
+	bool s;
+	int n;
+
+	(void)kp_out_arg(st, j, &s);
+	if (s)
+		return true;
+	n = kp_out_ftime(k, st, j, lv);
+	for (int l = 0; l < n; l++)
+		if (lv[l].kind != UBPF_K_OUT)
+			return true;
+	return false;
+}
+
+/* May statement st, after a stack or name key's count() in its clause,
+ * end the clause from the area (a copy's fault, which
+ * d_kplan_out_run() reports before d_run_pre() runs the clause: the
+ * count before it would not be made)?  Conservatively yes for a printed
+ * string or a name key but what takes no copy (a literal, execname, a
+ * probe's name, a string variable's bytes, a stack, a name of integer
+ * leaves), a string key or value, and a store but of an integer
+ * variable the kernel keeps. */
 static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
 {
 	int v;
 
-	if (d_stmt_ukey(k->prog, st) || d_stmt_uname(k->prog, st))
+	if (d_stmt_ukey(k->prog, st))
 		return true;
-	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
-		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
-			struct kp_leaf lv[KP_LEAVES];
-			bool s;
-
-			(void)kp_out_arg(st, j, &s);
-			if (s || kp_out_ftime(k, st, j, lv) >= 0)
+	if (st->kind == S_PRINTF || st->kind == S_TRACE ||
+	    d_stmt_uname(k->prog, st)) {
+		for (unsigned j = 0; j < kp_out_nargs(st); j++)
+			if (arg_copies(k, st, j))
 				return false;
-		}
 		return true;
 	}
 	if (st->kind == S_AGG) {
@@ -791,6 +808,16 @@ static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
 	v = kp_assigned_var(st);
 	return v >= 0 && k->vst[v] != KV_STR && k->vst[v] != KV_SARG &&
 	       k->vst[v] != KV_PLACE;
+}
+
+bool kp_ukey_after_ends(const struct d_kplan *k, unsigned ci, unsigned i)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	for (unsigned l = i + 1; l < c->nflat; l++)
+		if (!ukey_after_ok(k, c->flat[l]))
+			return true;
+	return false;
 }
 
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
@@ -811,10 +838,8 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 		return false;
 	/* a stack or name key's count(): nothing after it may end the
 	 * clause from the area (ukey_after_ok()) */
-	for (unsigned l = i + 1;
-	     st->kind == S_AGG && l < k->prog->clauses[ci].nflat; l++)
-		if (!ukey_after_ok(k, k->prog->clauses[ci].flat[l]))
-			return false;
+	if (st->kind == S_AGG && kp_ukey_after_ends(k, ci, i))
+		return false;
 	/* vtimestamp where a lost clock would have to end the clause
 	 * (kplan_vars.c's novtout): the area's faults are not sites */
 	for (unsigned j = 0; k->novtout && j < st->nargs; j++)

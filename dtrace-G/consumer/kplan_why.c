@@ -917,6 +917,17 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				 v);
 			return;
 		}
+		/* a stack or name key's count(), its key a function
+		 * (kplan_out.c's kp_out_ok()) */
+		if (k->vars && (d_stmt_ukey(p, st) || d_stmt_uname(p, st)) &&
+		    kp_ukey_after_ends(k, ci, i)) {
+			snprintf(buf, len,
+				 "key 1, %s(): a statement after it may end "
+				 "the clause from the area (a copy's fault) "
+				 "before its count is made",
+				 d_funcs[st->keys[0]->sub].name);
+			return;
+		}
 		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {
 			const struct node *x = st->keys[j];
 

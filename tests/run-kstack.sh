@@ -94,18 +94,29 @@ expect_eq "syscall::write:entry: ufunc(ucaller)" 'kstk`do_write 3' \
 # area named as dtrace formats the kernel probe's record (its pid and
 # time), as DTRACE_KAGG=0's clause names it from the record (ASLR: the
 # address is each run's own); on main -v says "argument 1, umod(), a
-# string the kernel does not compute"
+# string the kernel does not compute"; and @k[uaddr(arg1)] = count(),
+# the kernel's too (-v: kplan_out.c's "Keys by a user address's name"),
+# the count made from the record, the key named as the printed one
 fk='syscall::write:entry /pid == $target/ {
-	printf("%s %s %s|", umod(arg1), uaddr(arg1), ufunc(arg1)); }'
+	printf("%s %s %s|", umod(arg1), uaddr(arg1), ufunc(arg1));
+	@k[uaddr(arg1)] = count(); }'
 for kagg in 1 0; do
 	DTRACE_KAGG=$kagg kt "syscall::write:entry umod(arg1), KAGG=$kagg" \
 		"write 2" -n "$fk"
-	[ "${DTRACE_CGEN:-1}" = 0 ] || [ "$kagg" = 0 ] ||
+	[ "${DTRACE_CGEN:-1}" = 0 ] || [ "$kagg" = 0 ] || {
 		expect_grep "syscall::write:entry umod(arg1): the clause the kernel's" \
 			'^dtrace: 1 clause printing values computed in the kernel$' \
 			err.txt
+		expect_grep "syscall::write:entry @k[uaddr(arg1)]: the clause the kernel's" \
+			"^dtrace: 1 clause keying by a user address's name in the kernel" \
+			err.txt
+	}
 	expect_grep "syscall::write:entry umod(arg1), KAGG=$kagg: the names" \
 		'^\(kstk \(kstk`0x[0-9a-f]*\) \2|\)\{2\}$' out.txt
+	a=$(sed -n 's/^kstk \(kstk`0x[0-9a-f]*\) .*/\1/p' out.txt)
+	expect_eq "syscall::write:entry @k[uaddr(arg1)], KAGG=$kagg: the key" \
+		"$(printf '  %-50s %16d' "$a" 2)" \
+		"$(grep '^  kstk`' out.txt)"
 done
 
 # proc:::exit: libc's _exit first, then (where the memory is there) the

@@ -4,8 +4,8 @@
 # run-ustack.sh: user stacks and the names of user addresses in
 # dtrace -n, against real processes: ustack(), ustack(n), ucaller,
 # ufunc(), umod(), usym(), uaddr(), printf's %A and %k,
-# @[ustack()] = count(), -x srcline, -x mangled, -x stackindent,
-# -x oformat=json, separate debug files.
+# @[ustack()] = count(), @[ufunc()] = count() and kin, -x srcline,
+# -x mangled, -x stackindent, -x oformat=json, separate debug files.
 #
 # tests/data/ustack/ustk.c calls a() -> b() -> c() and d() -> c(); c()
 # fires ustk:::fire.  It is built with gcc -O2 -fomit-frame-pointer
@@ -822,25 +822,109 @@ fi
 # reads no stack: the names are dated as a stack's frames are
 # (D_NEED_UNAME: the texts kept, the fork tracker's mapping records),
 # each hit's from the library mapped at its time, three ways (before,
-# every hit was named from the first text read: bravo's as alpha's)
+# every hit was named from the first text read: bravo's as alpha's).
+# The same names as aggregation keys, @[ufunc(E)] = count() and its kin
+# (one key, the name, no value: d/stmt.c's d_stmt_uname()), beside the
+# printf() and in a clause of their own under a predicate: with the
+# generated programs the kernel's clauses (-v: kplan_out.c's "Keys by a
+# user address's name"), E written into the out area at the hit and the
+# count made by dtrace from the record, named from its pid and time,
+# the printa() output the same byte for byte as DTRACE_KAGG=0's and
+# DTRACE_CGEN=0's (both user space's; so was every such clause on the
+# binary before, whose -v said "key 1, ufunc(), a string the kernel
+# does not key by"); a clause with an if stays user space's, -v saying
+# why (d_stmts_prints() knows no key's statement), and so does a name of
+# an address the plan does not compute (ucaller), -v giving the
+# address's reason (the binary before said the string's).  A name key
+# before a printf() of names of integer leaves is the kernel's (it was
+# refused before, -v giving the string's reason); a name key and a
+# stack key before a name key whose copy faults at every hit are user
+# space's, -v saying why, their counts made before the fault as the
+# interpreter makes them (before, the kernel's, the counts lost: the
+# fault reported from the area before d_run_pre() made them)
 if [ "${HAVE_BPF:-no}" = yes ]; then
+	printf '\n' >dlfa.exp
+	for k in 'dlswapa.so`alpha 30' 'dlswapb.so`bravo 30' \
+		'dlswapa.so 30' 'dlswapb.so 30' 'dlswapa.so`alpha 30' \
+		'dlswapb.so`bravo 30' 'dlswapa.so`alpha+0x4 30' \
+		'dlswapb.so`bravo+0x4 30' 'dlswapb.so`bravo 30' \
+		'dlswapa.so 30' 'dlswap`main 60' 'dlswapa.so`alpha 30' \
+		'dlswapb.so`bravo 30' 'dlswapa.so`alpha 30' \
+		'dlswapb.so`bravo 30'; do
+		printf '  %-50s %16d\n' "${k% *}" "${k##* }"
+	done >>dlfa.exp
+	printf '\n%14s%s\n%15s%d\n' '' 'dlswap`probe_fn' '' 60 >>dlfa.exp
 	for m in 1 k 0; do
 		case $m in
 		k) me="DTRACE_KAGG=0" ;;
 		*) me="DTRACE_CGEN=$m" ;;
 		esac
-		env "$me" timeout -s KILL 120 "$DTRACE" -q -o "dlfn$m.txt" \
+		env "$me" timeout -s KILL 120 "$DTRACE" -v -q -o "dlfn$m.txt" \
 			-c "./dlswap 6 0 20 $PWD" -n 'pid$target::probe_fn:entry {
+			printf("%d %s %s %A\n", arg0, ufunc(arg1), umod(arg1), arg1);
+			@f[ufunc(arg1)] = count(); @m[umod(arg1)] = count();
+			@s[usym(arg1)] = count(); @a[uaddr(arg1 + 4)] = count(); }' \
+			-n 'pid$target::probe_fn:entry /arg0 == 1/ {
+			@b[ufunc(arg1)] = count(); }' \
+			-n 'pid$target::probe_fn:entry {
+			if (arg0 == 0) { @c[umod(arg1)] = count(); } }' \
+			-n 'pid$target::probe_fn:entry { @u[ufunc(ucaller)] = count(); }' \
+			-n 'pid$target::probe_fn:entry { @n[ufunc(arg1)] = count();
 			printf("%d %s %s %A\n", arg0, ufunc(arg1), umod(arg1), arg1); }' \
+			-n 'pid$target::probe_fn:entry { @g[ufunc(arg1)] = count();
+			@h[ufunc(strlen(copyinstr(arg0)))] = count(); }' \
+			-n 'pid$target::probe_fn:entry { @k[ustack(1)] = count();
+			@h[ufunc(strlen(copyinstr(arg0 + 1)))] = count(); }' \
 			2>"dlfn$m.err" </dev/null
 		expect_eq "ufunc() of a swapped library ($me): exit status" 0 "$?"
-		sort "dlfn$m.txt" | uniq -c | sed 's/^ *//' >"dlfn$m.cnt"
-		printf '%s\n' '1 ' \
-			'30 0 dlswapa.so`alpha dlswapa.so dlswapa.so`alpha' \
-			'30 1 dlswapb.so`bravo dlswapb.so dlswapb.so`bravo' >dlfn.exp
+		grep '^[01] ' "dlfn$m.txt" | sort | uniq -c | sed 's/^ *//' \
+			>"dlfn$m.cnt"
+		printf '%s\n' \
+			'60 0 dlswapa.so`alpha dlswapa.so dlswapa.so`alpha' \
+			'60 1 dlswapb.so`bravo dlswapb.so dlswapb.so`bravo' >dlfn.exp
 		expect_file_eq "ufunc() of a swapped library ($me): each hit's library" \
 			dlfn.exp "dlfn$m.cnt"
+		grep -v '^[01] ' "dlfn$m.txt" >"dlfa$m.txt"
+		expect_eq "@h[ufunc(strlen(copyinstr(0)))] ($me): each hit's fault" \
+			120 "$(grep -c '^dtrace: error .*invalid address' "dlfn$m.err")"
+		expect_file_eq "@[ufunc()] and kin of a swapped library ($me): each hit's library" \
+			dlfa.exp "dlfa$m.txt"
+		[ "$m" = 1 ] || continue
+		expect_grep "@[ufunc()] and kin: the clauses the kernel's" \
+			"^dtrace: 3 clauses keying by a user address's name in the kernel, each count made from its record$" \
+			"dlfn$m.err"
+		expect_grep "@[umod()] under an if: user space's" \
+			'^dtrace: clause 3 (.*) runs in user space, from its record: line 2: a clause with an if statement' \
+			"dlfn$m.err"
+		expect_grep "@[ufunc(ucaller)]: user space's, -v saying why" \
+			"^dtrace: clause 4 (.*) runs in user space, from its record: line 1: its @u = count() is not one the kernel runs: key 1, ufunc() of an address: ucaller is not computed in the kernel$" \
+			"dlfn$m.err"
+		expect_grep "@g[ufunc()] before a name key's copy: user space's, -v saying why" \
+			"^dtrace: clause 6 (.*) runs in user space, from its record: line 1: its @g = count() is not one the kernel runs: key 1, ufunc(): a statement after it may end the clause from the area (a copy's fault) before its count is made$" \
+			"dlfn$m.err"
+		expect_grep "@k[ustack()] before a name key's copy: user space's, -v saying why" \
+			"^dtrace: clause 7 (.*) runs in user space, from its record: line 1: its @k = count() is not one the kernel runs: key 1, ustack(): a statement after it may end the clause from the area (a copy's fault) before its count is made$" \
+			"dlfn$m.err"
+		expect_eq "@[ufunc()] and kin: no other clause in user space" \
+			4 "$(grep -c 'runs in user space' "dlfn$m.err")"
 	done
+	# ... in a program that prints nothing, whose generated program
+	# gets its out area for the key (kplan_out.c's d_kplan_out_any();
+	# without it the plan was refused and the event left the
+	# record-only program, -v counting no clause)
+	timeout -s KILL 120 "$DTRACE" -v -q -o dlfs.txt \
+		-c "./dlswap 2 0 1 $PWD" -n 'pid$target::probe_fn:entry {
+		@[usym(arg1)] = count(); }' 2>dlfs.err </dev/null
+	expect_eq "@[usym()] alone: exit status" 0 "$?"
+	{
+		printf '\n'
+		printf '  %-50s %16d\n' 'dlswapa.so`alpha' 10 \
+			'dlswapb.so`bravo' 10
+	} >dlfs.exp
+	expect_file_eq "@[usym()] alone: each hit's library" dlfs.exp dlfs.txt
+	expect_grep "@[usym()] alone: the clause the kernel's" \
+		"^dtrace: 1 clause keying by a user address's name in the kernel" \
+		dlfs.err
 fi
 # Not held (strace has the process, so dtrace cannot seize it): the fork
 # tracker's records of executable mappings (PERF_RECORD_MMAP2, stamped

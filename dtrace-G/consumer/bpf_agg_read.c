@@ -294,7 +294,7 @@ void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k)
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 {
 	uint64_t *drops, mixed = 0;
-	unsigned nran = 0, ndirect = 0, nout = 0, nukey = 0;
+	unsigned nran = 0, ndirect = 0, nout = 0, nukey = 0, nuname = 0;
 	uint32_t zero = 0;
 
 	if (!k)
@@ -322,7 +322,8 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	free(drops);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		/* printing from values computed there (kplan_out.c) */
-		bool pr, uk = k->ran[ci] && d_kplan_ukey(k->kp, ci, &pr);
+		bool pr = false, un = false,
+		     uk = k->ran[ci] && d_kplan_ukey(k->kp, ci, &pr, &un);
 		bool out = k->ran[ci] && d_kplan_out(k->kp, ci);
 
 		/* (speculations in the kernel: counted apart,
@@ -330,8 +331,9 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		if (d_kplan_kspec_clause(k->kp, ci))
 			continue;
 		nran += k->ran[ci] && !out;
-		nout += out && (!uk || pr);
+		nout += out && ((!uk && !un) || pr);
 		nukey += uk;
+		nuname += un;
 		ndirect += k->direct[ci];
 	}
 	if (c->o->verbose && nran)
@@ -345,6 +347,11 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		    "%u clause%s keying by the user stack in the kernel, "
 		    "each count made from its record",
 		    nukey, nukey == 1 ? "" : "s");
+	if (c->o->verbose && nuname)
+		say(c,
+		    "%u clause%s keying by a user address's name in the "
+		    "kernel, each count made from its record",
+		    nuname, nuname == 1 ? "" : "s");
 	if (c->o->verbose && ndirect)
 		say(c, "%u of them without the plan's instruction loop",
 		    ndirect);

@@ -419,19 +419,22 @@ unsigned d_kplan_vkey_room(const struct d_kplan *k);
  * bytes (d_run()'s result); kprobe: the record is a kernel probe's,
  * whose copies' faults stay (at a uprobe site an argument string only
  * printed is read again where the copy failed).  d_kplan_out_any(): a
- * clause prints at all, or stores a string variable (its copy is made
- * in cgbuf, and VKEY's key built there, where nothing prints), or
- * reads execname or keys an
- * aggregation by a literal or a ?: (CKEY's, LKEY's keys and CVCMP's
- * copies are built there too), or has a self-> integer (a clause user
- * space runs may read it from the area: d_kplan_vin()).
+ * clause prints at all, or counts by a user address's name (its
+ * address in the area: ../d/stmt.c's d_stmt_uname()), or stores a string
+ * variable (its copy is made in cgbuf, and VKEY's key built there, where
+ * nothing prints), or reads execname or keys an aggregation by a literal or a
+ * ?: (CKEY's, LKEY's keys and CVCMP's copies are built there too), or has a
+ * self-> integer (a clause user space runs may read it from the area:
+ * d_kplan_vin()).
  */
 bool d_kplan_out(const struct d_kplan *k, unsigned clause);
 /* ... and of those, one with a user stack key (../d/stmt.c's
  * d_stmt_ukey(): its count() made by dtrace from the record, which
  * carries the stack: kplan_out.c's "User stacks as aggregation keys");
- * *prints: it has printf() or trace() too (for -v) */
-bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints);
+ * *prints: it has printf() or trace() too; *names: a key by a user
+ * address's name (d_stmt_uname(), its address in the area) (for -v) */
+bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints,
+		  bool *names);
 /* ... or stores a string variable the kernel keeps (its fault is in the
  * area): the clauses that take d_kplan_out_bytes() */
 bool d_kplan_out_area(const struct d_kplan *k, unsigned clause);

@@ -515,9 +515,17 @@ bool kp_form_why(const struct d_kplan *k, unsigned ci, int only_v, uint8_t tz,
  * kernel computes (ks: assign and out) */
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks);
+/* ... may a statement after statement i of clause ci, a stack or name
+ * key's count(), end the clause from the area (a copy's fault, reported
+ * before d_run_pre() makes the count: kplan_out.c's ukey_after_ok())? */
+bool kp_ukey_after_ends(const struct d_kplan *k, unsigned ci, unsigned i);
 /* ... its arguments: how many, the j-th (str: copyinstr() of it, or
- * args[N]) */
+ * args[N]); a name key's count() (../d/stmt.c's d_stmt_uname()) has
+ * one, its key */
 unsigned kp_out_nargs(const struct stmt *st);
+/* ... the j-th argument's node, whole: trace()'s value, printf()'s
+ * argument j, a name key's key */
+const struct node *kp_out_node(const struct stmt *st, unsigned j);
 bool kp_out_here(const struct node *a);
 /* ... ustack() or jstack() whole: the record's stack (OSTK) */
 bool kp_out_stk(const struct node *a);

@@ -233,6 +233,27 @@
  * next step, not built.  -v counts such clauses apart
  * (d_kplan_ukey(): "keying by the user stack in the kernel").
  *
+ * Keys by a user address's name (doc/DESIGN.md, "Keys by a name").  A
+ * statement @a[ufunc(E)] = count() (usym(), umod(), uaddr(); one key,
+ * the name, no value: ../d/stmt.c's d_stmt_uname()) is taken as a
+ * printf() of ufunc(E) is, by the same tests (arg_ok(): E a leaf the
+ * plan computes, kp_out_ftime_ok(): not in a speculating clause): an
+ * out statement whose one argument is the key (kp_out_nargs() 1,
+ * kp_out_node() the key), E written into the area at the hit
+ * (emit_stmt()'s leaves), out_list()'s out_ftime() naming it from the
+ * record's pid and time as a printed name is, and d_run_pre() making
+ * the update at the statement's place, run.c's d_agg_update() taking
+ * that name (x->pre) for the key instead of d_eval(), which would read
+ * E from a record that does not carry it.  So the key is the text a
+ * clause dtrace runs names, dated the same way.  As for stack keys:
+ * nothing after it may end the clause from the area (ukey_after_ok()),
+ * a clause with an if is user space's (kplan_vars.c's kp_if_why()), so
+ * is a speculating one (kplan_spec.c's kspec_plan_why() too) and an
+ * exit() clause (kplan_exit.c's hit_int(): E must be the hit's, and the
+ * name is no integer); d_kplan_out_any() gives the program its area.
+ * -v counts them apart (d_kplan_ukey()'s names: "keying by a user
+ * address's name in the kernel").
+ *
  * String variables (KV_STR: kplan_svar.c's str_var(), a this-> or
  * self-> string only stored from copyinstr(E), a literal or another
  * such variable, or cleared, and only printed, compared with a
@@ -293,7 +314,16 @@ bool kp_out_mstr(const struct d_kplan *k, const struct node *a)
 
 unsigned kp_out_nargs(const struct stmt *st)
 {
+	if (st->kind == S_AGG) /* a name key's count(): its key */
+		return st->nkeys == 1 && d_uname_func(st->keys[0]);
 	return st->kind == S_TRACE ? 1 : st->nargs;
+}
+
+const struct node *kp_out_node(const struct stmt *st, unsigned j)
+{
+	if (st->kind == S_AGG)
+		return st->keys[0];
+	return st->kind == S_TRACE ? st->e : st->args[j];
 }
 
 bool kp_out_ends(const struct clause *c, unsigned i)
@@ -367,7 +397,7 @@ bool kp_out_stk(const struct node *a)
  * at a probe declaring it a string). */
 const struct node *kp_out_arg(const struct stmt *st, unsigned j, bool *str)
 {
-	const struct node *a = st->kind == S_TRACE ? st->e : st->args[j];
+	const struct node *a = kp_out_node(st, j);
 
 	*str = a->op == N_FUNC && d_funcs[a->sub].id == F_COPYINSTR;
 	if (!*str && kp_out_sarg(st, j) >= 0) {
@@ -392,6 +422,8 @@ int kp_out_sarg(const struct stmt *st, unsigned j)
 
 	if (st->kind == S_TRACE)
 		return kp_args_index(st->e);
+	if (st->kind == S_AGG) /* a name key's: an integer's name */
+		return -1;
 	/* printf(): only one that %s prints (of one that %d prints, an
 	 * integer where it works, -v says why it is user space's) */
 	for (unsigned i = 0; st->pf && i < st->pf->nseg && at <= j; i++) {
@@ -515,7 +547,7 @@ bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j)
 	uint8_t sz, sg;
 	bool str;
 	const struct node *a = kp_out_arg(st, j, &str);
-	const struct node *whole = st->kind == S_TRACE ? st->e : st->args[j];
+	const struct node *whole = kp_out_node(st, j);
 
 	if (str || kp_out_here(whole) || kp_out_svar(k, whole) ||
 	    kp_out_stk(whole) || kp_out_mstr(k, whole))
@@ -529,7 +561,7 @@ int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
 {
 	if (kp_out_whole(k, st, j))
 		return -1;
-	return kp_out_leaves(k, st->kind == S_TRACE ? st->e : st->args[j], lv);
+	return kp_out_leaves(k, kp_out_node(st, j), lv);
 }
 
 /* Does a statement the kernel runs follow st in clause c
@@ -556,7 +588,7 @@ bool kp_out_hitcnt_noastr(const struct d_kplan *k, unsigned ci,
 {
 	struct kp_leaf lv[KP_LEAVES];
 	const struct clause *c = &k->prog->clauses[ci];
-	const struct node *w = st->kind == S_TRACE ? st->e : st->args[j];
+	const struct node *w = kp_out_node(st, j);
 	int n = kp_out_ftime(k, st, j, lv);
 	bool hit = kp_ostr_hit(k, w) && kp_ostr_arg(w) >= 0;
 
@@ -586,8 +618,7 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	/* a name of a user address in a speculating clause: a held record
 	 * of the kernel's buffers is formatted without the process's
 	 * modules (bpf.c's bpf_kspec_fire()) */
-	if (d_kplan_specs(k->prog, ci) &&
-	    kp_out_names(st->kind == S_TRACE ? st->e : st->args[j]))
+	if (d_kplan_specs(k->prog, ci) && kp_out_names(kp_out_node(st, j)))
 		return false;
 	/* (R2: copyinstr(argN) in a clause only at uprobe sites, in a
 	 * program with no noastr, is copied before the probe's first
@@ -608,7 +639,7 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	uint8_t sz, sg;
 	bool str;
 	const struct node *a = kp_out_arg(st, j, &str);
-	const struct node *whole = st->kind == S_TRACE ? st->e : st->args[j];
+	const struct node *whole = kp_out_node(st, j);
 
 	if (kp_out_here(whole) || kp_out_svar(k, whole) ||
 	    kp_out_mstr(k, whole))
@@ -734,28 +765,45 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	       !kp_has_str_cmp(k, b->args[0]);
 }
 
-/* May statement st, after a stack key's count() in its clause, end
- * the clause from the area (a copy's fault, which d_kplan_out_run()
- * reports before d_run_pre() runs the clause: the count before it
- * would not be made)?  Conservatively yes for a printed string but
- * what takes no copy (a literal, execname, a probe's name, a string
- * variable's bytes, a stack), a string key or value, and a store but
- * of an integer variable the kernel keeps. */
+/* Does argument j of st (a printf(), trace() or name key) copy at the
+ * hit: a copyinstr() whole, or a leaf dtrace formats from that is not
+ * an integer (an OSTR, OVSTR: a copy whose fault out_list() reports)? */
+static bool arg_copies(const struct d_kplan *k, const struct stmt *st,
+		       unsigned j)
+{
+	struct kp_leaf lv[KP_LEAVES];
+	bool s;
+	int n;
+
+	(void)kp_out_arg(st, j, &s);
+	if (s)
+		return true;
+	n = kp_out_ftime(k, st, j, lv);
+	for (int l = 0; l < n; l++)
+		if (lv[l].kind != UBPF_K_OUT)
+			return true;
+	return false;
+}
+
+/* May statement st, after a stack or name key's count() in its clause,
+ * end the clause from the area (a copy's fault, which
+ * d_kplan_out_run() reports before d_run_pre() runs the clause: the
+ * count before it would not be made)?  Conservatively yes for a printed
+ * string or a name key but what takes no copy (a literal, execname, a
+ * probe's name, a string variable's bytes, a stack, a name of integer
+ * leaves), a string key or value, and a store but of an integer
+ * variable the kernel keeps. */
 static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
 {
 	int v;
 
 	if (d_stmt_ukey(k->prog, st))
 		return true;
-	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
-		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
-			struct kp_leaf lv[KP_LEAVES];
-			bool s;
-
-			(void)kp_out_arg(st, j, &s);
-			if (s || kp_out_ftime(k, st, j, lv) >= 0)
+	if (st->kind == S_PRINTF || st->kind == S_TRACE ||
+	    d_stmt_uname(k->prog, st)) {
+		for (unsigned j = 0; j < kp_out_nargs(st); j++)
+			if (arg_copies(k, st, j))
 				return false;
-		}
 		return true;
 	}
 	if (st->kind == S_AGG) {
@@ -772,6 +820,16 @@ static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
 	       k->vst[v] != KV_PLACE;
 }
 
+bool kp_ukey_after_ends(const struct d_kplan *k, unsigned ci, unsigned i)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+
+	for (unsigned l = i + 1; l < c->nflat; l++)
+		if (!ukey_after_ok(k, c->flat[l]))
+			return true;
+	return false;
+}
+
 bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	       struct kstmt *ks)
 {
@@ -785,19 +843,20 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->skey = -1;
 	ks->svar = -1;
 	if (st->kind != S_PRINTF && st->kind != S_TRACE &&
-	    !(k->vars && d_stmt_ukey(k->prog, st)))
+	    !(k->vars &&
+	      (d_stmt_ukey(k->prog, st) || d_stmt_uname(k->prog, st))))
 		return false;
-	/* a stack key's count(): nothing after it may end the clause from
-	 * the area (ukey_after_ok()) */
-	for (unsigned l = i + 1;
-	     st->kind == S_AGG && l < k->prog->clauses[ci].nflat; l++)
-		if (!ukey_after_ok(k, k->prog->clauses[ci].flat[l]))
-			return false;
+	/* a stack or name key's count(): nothing after it may end the
+	 * clause from the area (ukey_after_ok()) */
+	if (st->kind == S_AGG && kp_ukey_after_ends(k, ci, i))
+		return false;
 	/* vtimestamp where a lost clock would have to end the clause
 	 * (kplan_vars.c's novtout): the area's faults are not sites */
 	for (unsigned j = 0; k->novtout && j < st->nargs; j++)
 		if (kp_node_vt(st->args[j]))
 			return false;
+	if (k->novtout && d_stmt_uname(k->prog, st) && kp_node_vt(st->keys[0]))
+		return false;
 	/* where every hit of the clause runs a generated program with an
 	 * area: a uprobe site's, or a kernel probe's own (syscall,
 	 * profile-N, proc), for a kernel clause as for a speculating one
@@ -941,19 +1000,22 @@ bool d_kplan_out(const struct d_kplan *k, unsigned clause)
 	       d_kplan_clause(k, clause) && out_clause(k, clause, true);
 }
 
-bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints)
+bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints,
+		  bool *names)
 {
 	const struct clause *c;
 	bool uk = false;
 
-	*prints = false;
+	*prints = *names = false;
 	if (!d_kplan_out(k, clause))
 		return false;
 	c = &k->prog->clauses[clause];
 	for (unsigned i = 0; i < c->nflat; i++) {
 		const struct kstmt *ks = &k->st[k->first[clause] + i];
 
-		if (ks->out && c->flat[i]->kind == S_AGG)
+		if (ks->out && d_stmt_uname(k->prog, c->flat[i]))
+			*names = true;
+		else if (ks->out && c->flat[i]->kind == S_AGG)
 			uk = true;
 		else if (ks->out)
 			*prints = true;
@@ -1072,7 +1134,9 @@ bool d_kplan_out_any(const struct d_prog *p)
 		for (unsigned i = 0; i < p->clauses[ci].nflat; i++) {
 			const struct stmt *st = p->clauses[ci].flat[i];
 
-			if (st->kind == S_PRINTF || st->kind == S_TRACE)
+			/* (a name key's count(): its address in the area) */
+			if (st->kind == S_PRINTF || st->kind == S_TRACE ||
+			    d_stmt_uname(p, st))
 				return true;
 			/* a string variable's store (SSTR: an out area,
 			 * its copy in cgbuf) where nothing prints */
@@ -1218,8 +1282,7 @@ static int out_astr(const struct stmt *st, unsigned j)
 {
 	int n = kp_out_sarg(st, j);
 
-	return n >= 0 ? n
-		      : kp_ostr_arg(st->kind == S_TRACE ? st->e : st->args[j]);
+	return n >= 0 ? n : kp_ostr_arg(kp_out_node(st, j));
 }
 
 /* The max run.c's d_arg_str() reads argument string n with (an args[N]
@@ -1439,9 +1502,8 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 			abort();
 		p->v = (struct dv){ .s = ls[nls++], .k = K_STR, .tn = 1 };
 	}
-	if (ok && d_eval_pinned(k->prog, r->clause, r->f,
-				st->kind == S_TRACE ? st->e : st->args[j], pin,
-				(unsigned)nl, v, &str, &faddr)) {
+	if (ok && d_eval_pinned(k->prog, r->clause, r->f, kp_out_node(st, j),
+				pin, (unsigned)nl, v, &str, &faddr)) {
 		arg_fault(r, st, j, faddr);
 		ok = false;
 	}
@@ -1578,11 +1640,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			    out_astr(st, j) >= 0 && !kp_out_ends(c, i)) {
 				late = d_read_str_late(
 					k->prog, r->f, (uint64_t)so.addr,
-					late_max(k,
-						 st->kind == S_TRACE
-							 ? st->e
-							 : st->args[j],
-						 &so),
+					late_max(k, kp_out_node(st, j), &so),
 					&fa);
 				if (late)
 					so.len = 0;

@@ -593,7 +593,7 @@ static const char *out_kept(const struct stmt *st)
 	if (st->kind != S_PRINTF && st->kind != S_TRACE)
 		return NULL;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
-		if (kp_out_stk(st->kind == S_TRACE ? st->e : st->args[j]))
+		if (kp_out_stk(kp_out_node(st, j)))
 			return "ustack() or jstack() in a speculating clause "
 			       "(cgen.c refuses a record with both fault bits "
 			       "and a stack)";
@@ -805,6 +805,9 @@ static const char *kspec_plan_why(const struct d_kplan *k, unsigned ci)
 		if (d_stmt_ukey(k->prog, c->flat[i]))
 			return "an aggregation keyed by the user stack, "
 			       "which dtrace updates from the record";
+		else if (d_stmt_uname(k->prog, c->flat[i]))
+			return "an aggregation keyed by a user address's "
+			       "name, which dtrace updates from the record";
 	return NULL;
 }
 

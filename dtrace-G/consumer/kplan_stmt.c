@@ -123,9 +123,10 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		}
 		return;
 	}
-	if (ks->out && st->kind == S_AGG) { /* a stack key's count(): the
-					     * record's stack, the update
-					     * dtrace's (kplan_out.c) */
+	/* a stack key's count(): the record's stack, the update dtrace's
+	 * (kplan_out.c); a name key's is an out statement as a printf()'s
+	 * (below), its key the argument */
+	if (ks->out && d_stmt_ukey(k->prog, st)) {
 		put(m, UBPF_K_OSTK, 0, 0);
 		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, st->keys[0]);
 		return;
@@ -141,8 +142,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			const struct node *v = kp_out_arg(st, j, &s);
 			struct kp_leaf lv[KP_LEAVES];
 			int nl = kp_out_ftime(k, st, j, lv);
-			const struct node *w =
-				st->kind == S_TRACE ? st->e : st->args[j];
+			const struct node *w = kp_out_node(st, j);
 
 			/* computed by dtrace from its leaves (kplan_str.c's
 			 * kp_out_leaves()): each as a whole one's, in
@@ -242,10 +242,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			/* (a copy's: the copyinstr(), for its count) */
 			m->full |= !m->full &&
 				   !kp_out_op(k, pl, m->n - 1,
-					      s ? (st->kind == S_TRACE
-							   ? st->e
-							   : st->args[j])
-						: v);
+					      s ? kp_out_node(st, j) : v);
 		}
 		return;
 	}

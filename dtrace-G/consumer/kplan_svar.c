@@ -235,8 +235,7 @@ static bool reads_ok(const struct d_prog *p, const struct stmt *st, unsigned v,
 		return true;
 	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
-			const struct node *a =
-				st->kind == S_TRACE ? st->e : st->args[j];
+			const struct node *a = kp_out_node(st, j);
 
 			if (a->op == N_VAR && a->sub == (int)v)
 				continue;

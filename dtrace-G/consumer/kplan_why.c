@@ -713,8 +713,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			bool str;
 			const struct node *x = kp_out_arg(st, j, &str);
 			struct kp_leaf lv[KP_LEAVES];
-			const struct node *w =
-				st->kind == S_TRACE ? st->e : st->args[j];
+			const struct node *w = kp_out_node(st, j);
 
 			/* kplan_out.c's arg_ok() */
 			if (kp_out_here(w) || kp_out_svar(k, w) ||
@@ -921,9 +920,32 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				 v);
 			return;
 		}
+		/* a stack or name key's count(), its key a function
+		 * (kplan_out.c's kp_out_ok()) */
+		if (k->vars && (d_stmt_ukey(p, st) || d_stmt_uname(p, st)) &&
+		    kp_ukey_after_ends(k, ci, i)) {
+			snprintf(buf, len,
+				 "key 1, %s(): a statement after it may end "
+				 "the clause from the area (a copy's fault) "
+				 "before its count is made",
+				 d_funcs[st->keys[0]->sub].name);
+			return;
+		}
 		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {
 			const struct node *x = st->keys[j];
 
+			/* a name key's count() (../d/stmt.c's
+			 * d_stmt_uname()): its address's reason, as a
+			 * printed name's (kplan_out.c's arg_ok()) */
+			if (d_stmt_uname(k->prog, st) &&
+			    !kp_ty_at(k, KP_ANYPROBE, x->args[0], &sz, &sg)) {
+				expr_why(k, ci, x->args[0], sub, sizeof(sub));
+				snprintf(buf, len,
+					 "key 1, %s() of an address%s%s",
+					 d_funcs[x->sub].name, *sub ? ": " : "",
+					 sub);
+				return;
+			}
 			if (x->kind == T_STR) {
 				/* kp_stmt_ok()'s string key forms */
 				if (kp_arg_str(k, x) >= 0 ||

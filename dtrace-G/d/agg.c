@@ -191,7 +191,12 @@ void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 		keys = d_ar_alloc(&x->scratch, st->nkeys * sizeof(*keys));
 	for (i = 0; i < st->nkeys; i++) {
 		x->action = st->action + (int)i;
-		keys[i] = d_eval(x, st->keys[i]);
+		/* d_run_pre(): a name key's name, formatted from the area
+		 * (stmt.c's d_stmt_uname()); E is not in the record */
+		if (x->pre && !x->prespec && d_stmt_uname(x->p, st))
+			keys[i] = x->pre[x->ipre++];
+		else
+			keys[i] = d_eval(x, st->keys[i]);
 		if (keys[i].k == K_INT) /* recorded at its type's size */
 			keys[i] = d_dv_int(keys[i].i, keys[i].sz, keys[i].sg);
 		if (keys[i].k == K_STR && !keys[i].show &&

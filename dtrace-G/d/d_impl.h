@@ -1068,6 +1068,12 @@ bool d_stmts_prints(const struct stmt *v, unsigned n);
  * interpreter does; ../consumer/kplan_out.c's "User stacks as
  * aggregation keys, first slice") */
 bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st);
+/* ... or @a[ufunc(E)] = count() (usym(), umod(), uaddr()): one key,
+ * a user address's name, no value?  A clause the kernel runs writes E
+ * into its out area and d_run_pre() makes the update, the key the name
+ * ../consumer/kplan_out.c's out_list() gave (x->pre), dated by the
+ * record's pid and time as a clause dtrace runs names it */
+bool d_stmt_uname(const struct d_prog *p, const struct stmt *st);
 struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
 		      bool create);
 /* Self-> integer var of thread tid set to v as a store sets it (0

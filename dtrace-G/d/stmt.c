@@ -44,7 +44,9 @@
  * one the program computed, and runs the branch the program took:
  * d_stmts_prints(); the kernel ran every other statement but a count()
  * keyed by the user stack alone, d_stmt_ukey(), whose update is made
- * here as the interpreter makes it, from the record's stack; an argument
+ * here as the interpreter makes it, from the record's stack, or by a
+ * user address's name alone, d_stmt_uname(), the name given as a
+ * printed one is (d_agg_update()); an argument
  * that is a string function of the values it computed, basename() of
  * a copy, is evaluated before by d_eval_pinned(), those values given
  * as pins).  A
@@ -304,6 +306,13 @@ bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st)
 				   d_funcs[n->sub].id == F_JSTACK);
 }
 
+bool d_stmt_uname(const struct d_prog *p, const struct stmt *st)
+{
+	return st->kind == S_AGG && st->nkeys == 1 && !st->nargs &&
+	       p->aggs[st->agg].fn == AG_COUNT && d_uname_func(st->keys[0]) &&
+	       st->keys[0]->nargs == 1;
+}
+
 static void exec_stmt(struct ectx *x, const struct stmt *st);
 
 /* The branch of if st that its condition's truth t takes. */
@@ -332,9 +341,11 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		return;
 	}
 	if (x->pre && !x->prespec && st->kind != S_PRINTF &&
-	    st->kind != S_TRACE && !d_stmt_ukey(p, st)) {
+	    st->kind != S_TRACE && !d_stmt_ukey(p, st) &&
+	    !d_stmt_uname(p, st)) {
 		/* d_run_pre(), d_run_kspec(): the kernel ran it (a stack
-		 * key's count() is made here, from the record); a step it
+		 * or name key's count() is made here, from the record, the
+		 * name's key given); a step it
 		 * reached records still, which d_run_kspec() says from
 		 * its tags (one in an if is not met here) */
 		return;

@@ -988,8 +988,13 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 			sstr_pre(e, o, fds);
 		return;
 	}
+	/* (an OUT's room is its 8 bytes, as kplan_out.c's kp_out_op()
+	 * counts it: a string's past an OUT near the area's end refused
+	 * the plan the planner had fitted) */
 	if (*sp < ((o->flags & UBPF_KF_NCNT) ? 2u : 1u) ||
-	    sizeof(struct ubpf_kout) + o->slot + sizeof(struct ubpf_kostr) >
+	    sizeof(struct ubpf_kout) + o->slot +
+			    (o->op == UBPF_K_OUT ? 8u
+						 : sizeof(struct ubpf_kostr)) >
 		    UBPF_KOUTMAX ||
 	    ((o->flags & UBPF_KF_KEEP) && o->op != UBPF_K_OUT) ||
 	    ((o->flags & UBPF_KF_NCNT) && o->op != UBPF_K_OSTR)) {

@@ -396,7 +396,8 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		/* a speculating clause user space runs from the values
 		 * its out area has (kplan_spec.c's "Speculations"); where they
 		 * do not fit, the walk of the area (records.c) would not
-		 * know: the event is refused */
+		 * know: the event is refused (d_kplan_here() made them room
+		 * where a clause before them could be user space's) */
 		if (d_kplan_sout(k->kp, cl[i])) {
 			if (d_kplan_sout_emit(k->kp, cl[i], dp, pl))
 				any = true;

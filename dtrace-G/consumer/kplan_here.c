@@ -14,9 +14,16 @@
  * runs there at P if it fits P (kplan_emit.c's d_kplan_fits(), with the
  * emitter's first reason), and all of them in order fit one plan with
  * the speculating (sout) and shared self-> reader (vin) clauses among
- * them (the room), less the closure over this-> variables: a this->
- * variable the kernel keeps (KV_KERN, KV_SARG, KV_STR, scope SC_THIS)
- * that a clause user space runs at P touches is user space's at P, and
+ * them (the room; where a sout or vin clause's values, which the
+ * kernel must compute at every hit, do not fit after the kernel's
+ * clauses before it but fit a plan of their own, the nearest of those
+ * that user space can run instead -- keeping no variable that
+ * outlives a firing, no speculation of the kernel's -- is user space's
+ * at P, one at a time, and the room asked again: kept_room(); before,
+ * plan_of() refused the event), less the closure over this->
+ * variables: a this-> variable the kernel keeps (KV_KERN, KV_SARG,
+ * KV_STR, scope SC_THIS) that a clause user space runs at P touches
+ * is user space's at P, and
  * so is every clause at P touching it, until nothing changes (the room
  * asked again after, since a plan with fewer clauses may have room for
  * one left out; the set left only grows, so it ends; an exit clause's
@@ -197,6 +204,49 @@ bool d_kplan_kself(const struct d_kplan *k, unsigned clause)
 	return any;
 }
 
+/* A sout or vin clause's values into t (plan_of()'s order) */
+static bool kept_emit(const struct d_kplan *k, unsigned clause,
+		      const struct d_probe *probe, struct ubpf_kplan *t)
+{
+	return d_kplan_sout(k, clause) ? d_kplan_sout_emit(k, clause, probe, t)
+				       : d_kplan_vin_emit(k, clause, probe, t);
+}
+
+/*
+ * The sout or vin clause cl[i], whose values (which the kernel must
+ * compute) do not fit after the kernel's clauses before it at probe:
+ * where they fit a plan of their own, the kernel's clause nearest
+ * before it that keeps no variable outliving a firing and is no
+ * speculation of the kernel's (which user space cannot run instead:
+ * d_kplan_kself(), d_kplan_kspec_clause()) is user space's at probe;
+ * false where none is (plan_of() then refuses the event)
+ */
+static bool kept_room(const struct d_kplan *k, const unsigned *cl, unsigned i,
+		      const struct d_probe *probe, bool *here,
+		      char (*why)[D_KPLAN_WHY])
+{
+	struct ubpf_kplan *a = xcalloc(1, sizeof(*a));
+	bool alone = kept_emit(k, cl[i], probe, a);
+
+	free(a);
+	for (unsigned j = i; alone && j-- > 0;) {
+		if (!here[j] || d_kplan_kself(k, cl[j]) ||
+		    d_kplan_kspec_clause(k, cl[j]))
+			continue;
+		here[j] = false;
+		if (why)
+			snprintf(why[j], sizeof(why[j]),
+				 "the probe's plan has no room for clause "
+				 "%u's values after it, which the kernel must "
+				 "compute (%s)",
+				 cl[i] + 1,
+				 d_kplan_sout(k, cl[i]) ? "speculating"
+							: "its self-> values");
+		return true;
+	}
+	return false;
+}
+
 bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 		  const unsigned *cl, unsigned n, bool *here,
 		  char (*why)[D_KPLAN_WHY])
@@ -285,10 +335,11 @@ bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 						 "its instructions do not fit "
 						 "the probe's plan beside the "
 						 "clauses before it");
-			} else if (d_kplan_sout(k, cl[i])) {
-				(void)d_kplan_sout_emit(k, cl[i], probe, t);
-			} else if (d_kplan_vin(k, cl[i])) {
-				(void)d_kplan_vin_emit(k, cl[i], probe, t);
+			} else if (d_kplan_sout(k, cl[i]) ||
+				   d_kplan_vin(k, cl[i])) {
+				if (!kept_emit(k, cl[i], probe, t) &&
+				    kept_room(k, cl, i, probe, here, why))
+					room = false;
 			} else if (i + 1 < n && d_kplan_xclause(k, cl[i]) &&
 				   !d_kplan_xend(k, cl[i], probe, t, nx > 1)) {
 				/* the winner's end, as plan_of() emits it:

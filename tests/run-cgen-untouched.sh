@@ -101,6 +101,37 @@ for cmd in first exit; do
 	clean "R1, ut $cmd 3"
 done
 
+# R1 with two printing clauses more at ut:::req: the sout clause's
+# values no longer fit the out area (UBPF_KOUTMAX) after the kernel's
+# printing clauses before it; the nearest of those is user space's at
+# the probe (clause 6, probefunc's), -v saying why (kplan_here.c's
+# kept_room()), the rest and the sout clause the kernel's, whose last
+# OUT ends within a string's room of the area's end (cgen_out.c).  On
+# a binary before, the run was refused ("... do not fit one plan");
+# with the room alone, the generator dropped the plan: every clause
+# user space's, -v counting 1.
+awk '{ print } /"main", "req"/ {
+	print "ut$target:::req { printf(\"x %s\\n\", copyinstr(arg0, 3)); }"
+	print "ut$target:::req { printf(\"y %s\\n\", copyinstr(arg0, 4)); }"
+}' r1.d >r1s.d
+awk '{ print } /^main req/ && !(n++ % 2) { print "x lit"; print "y lit-" }' \
+	r1.exp >r1s.exp
+ways_start 120 -v -q -x nspec=65 -s r1s.d -c "./ut first 3"
+ways_wait "R1, room for the sout clause"
+ways_same "R1, room for the sout clause"
+expect_file_eq "R1, room for the sout clause: the strings" r1s.exp outg.txt
+expect_eq "R1, room for the sout clause: no error said" "" \
+	"$(grep -i -e drop -e error -e invalid -e cannot err0.txt errg.txt \
+		errc.txt)"
+expect_grep "R1, room for the sout clause: -v kernel" \
+	'^dtrace: 6 clauses printing values computed in the kernel$' errg.txt
+expect_grep "R1, room for the sout clause: -v sout" \
+	'^dtrace: 1 clause with speculations printing values computed in the kernel' \
+	errg.txt
+expect_grep "R1, room for the sout clause: -v the one moved" \
+	"^dtrace: clause 6 (ut[0-9]*:::req) ran in user space at 1 of its 1 probes, first ut[0-9]*:ut:main:req: the probe's plan has no room for clause 9's values after it, which the kernel must compute (speculating)$" \
+	errg.txt
+
 # R1 of copyinstr(argN, M), M a count the hit computes: the kernel's
 # copy fails, and dtrace reads the string again M bytes long, as the
 # record path does (kplan_out.c's late_max(), the count the program

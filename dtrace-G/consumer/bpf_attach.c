@@ -191,7 +191,10 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 			snprintf(c->be_why, sizeof(c->be_why),
 				 "the clauses of uprobe event %s that keep "
 				 "variables in the kernel do not fit one "
-				 "plan",
+				 "plan: a clause whose self-> variables or "
+				 "speculated values the kernel must keep has "
+				 "no room there, and user space cannot run it "
+				 "instead",
 				 e->name);
 			free(pl);
 			goto refused;

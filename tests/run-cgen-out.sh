@@ -387,9 +387,29 @@ pid$target::hitm:return /self->s == "during-2"/ { printf("during %d\n", arg1); }
 pid$target::hitm:return /self->s != "before-3"/ { @ne = count(); }
 pid$target::hitm:return { self->s = 0; }
 EOF2
+	# ... stored after seven printing clauses at the entry: the store's
+	# address and length (kplan_out.c's SSTR_SIZE, 16 bytes) end near
+	# the out area's end; before, the generator asked a whole struct
+	# ubpf_kostr's room there (cgen_out.c's tstr_base()) and generated
+	# no program, the generic program instead (review sfit2's e9sstr.d)
+	for l in a b c d e f g; do
+		printf 'pid$target::hitm:entry { printf("%s %%s\\n", copyinstr(arg0)); }\n' \
+			"$l"
+	done >svroom.d
+	sed -n '1,2p' svcmp.d >>svroom.d
 	run_bg 1 svcmp1.txt 'midway 5' -s svcmp.d
 	run_bg 0 svcmp0.txt 'midway 5' -s svcmp.d
+	run_bg 1 svroom1.txt 'midway 5' -s svroom.d
+	run_bg 0 svroom0.txt 'midway 5' -s svroom.d
 	run_join
+	expect_file_eq "string variable after 7 printing clauses: DTRACE_CGEN=0's output" \
+		svroom0.txt svroom1.txt
+	expect_grep "string variable after 7 printing clauses: its hit" \
+		'^two 3$' svroom1.txt
+	vcount "string variable after 7 printing clauses" svroom1.txt.err 8 \
+		printing
+	expect_eq "string variable after 7 printing clauses: a program" "" \
+		"$(grep 'no program generated' svroom1.txt.err)"
 	printf '%s\n' "two 3" "" "                4" >svcmp.exp
 	expect_file_eq "string variable compared: the bytes at the entry" \
 		svcmp.exp svcmp1.txt

@@ -103,6 +103,46 @@ for cmd in first exit; do
 	clean "R1, ut $cmd 3"
 done
 
+# R1 with two printing clauses more at ut:::req: the sout clause's
+# values no longer fit the out area (UBPF_KOUTMAX) after the kernel's
+# printing clauses before it; the nearest of those is user space's at
+# the probe (clause 6, probefunc's), -v saying why (kplan_here.c's
+# kept_room()), the rest and the sout clause the kernel's, whose last
+# OUT ends within a string's room of the area's end (cgen_out.c).  On
+# a binary before, the run was refused ("... do not fit one plan");
+# with the room alone, the generator dropped the plan: every clause
+# user space's, -v counting 1.  The speculating clause reads this->v,
+# which probefunc's clause (the nearest) stores: moving that one would
+# make this->v user space's and the event refused, so clause 5 (y's)
+# moves (kept_room()'s closure); on a binary before, clause 6 moved
+# and the event was refused.
+awk '/probefunc/ { sub(/ }$/, " this->v = arg1 + 70; }") }
+/speculate\(/ { sub(/%d\\n", copyinstr\(arg0\), arg1\)/,
+	"%d %d\\n\", copyinstr(arg0), arg1, this->v)") }
+{ print } /"main", "req"/ {
+	print "ut$target:::req { printf(\"x %s\\n\", copyinstr(arg0, 3)); }"
+	print "ut$target:::req { printf(\"y %s\\n\", copyinstr(arg0, 4)); }"
+}' r1.d >r1s.d
+awk '/^spec / { $0 = $0 " " $3 + 70 } { print }
+/^main req/ && !(n++ % 2) { print "x lit"; print "y lit-" }' \
+	r1.exp >r1s.exp
+ways_start 120 -v -q -x nspec=65 -s r1s.d -c "./ut first 3"
+ways_wait "R1, room for the sout clause"
+ways_same "R1, room for the sout clause"
+expect_file_eq "R1, room for the sout clause: the strings" r1s.exp outg.txt
+# (clause 6, the kernel's, copies its string ahead: R2's -v line)
+expect_eq "R1, room for the sout clause: no error said" "" \
+	"$(grep -i -e drop -e error -e invalid -e cannot err0.txt errg.txt \
+		errc.txt | grep -v ' copies copyinstr(arg0) before ')"
+expect_grep "R1, room for the sout clause: -v kernel" \
+	'^dtrace: 6 clauses printing values computed in the kernel$' errg.txt
+expect_grep "R1, room for the sout clause: -v sout" \
+	'^dtrace: 1 clause with speculations printing values computed in the kernel' \
+	errg.txt
+expect_grep "R1, room for the sout clause: -v the one moved" \
+	"^dtrace: clause 5 (ut[0-9]*:::req) ran in user space at 1 of its 1 probes, first ut[0-9]*:ut:main:req: the probe's plan has no room for clause 9's values after it, which the kernel must compute (speculating)$" \
+	errg.txt
+
 # R1 of copyinstr(argN, M), M a count the hit computes: the kernel's
 # copy fails, and dtrace reads the string again M bytes long, as the
 # record path does (kplan_out.c's late_max(), the count the program
@@ -126,7 +166,49 @@ expect_eq "R1, a computed count: no error said" "" \
 # string not readable at the probe is DTrace's "invalid address", and
 # the record is not kept.
 grep -e speculat -e commit r1.d >r1k.d
-run_mode g r1k.txt "./ut first 1" -v -s r1k.d
+run_mode_start g r1k.txt "./ut first 1" -v -s r1k.d
+# (and beside it: the sout clause reads this->v, whose clause's
+# instructions do not fit after two long sums: this->v is user space's
+# at the probe, which kept_room() cannot change, so the event is
+# refused, the message naming the cause (bpf_agg.c's bpf_kagg_unfit());
+# before, "... has no room there, and user space cannot run it")
+t=$(awk 'BEGIN { for (i = 2; i < 62; i++) printf "%s arg1 * %d", (i > 2 ? " +" : ""), i }')
+cat >r1v.d <<EOF2
+ut\$target:::req { @a = sum($t); }
+ut\$target:::req { @b = sum($t); }
+ut\$target:::req { this->v = $t; printf("k %d\\n", this->v); }
+$(grep -e speculat -e commit r1.d |
+	sed '/speculate(/s/%d\\n", copyinstr(arg0), arg1)/%d %d\\n", copyinstr(arg0), arg1, this->v)/')
+EOF2
+run_mode_start g r1v.txt "./ut first 1" -v -q -x nspec=65 -s r1v.d
+# (and R1 with room made for the sout clause, as r1s.d's before this->v,
+# the clause moved to user space counting by arg1: it copies its string
+# ahead (R2) in no probe's plan, so -v has no R2 line for it (bpf_agg_
+# read.c); before, it had, decided per clause)
+awk '/probefunc/ { sub(/ }$/, " @n[arg1] = count(); }") } { print }
+/"main", "req"/ {
+	print "ut$target:::req { printf(\"x %s\\n\", copyinstr(arg0, 3)); }"
+	print "ut$target:::req { printf(\"y %s\\n\", copyinstr(arg0, 4)); }"
+}' r1.d >r1a.d
+run_mode_start g r1a.txt "./ut first 1" -v -q -x nspec=65 -s r1a.d
+run_mode_end r1k.txt
+run_mode_end r1v.txt
+run_mode_end r1a.txt
+expect_grep "R1, an R2 clause moved: -v moved" \
+	"^dtrace: clause 6 (ut[0-9]*:::req) ran in user space at 1 of its 1 probes, first ut[0-9]*:ut:main:req: the probe's plan has no room for clause 9's values after it" \
+	r1a.txt.err
+expect_eq "R1, an R2 clause moved: no R2 line" "" \
+	"$(grep 'copies copyinstr' r1a.txt.err)"
+expect_grep "R1, this->v user space's: the cause said" \
+	"^dtrace: BPF: the clauses of uprobe event [^ ]* that keep variables in the kernel do not fit one plan: clause 5, whose speculated values the kernel must compute, reads this->v, which is user space's there (clause 3); the generic program instead$" \
+	r1v.txt.err
+expect_file_eq "R1, this->v user space's: the lines" - r1v.txt <<'EOF2'
+k 0
+spec lit-0 0 0
+
+                0
+                0
+EOF2
 expect_grep "R1 kspec: -v kernel" \
 	'^dtrace: 3 clauses with speculations run in the kernel' r1k.txt.err
 expect_grep "R1 kspec: the fault at the probe" \

@@ -362,8 +362,14 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 	/* which the kernel runs here (kplan_here.c): the others, and the
 	 * this-> variables they touch, are user space's at this probe; a
 	 * speculating clause reading one of those is refused */
-	if (!d_kplan_here(k->kp, dp, cl, n, here, why))
+	k->unfit[0] = '\0';
+	if (!d_kplan_here(k->kp, dp, cl, n, here, why)) {
 		pl->tls |= UBPF_KTLS_UNFIT;
+		for (unsigned i = 0; i < n && !k->unfit[0]; i++)
+			if (d_kplan_sout(k->kp, cl[i]))
+				snprintf(k->unfit, sizeof(k->unfit), "%s",
+					 why[i]);
+	}
 	for (unsigned i = 0; i < n; i++)
 		nx += d_kplan_xclause(k->kp, cl[i]);
 	for (unsigned i = 0; i < n; i++) {
@@ -396,7 +402,8 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 		/* a speculating clause user space runs from the values
 		 * its out area has (kplan_spec.c's "Speculations"); where they
 		 * do not fit, the walk of the area (records.c) would not
-		 * know: the event is refused */
+		 * know: the event is refused (d_kplan_here() made them room
+		 * where a clause before them could be user space's) */
 		if (d_kplan_sout(k->kp, cl[i])) {
 			if (d_kplan_sout_emit(k->kp, cl[i], dp, pl))
 				any = true;
@@ -541,6 +548,24 @@ bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
 	(void)c;
 	memset(pl, 0, sizeof(*pl));
 	return k && plan_of(k, dp, cl, ep, n, pl, ucl, uep, nu, k->cgen);
+}
+
+void bpf_kagg_unfit(struct consumer *c, const struct bpf_kagg *k,
+		    const char *what)
+{
+	if (k && k->unfit[0])
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "the clauses of %s that keep variables in the "
+			 "kernel do not fit one plan: %s",
+			 what, k->unfit);
+	else
+		snprintf(c->be_why, sizeof(c->be_why),
+			 "the clauses of %s that keep variables in the "
+			 "kernel do not fit one plan: a clause whose self-> "
+			 "variables or speculated values the kernel must "
+			 "keep has no room there, and user space cannot run "
+			 "it instead",
+			 what);
 }
 
 /*

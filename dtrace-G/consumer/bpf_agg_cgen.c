@@ -290,16 +290,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			    "clause %u reads the process's memory when dtrace "
 			    "runs the record, not at the probe: %s",
 			    i + 1, d_kplan_out_why(k->kp, i));
-	/* -v: the kernel clauses that copy an argument string before the
-	 * probe's first clause (R2, doc/DESIGN.md §8 "R2 and R3: the
-	 * as-built plan": kplan_stmt.c's emit_stmt()) */
-	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
-		if (traced[i] && d_kplan_apre(k->kp, i) >= 0)
-			say(c,
-			    "clause %u copies copyinstr(arg%d) before the "
-			    "probe's first clause: a string the probe cannot "
-			    "read sends the hit to user space whole",
-			    i + 1, d_kplan_apre(k->kp, i));
+	/* (-v's R2 line, of the clauses that copy an argument string ahead
+	 * in some probe's plan: bpf_agg_read.c, after the run) */
 	/* -v: why an exit() keeps every clause out of the kernel */
 	if (c->o->verbose && d_kplan_xwhy(k->kp, &xwhyc))
 		say(c,

@@ -36,6 +36,8 @@ struct bpf_kagg {
 	unsigned *nkat, *nuat;
 	char (*uwhy)[D_KPLAN_WHY];
 	char **uat;
+	/* the last plan made: d_kplan_here() refused it, why (else "") */
+	char unfit[D_KPLAN_WHY];
 	/* the run's one plan (kfix.bpf.h): NULL when not loaded with one */
 	struct ubpf_kplan *fixpl;
 	struct ubpf_kfix fix;

@@ -336,6 +336,19 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		nuname += un;
 		ndirect += k->direct[ci];
 	}
+	/* -v: the kernel clauses that copy an argument string before the
+	 * probe's first clause (R2, doc/DESIGN.md §8 "R2 and R3: the
+	 * as-built plan": kplan_stmt.c's emit_stmt()), in some probe's
+	 * plan: not one user space ran at each of its probes
+	 * (kplan_here.c) */
+	for (unsigned ci = 0; c->o->verbose && k->cgen && ci < c->nclauses;
+	     ci++)
+		if (k->ran[ci] && d_kplan_apre(k->kp, ci) >= 0)
+			say(c,
+			    "clause %u copies copyinstr(arg%d) before the "
+			    "probe's first clause: a string the probe cannot "
+			    "read sends the hit to user space whole",
+			    ci + 1, d_kplan_apre(k->kp, ci));
 	if (c->o->verbose && nran)
 		say(c, "%u clause%s aggregated in the kernel", nran,
 		    nran == 1 ? "" : "s");

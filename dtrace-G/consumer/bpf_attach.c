@@ -188,11 +188,11 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 		pl = xcalloc(1, sizeof(*pl));
 		any = bpf_kagg_plan(c, b->kagg, p, pl);
 		if (pl->tls & UBPF_KTLS_UNFIT) {
-			snprintf(c->be_why, sizeof(c->be_why),
-				 "the clauses of uprobe event %s that keep "
-				 "variables in the kernel do not fit one "
-				 "plan",
+			char what[sizeof(e->name) + 16];
+
+			snprintf(what, sizeof(what), "uprobe event %s",
 				 e->name);
+			bpf_kagg_unfit(c, b->kagg, what);
 			free(pl);
 			goto refused;
 		}

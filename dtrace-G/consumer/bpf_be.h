@@ -211,6 +211,13 @@ bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
 		    const struct d_probe *dp, const unsigned *cl,
 		    const unsigned *ep, unsigned n, struct ubpf_kplan *pl,
 		    unsigned **ucl, unsigned **uep, unsigned *nu);
+/*
+ * The refusal of the last plan made, UBPF_KTLS_UNFIT, into c->be_why:
+ * the clauses of what (an event or a probe) do not fit one plan, and
+ * why
+ */
+void bpf_kagg_unfit(struct consumer *c, const struct bpf_kagg *k,
+		    const char *what);
 #endif
 
 #ifdef HAVE_BPF

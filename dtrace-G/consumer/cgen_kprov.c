@@ -221,11 +221,11 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 			    p->nclauses, pl, &p->uclauses, &p->uepids,
 			    &p->nuclauses)) {
 		if (pl->tls & UBPF_KTLS_UNFIT) {
-			snprintf(c->be_why, sizeof(c->be_why),
-				 "the clauses of %s:%s:%s:%s that keep "
-				 "variables in the kernel do not fit one plan",
-				 p->n.d.prov, p->n.d.mod, p->n.d.func,
-				 p->n.d.name);
+			char what[4 * 64 + 4];
+
+			snprintf(what, sizeof(what), "%s:%s:%s:%s", p->n.d.prov,
+				 p->n.d.mod, p->n.d.func, p->n.d.name);
+			bpf_kagg_unfit(c, bpf_kagg_of(c), what);
 			goto refused;
 		}
 		free(pl);

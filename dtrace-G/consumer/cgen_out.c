@@ -553,14 +553,19 @@ static void ostr_pre(struct em *e, const struct ubpf_kop *o, int16_t cs)
  * the hash cgtlss under {tid, variable} (the tid r7's low half), absent
  * when never set or cleared (run.c's var_set() deletes at 0; "" reads
  * the same), copied at TSTR_AT(UBPF_KTSTR) first and put there whole.
- * Their bytes past S_OBUF: base.
+ * Their bytes past S_OBUF: base.  An SSTR writes the string's address
+ * and length at agg in the out area (kplan_out.c's SSTR_SIZE), another
+ * op a whole struct ubpf_kostr: tstr_base() bounds that room.
  */
 static bool tstr_base(struct em *e, const struct ubpf_kop *o, int32_t *base)
 {
 	if ((o->n != UBPF_KV_THIS && o->n != UBPF_KV_SELF) ||
 	    (o->n == UBPF_KV_THIS && o->slot >= UBPF_KTSTR) || o->imm < 1 ||
 	    o->imm > UBPF_STRMAX - 1 ||
-	    sizeof(struct ubpf_kout) + o->agg + sizeof(struct ubpf_kostr) >
+	    sizeof(struct ubpf_kout) + o->agg +
+			    (o->op == UBPF_K_SSTR
+				     ? offsetof(struct ubpf_kostr, s)
+				     : sizeof(struct ubpf_kostr)) >
 		    UBPF_KOUTMAX) {
 		e->bad = true;
 		return false;
@@ -1046,9 +1051,16 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 			sstr_pre(e, o, fds);
 		return;
 	}
+	/* (an OUT's room is its 8 bytes, as kplan_out.c's kp_out_op()
+	 * counts it: a string's past an OUT near the area's end refused
+	 * the plan the planner had fitted; an SSTR's, its address and
+	 * length at agg, tstr_base() bounds) */
 	if (*sp < ((o->flags & UBPF_KF_NCNT) ? 2u : 1u) ||
-	    sizeof(struct ubpf_kout) + o->slot + sizeof(struct ubpf_kostr) >
-		    UBPF_KOUTMAX ||
+	    (o->op != UBPF_K_SSTR &&
+	     sizeof(struct ubpf_kout) + o->slot +
+			     (o->op == UBPF_K_OUT ? 8u
+						  : sizeof(struct ubpf_kostr)) >
+		     UBPF_KOUTMAX) ||
 	    ((o->flags & UBPF_KF_KEEP) && o->op != UBPF_K_OUT) ||
 	    ((o->flags & UBPF_KF_NCNT) && o->op != UBPF_K_OSTR)) {
 		e->bad = true;

@@ -318,7 +318,8 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
  * space's there, and so is every clause there touching it); the reason
  * a clause the kernel runs is not here into why[i] (why may be NULL).
  * false: a speculating clause there reads a this-> variable that is
- * user space's there (its plan must fit: the event is refused).
+ * user space's there (its plan must fit: the event is refused; the
+ * clause's why[] says which variable, for bpf_kagg_unfit()).
  * d_kplan_kself(): clause keeps a self-> variable in the kernel, and so
  * cannot be user space's at one probe only.
  */

@@ -14,9 +14,17 @@
  * runs there at P if it fits P (kplan_emit.c's d_kplan_fits(), with the
  * emitter's first reason), and all of them in order fit one plan with
  * the speculating (sout) and shared self-> reader (vin) clauses among
- * them (the room), less the closure over this-> variables: a this->
- * variable the kernel keeps (KV_KERN, KV_SARG, KV_STR, scope SC_THIS)
- * that a clause user space runs at P touches is user space's at P, and
+ * them (the room; where a sout or vin clause's values, which the
+ * kernel must compute at every hit, do not fit after the kernel's
+ * clauses before it but fit a plan of their own, the nearest of those
+ * that user space can run instead -- keeping no variable that
+ * outlives a firing, no speculation of the kernel's, and whose this->
+ * closure reaches no variable a sout clause at P reads -- is user
+ * space's at P, one at a time, and the room asked again: kept_room(); before,
+ * plan_of() refused the event), less the closure over this->
+ * variables: a this-> variable the kernel keeps (KV_KERN, KV_SARG,
+ * KV_STR, scope SC_THIS) that a clause user space runs at P touches
+ * is user space's at P, and
  * so is every clause at P touching it, until nothing changes (the room
  * asked again after, since a plan with fewer clauses may have room for
  * one left out; the set left only grows, so it ends; an exit clause's
@@ -45,7 +53,8 @@
  * speculating clause (whose values must be computed in the kernel at
  * every probe: kplan_spec.c's "Speculations"; d_kplan_here() says false
  * where one reads a this-> variable user space's at P, and the event
- * is refused).  Deciding self-> variables knowing the probes, and
+ * is refused, its why[] naming the variable: bpf_agg.c's
+ * bpf_kagg_unfit() says so).  Deciding self-> variables knowing the probes, and
  * moving them to user space at a later probe that contradicts the
  * decision, are later work (doc/DESIGN.md).
  */
@@ -197,6 +206,135 @@ bool d_kplan_kself(const struct d_kplan *k, unsigned clause)
 	return any;
 }
 
+/*
+ * The closure over this-> variables at probe: one the kernel keeps
+ * that a clause at cl[0..n) not here touches is user space's (uvar[],
+ * uby[] the clause), and so is every clause touching it (here[] false,
+ * why says), until nothing changes; mark is scratch
+ */
+static void this_closure(const struct d_kplan *k, const unsigned *cl,
+			 unsigned n, bool *here, bool *uvar, unsigned *uby,
+			 bool *mark, char (*why)[D_KPLAN_WHY])
+{
+	const struct d_prog *p = k->prog;
+	bool changed = true;
+
+	while (changed) {
+		changed = false;
+		for (unsigned i = 0; i < n; i++) {
+			if (here[i] || !d_kplan_clause(k, cl[i]))
+				continue;
+			kp_clause_vars(p, &p->clauses[cl[i]], mark);
+			for (unsigned v = 0; v < p->nvars; v++)
+				if (mark[v] && !uvar[v] && this_kept(k, v)) {
+					uvar[v] = true;
+					uby[v] = cl[i];
+				}
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (!here[i])
+				continue;
+			kp_clause_vars(p, &p->clauses[cl[i]], mark);
+			for (unsigned v = 0; v < p->nvars && here[i]; v++) {
+				if (!mark[v] || !uvar[v])
+					continue;
+				here[i] = false;
+				changed = true;
+				if (why)
+					snprintf(why[i], sizeof(why[i]),
+						 "this->%s is user space's "
+						 "there: clause %u",
+						 p->vars[v].name, uby[v] + 1);
+			}
+		}
+	}
+}
+
+/*
+ * The first speculating clause at cl[0..n) reading a this-> variable
+ * user space's there (uvar[]): its index in cl, the variable into *var;
+ * n where none does (mark is scratch)
+ */
+static unsigned sout_user(const struct d_kplan *k, const unsigned *cl,
+			  unsigned n, const bool *uvar, bool *mark,
+			  unsigned *var)
+{
+	const struct d_prog *p = k->prog;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!d_kplan_sout(k, cl[i]))
+			continue;
+		kp_clause_vars(p, &p->clauses[cl[i]], mark);
+		for (unsigned v = 0; v < p->nvars; v++)
+			if (mark[v] && uvar[v]) {
+				*var = v;
+				return i;
+			}
+	}
+	return n;
+}
+
+/* A sout or vin clause's values into t (plan_of()'s order) */
+static bool kept_emit(const struct d_kplan *k, unsigned clause,
+		      const struct d_probe *probe, struct ubpf_kplan *t)
+{
+	return d_kplan_sout(k, clause) ? d_kplan_sout_emit(k, clause, probe, t)
+				       : d_kplan_vin_emit(k, clause, probe, t);
+}
+
+/*
+ * The sout or vin clause cl[i], whose values (which the kernel must
+ * compute) do not fit after the kernel's clauses before it at probe:
+ * where they fit a plan of their own, the kernel's clause nearest
+ * before it that keeps no variable outliving a firing, is no
+ * speculation of the kernel's (which user space cannot run instead:
+ * d_kplan_kself(), d_kplan_kspec_clause()) and whose this-> closure
+ * (this_closure(), from uvar[], the variables user space's so far)
+ * reaches no variable a speculating clause at probe reads (which would
+ * refuse the event: sout_user()) is user space's at probe; false where
+ * none is (plan_of() then refuses the event)
+ */
+static bool kept_room(const struct d_kplan *k, const unsigned *cl, unsigned n,
+		      unsigned i, const struct d_probe *probe, bool *here,
+		      const bool *uvar, char (*why)[D_KPLAN_WHY])
+{
+	unsigned nv = k->prog->nvars ? k->prog->nvars : 1, var;
+	struct ubpf_kplan *a = xcalloc(1, sizeof(*a));
+	bool alone = kept_emit(k, cl[i], probe, a), found = false;
+	bool *h = xcalloc(n, sizeof(*h));
+	bool *u = xcalloc(nv, sizeof(*u));
+	bool *mark = xcalloc(nv, sizeof(*mark));
+	unsigned *uby = xcalloc(nv, sizeof(*uby));
+
+	free(a);
+	for (unsigned j = i; alone && !found && j-- > 0;) {
+		if (!here[j] || d_kplan_kself(k, cl[j]) ||
+		    d_kplan_kspec_clause(k, cl[j]))
+			continue;
+		memcpy(h, here, n * sizeof(*h));
+		memcpy(u, uvar, nv * sizeof(*u));
+		h[j] = false;
+		this_closure(k, cl, n, h, u, uby, mark, NULL);
+		if (sout_user(k, cl, n, u, mark, &var) < n)
+			continue;
+		here[j] = false;
+		found = true;
+		if (why)
+			snprintf(why[j], sizeof(why[j]),
+				 "the probe's plan has no room for clause "
+				 "%u's values after it, which the kernel must "
+				 "compute (%s)",
+				 cl[i] + 1,
+				 d_kplan_sout(k, cl[i]) ? "speculating"
+							: "its self-> values");
+	}
+	free(h);
+	free(u);
+	free(mark);
+	free(uby);
+	return found;
+}
+
 bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 		  const unsigned *cl, unsigned n, bool *here,
 		  char (*why)[D_KPLAN_WHY])
@@ -208,8 +346,8 @@ bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 	unsigned *uby = xcalloc(nv, sizeof(*uby)); /* ... for this clause */
 	struct ubpf_kplan *t = xcalloc(1, sizeof(*t));
 	char w[D_KPLAN_WHY];
-	bool room = false, ok = true;
-	unsigned nx = 0;
+	bool room = false, ok;
+	unsigned nx = 0, si, var = 0;
 
 	for (unsigned i = 0; i < n; i++)
 		nx += d_kplan_xclause(k, cl[i]);
@@ -223,42 +361,8 @@ bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 				 d_kplan_clause(k, cl[i]) ? w : "");
 	}
 	while (!room) {
-		bool changed = true;
-
 		/* the closure over this-> variables */
-		while (changed) {
-			changed = false;
-			for (unsigned i = 0; i < n; i++) {
-				if (here[i] || !d_kplan_clause(k, cl[i]))
-					continue;
-				kp_clause_vars(p, &p->clauses[cl[i]], mark);
-				for (unsigned v = 0; v < p->nvars; v++)
-					if (mark[v] && !uvar[v] &&
-					    this_kept(k, v)) {
-						uvar[v] = true;
-						uby[v] = cl[i];
-					}
-			}
-			for (unsigned i = 0; i < n; i++) {
-				if (!here[i])
-					continue;
-				kp_clause_vars(p, &p->clauses[cl[i]], mark);
-				for (unsigned v = 0; v < p->nvars && here[i];
-				     v++) {
-					if (!mark[v] || !uvar[v])
-						continue;
-					here[i] = false;
-					changed = true;
-					if (why)
-						snprintf(why[i], sizeof(why[i]),
-							 "this->%s is user "
-							 "space's there: "
-							 "clause %u",
-							 p->vars[v].name,
-							 uby[v] + 1);
-				}
-			}
-		}
+		this_closure(k, cl, n, here, uvar, uby, mark, why);
 		/* the room: the clauses in one plan, as plan_of() makes it
 		 * (its gates after them are not needed: they go first) */
 		room = true;
@@ -285,10 +389,12 @@ bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 						 "its instructions do not fit "
 						 "the probe's plan beside the "
 						 "clauses before it");
-			} else if (d_kplan_sout(k, cl[i])) {
-				(void)d_kplan_sout_emit(k, cl[i], probe, t);
-			} else if (d_kplan_vin(k, cl[i])) {
-				(void)d_kplan_vin_emit(k, cl[i], probe, t);
+			} else if (d_kplan_sout(k, cl[i]) ||
+				   d_kplan_vin(k, cl[i])) {
+				if (!kept_emit(k, cl[i], probe, t) &&
+				    kept_room(k, cl, n, i, probe, here, uvar,
+					      why))
+					room = false;
 			} else if (i + 1 < n && d_kplan_xclause(k, cl[i]) &&
 				   !d_kplan_xend(k, cl[i], probe, t, nx > 1)) {
 				/* the winner's end, as plan_of() emits it:
@@ -309,14 +415,16 @@ bool d_kplan_here(const struct d_kplan *k, const struct d_probe *probe,
 			}
 		}
 	}
-	/* a speculating clause whose values read one that is not here */
-	for (unsigned i = 0; i < n; i++) {
-		if (!d_kplan_sout(k, cl[i]))
-			continue;
-		kp_clause_vars(p, &p->clauses[cl[i]], mark);
-		for (unsigned v = 0; v < p->nvars; v++)
-			ok &= !(mark[v] && uvar[v]);
-	}
+	/* a speculating clause whose values read one that is not here:
+	 * why says, at the clause */
+	si = sout_user(k, cl, n, uvar, mark, &var);
+	if (si < n && why)
+		snprintf(why[si], sizeof(why[si]),
+			 "clause %u, whose speculated values the kernel must "
+			 "compute, reads this->%s, which is user space's "
+			 "there (clause %u)",
+			 cl[si] + 1, p->vars[var].name, uby[var] + 1);
+	ok = si == n;
 	free(mark);
 	free(uvar);
 	free(uby);

@@ -63,8 +63,10 @@
  *    fault mode (kp_vars_decide()'s tls) as a kernel clause does, and
  *    where the values do not fit a probe's plan the event is refused
  *    (UBPF_KTLS_UNFIT, bpf_agg.c's plan_of()): the walk of the area
- *    would not know.  No sout clause where a horizon may send a hit's
- *    clauses to user space.
+ *    would not know; kplan_here.c's kept_room() makes them room first
+ *    where a kernel clause before them can be user space's there.
+ *    No sout clause where a horizon may send a hit's clauses to user
+ *    space.
  *  - Where: every probe the clause may fire at runs a generated
  *    program whose record can carry the area (kplan_out.c's
  *    kp_sout_where(): bpf_agg_cgen.c's traced_clause(), k->traced).  A

@@ -75,8 +75,11 @@
  *    record carries an area (kp_sout_where()), not dtrace's (BEGIN,
  *    END), not one that fires in user space too (ERROR, the clauses
  *    whose exit() is decided at the hit: k->user), nor a sout one;
- *    the values fit the area (UBPF_KOUTMAX).  A probe whose plan cannot
- *    hold them is refused, as a sout clause's (UBPF_KTLS_UNFIT).  A hit
+ *    the values fit the area (UBPF_KOUTMAX).  Where they do not fit
+ *    after the kernel's clauses before it, the nearest one user space
+ *    can run is user space's at that probe (kplan_here.c's
+ *    kept_room()); a probe whose plan cannot hold them still is
+ *    refused, as a sout clause's (UBPF_KTLS_UNFIT).  A hit
  *    whose record comes unflagged (a process never armed: bpf_agg_cgen.c's
  *    tls_user(); at a kernel probe, one so kept: "Two copies" there)
  *    runs every clause with user space's copy, as for every clause

@@ -9,12 +9,13 @@
  *			words "alpha" "beta" "gamma" "delta" in turn
  *	edge N		tr:::tick(i, P - 2, P - 255) for i in 0..N-1, P the
  *			end of a page the next page after which is not
- *			mapped: "xy" running into it (a string that faults
- *			past its first page) and 255 'z' up to it (one that
- *			fills copyinstr()'s 255 bytes and does not fault)
+ *			readable (guard()): "xy" running into it (a string
+ *			that faults past its first page) and 255 'z' up to
+ *			it (one that fills copyinstr()'s 255 bytes and does
+ *			not fault)
  *	sedge N		for i in 0..N-1 tr:::tick(i, B - 5, A - 200) and
  *			tr:::tick(i, B - 72, B - 5), A and B each the end of
- *			a page the next page after which is not mapped:
+ *			a page the next page after which is not readable:
  *			"beta" ending there, "beta" and 'X' running into it
  *			past 200 bytes (a string that faults where a read
  *			of a few bytes would not), and 67 'X' and "beta"
@@ -22,7 +23,7 @@
  *			compares read on the stack, cgen_sarg.c's
  *			seq_stack())
  *	ledge N		tr:::tick(i, A - 300, 0) for i in 0..N-1, A the end
- *			of a page the next page after which is not mapped:
+ *			of a page the next page after which is not readable:
  *			300 'X' running into it (past the 256 bytes the
  *			kernel's compares read: a fault at strsize 512, none
  *			at 256, where copyinstr() reads 255 bytes)
@@ -126,6 +127,18 @@ static void *thread_main(void *arg)
 }
 
 /*
+ * guard: the page at P made unreadable for good.  PROT_NONE, not
+ * munmap(): the range stays this mapping's, so no later mapping (the
+ * kernel's, a uprobe trampoline's, or a library's) can land in a hole
+ * there between a hit and a later read of the string from user space
+ * (DTRACE_CGEN=0 reads it after the hit), and both fault at the page.
+ */
+static int guard(char *p, long pg)
+{
+	return mprotect(p, (size_t)pg, PROT_NONE);
+}
+
+/*
  * vals: -3..1100; for each power p of 2, 3 and 10 that fits, p - 1, p,
  * p + 1, p + p/2 - 1, p + p/2, 2p - 1, 5p - 1, 5p (llquantize()'s
  * bucket edges; a product that would overflow is p), each also
@@ -176,7 +189,7 @@ static void run(char *line)
 		char *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-		if (m == MAP_FAILED || munmap(m + pg, (size_t)pg) < 0) {
+		if (m == MAP_FAILED || guard(m + pg, pg) < 0) {
 			printf("error edge\n");
 			return;
 		}
@@ -191,8 +204,7 @@ static void run(char *line)
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		char *a = m + pg, *b = m + 3 * pg;
 
-		if (m == MAP_FAILED || munmap(a, (size_t)pg) < 0 ||
-		    munmap(b, (size_t)pg) < 0) {
+		if (m == MAP_FAILED || guard(a, pg) < 0 || guard(b, pg) < 0) {
 			printf("error sedge\n");
 			return;
 		}
@@ -211,7 +223,7 @@ static void run(char *line)
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		char *a = m + pg;
 
-		if (m == MAP_FAILED || munmap(a, (size_t)pg) < 0) {
+		if (m == MAP_FAILED || guard(a, pg) < 0) {
 			printf("error ledge\n");
 			return;
 		}

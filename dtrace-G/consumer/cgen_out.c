@@ -126,22 +126,11 @@ unsigned cgen_out_bytes(const struct ubpf_kplan *pl)
 
 		if (o->op == UBPF_K_ODONE)
 			any = true;
-		if (o->op == UBPF_K_SPEC || o->op == UBPF_K_SPECU ||
-		    o->op == UBPF_K_SPECX) /* a step's tag (cgen_spec.c) */
-			e = o->slot + (unsigned)sizeof(struct ubpf_kspec);
-		else if (o->op == UBPF_K_SSTR || o->op == UBPF_K_OVSTR)
-			e = o->agg +
-			    (o->op == UBPF_K_SSTR
-				     ? (unsigned)offsetof(struct ubpf_kostr, s)
-				     : (unsigned)sizeof(struct ubpf_kostr));
-		else if (o->op != UBPF_K_OUT && o->op != UBPF_K_OSTR &&
-			 o->op != UBPF_K_MSTR)
+		if (!ubpf_kop_room(o->op)) /* it writes none */
 			continue;
-		else
-			e = o->slot +
-			    (o->op == UBPF_K_OUT
-				     ? 8u
-				     : (unsigned)sizeof(struct ubpf_kostr));
+		e = (o->op == UBPF_K_SSTR || o->op == UBPF_K_OVSTR ? o->agg
+								   : o->slot) +
+		    ubpf_kop_room(o->op);
 		if (e > end)
 			end = e;
 	}
@@ -554,18 +543,16 @@ static void ostr_pre(struct em *e, const struct ubpf_kop *o, int16_t cs)
  * when never set or cleared (run.c's var_set() deletes at 0; "" reads
  * the same), copied at TSTR_AT(UBPF_KTSTR) first and put there whole.
  * Their bytes past S_OBUF: base.  An SSTR writes the string's address
- * and length at agg in the out area (kplan_out.c's SSTR_SIZE), another
- * op a whole struct ubpf_kostr: tstr_base() bounds that room.
+ * and length at agg in the out area, another op a whole struct
+ * ubpf_kostr (kagg_bpf.h's ubpf_kop_room()): tstr_base() bounds that
+ * room.
  */
 static bool tstr_base(struct em *e, const struct ubpf_kop *o, int32_t *base)
 {
 	if ((o->n != UBPF_KV_THIS && o->n != UBPF_KV_SELF) ||
 	    (o->n == UBPF_KV_THIS && o->slot >= UBPF_KTSTR) || o->imm < 1 ||
 	    o->imm > UBPF_STRMAX - 1 ||
-	    sizeof(struct ubpf_kout) + o->agg +
-			    (o->op == UBPF_K_SSTR
-				     ? offsetof(struct ubpf_kostr, s)
-				     : sizeof(struct ubpf_kostr)) >
+	    sizeof(struct ubpf_kout) + o->agg + ubpf_kop_room(o->op) >
 		    UBPF_KOUTMAX) {
 		e->bad = true;
 		return false;
@@ -1051,15 +1038,13 @@ void cgen_out_op(struct em *e, const struct ubpf_kop *o, unsigned *sp,
 			sstr_pre(e, o, fds);
 		return;
 	}
-	/* (an OUT's room is its 8 bytes, as kplan_out.c's kp_out_op()
-	 * counts it: a string's past an OUT near the area's end refused
-	 * the plan the planner had fitted; an SSTR's, its address and
-	 * length at agg, tstr_base() bounds) */
+	/* (the room kp_out_op() laid out, ubpf_kop_room(): a string's past
+	 * an OUT near the area's end once refused the plan the planner had
+	 * fitted; an SSTR's, its address and length at agg, tstr_base()
+	 * bounds) */
 	if (*sp < ((o->flags & UBPF_KF_NCNT) ? 2u : 1u) ||
 	    (o->op != UBPF_K_SSTR &&
-	     sizeof(struct ubpf_kout) + o->slot +
-			     (o->op == UBPF_K_OUT ? 8u
-						  : sizeof(struct ubpf_kostr)) >
+	     sizeof(struct ubpf_kout) + o->slot + ubpf_kop_room(o->op) >
 		     UBPF_KOUTMAX) ||
 	    ((o->flags & UBPF_KF_KEEP) && o->op != UBPF_K_OUT) ||
 	    ((o->flags & UBPF_KF_NCNT) && o->op != UBPF_K_OSTR)) {

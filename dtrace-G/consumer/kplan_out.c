@@ -292,16 +292,16 @@
 #include "kplan.h"
 #include "kplan_impl.h"
 
-/* Bytes an SSTR takes in the out area: its copy's address and length
- * (struct ubpf_kostr's first 16 bytes) */
-#define SSTR_SIZE ((unsigned)offsetof(struct ubpf_kostr, s))
-/* ... a speculation step's tag (kplan_spec.c's d_kplan_kspec()) */
-#define KTAG_SIZE ((unsigned)sizeof(struct ubpf_kspec))
+/* Bytes an SSTR takes in the out area (its copy's address and length)
+ * and a speculation step's tag (kplan_spec.c's d_kplan_kspec()):
+ * kagg_bpf.h's ubpf_kop_room() */
+#define SSTR_SIZE ubpf_kop_room(UBPF_K_SSTR)
+#define KTAG_SIZE ubpf_kop_room(UBPF_K_SPEC)
 
 /* Bytes one argument takes in the out area. */
 static unsigned out_size(bool str)
 {
-	return str ? (unsigned)sizeof(struct ubpf_kostr) : 8u;
+	return ubpf_kop_room(str ? UBPF_K_OSTR : UBPF_K_OUT);
 }
 
 bool kp_out_mstr(const struct d_kplan *k, const struct node *a)
@@ -918,20 +918,8 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 	uint8_t sz = 8, sg = 1;
 
 	for (unsigned pc = 0; pc < at; pc++) {
-		if (pl->ops[pc].op == UBPF_K_OUT)
-			off += out_size(false);
-		else if (pl->ops[pc].op == UBPF_K_OSTR ||
-			 pl->ops[pc].op == UBPF_K_OVSTR ||
-			 pl->ops[pc].op == UBPF_K_MSTR)
-			off += out_size(true);
-		else if (pl->ops[pc].op == UBPF_K_SSTR)
-			off += SSTR_SIZE;
-		else if (pl->ops[pc].op == UBPF_K_SPEC ||
-			 pl->ops[pc].op == UBPF_K_SPECU ||
-			 pl->ops[pc].op == UBPF_K_SPECX)
-			off += KTAG_SIZE;
-		else if (pl->ops[pc].op == UBPF_K_ODONE)
-			nd++;
+		off += ubpf_kop_room(pl->ops[pc].op);
+		nd += pl->ops[pc].op == UBPF_K_ODONE;
 	}
 	switch (o->op) {
 	case UBPF_K_SPEC: /* a step's tag: its slot, its clause's bit */
@@ -941,7 +929,7 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		o->agg = (uint16_t)nd;
 		o->imm = k->prog->nspec;
 		return nd < UBPF_KOUTS &&
-		       sizeof(struct ubpf_kout) + off + KTAG_SIZE <=
+		       sizeof(struct ubpf_kout) + off + ubpf_kop_room(o->op) <=
 			       UBPF_KOUTMAX;
 	case UBPF_K_ODONE:
 		o->n = (uint8_t)nd;
@@ -956,7 +944,7 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		return true;
 	case UBPF_K_MSTR: /* its copy's n, imm, agg, step: emit_stmt()'s */
 		o->slot = (uint16_t)off;
-		return sizeof(struct ubpf_kout) + off + out_size(true) <=
+		return sizeof(struct ubpf_kout) + off + ubpf_kop_room(o->op) <=
 		       UBPF_KOUTMAX;
 	case UBPF_K_SSTR: /* its address and length; its clause's bit */
 	case UBPF_K_OVSTR:
@@ -964,10 +952,7 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		o->agg = (uint16_t)off;
 		o->levels = (uint16_t)nd;
 		return nd < UBPF_KOUTS &&
-		       sizeof(struct ubpf_kout) + off +
-				       (o->op == UBPF_K_SSTR
-						? SSTR_SIZE
-						: out_size(true)) <=
+		       sizeof(struct ubpf_kout) + off + ubpf_kop_room(o->op) <=
 			       UBPF_KOUTMAX;
 	case UBPF_K_OUT:
 		/* the value's type, for printing: clause_typed() compares
@@ -989,8 +974,7 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 		break;
 	}
 	o->slot = (uint16_t)off;
-	return sizeof(struct ubpf_kout) + off +
-		       out_size(o->op == UBPF_K_OSTR) <=
+	return sizeof(struct ubpf_kout) + off + ubpf_kop_room(o->op) <=
 	       UBPF_KOUTMAX;
 }
 

@@ -520,6 +520,35 @@ struct ubpf_kspec {
 #define UBPF_KSPEC_WHOLE 4   /* ... and its clause ran to its ODONE */
 #define UBPF_KSPECS 64	     /* the most nspec the kernel keeps */
 
+/*
+ * The bytes op writes in the out area from its place there (an SSTR's
+ * and an OVSTR's at agg, another's at slot): an OUT's value, a string
+ * copy's struct ubpf_kostr (OSTR, OVSTR, MSTR), an SSTR's copy's
+ * address and length, a speculation step's tag; 0 for an op that
+ * writes none there.  The one statement of it: the planner lays the
+ * area out by it (../kplan_out.c's kp_out_op()) and the generator
+ * bounds each write by it (../cgen_out.c).
+ */
+static inline unsigned ubpf_kop_room(unsigned op)
+{
+	switch (op) {
+	case UBPF_K_OUT:
+		return 8;
+	case UBPF_K_OSTR:
+	case UBPF_K_OVSTR:
+	case UBPF_K_MSTR:
+		return sizeof(struct ubpf_kostr);
+	case UBPF_K_SSTR:
+		return __builtin_offsetof(struct ubpf_kostr, s);
+	case UBPF_K_SPEC:
+	case UBPF_K_SPECU:
+	case UBPF_K_SPECX:
+		return sizeof(struct ubpf_kspec);
+	default:
+		return 0;
+	}
+}
+
 /* kplans[{event, pid}] */
 struct ubpf_kplan_key {
 	__u32 ev;

@@ -255,8 +255,9 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
  * The C integer type of an expression as the compiler knows it before
  * run time, for a conversion with a size prefix: a literal's, a cast's
  * (the cast narrows the value at run time to just that: run.c), a
- * declared variable's (stores narrow to it), argN's (int64_t), and
- * unary - ~ + of one of those (C's promotion to int).  False for the
+ * declared variable's (stores narrow to it), argN's (int64_t), the
+ * timestamps' (uint64_t), pid's and tid's (int), and unary - ~ + of one
+ * of those (C's promotion to int).  False for the
  * rest (an undeclared variable's value, whose type is that of whatever
  * was last stored; args[N], typed per probe; a function's result): the
  * caller refuses a size prefix there rather than guess, and a cast
@@ -282,6 +283,22 @@ static bool pf_int_type(const struct d_prog *p, const struct node *n,
 		*sz = 8;
 		*sg = 1;
 		return true;
+	case N_BUILTIN: /* as run.c's builtin() gives them */
+		switch (d_builtins[n->sub].id) {
+		case B_TIMESTAMP:
+		case B_VTIMESTAMP:
+		case B_WALLTIMESTAMP:
+			*sz = 8;
+			*sg = 0;
+			return true;
+		case B_PID:
+		case B_TID:
+			*sz = 4;
+			*sg = 1;
+			return true;
+		default:
+			return false;
+		}
 	case N_VAR:
 		v = &p->vars[n->sub];
 		if (!v->declared || v->kind != T_INT || v->ptr || v->sou ||

@@ -257,11 +257,12 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
  * (the cast narrows the value at run time to just that: run.c), a
  * declared variable's (stores narrow to it), argN's (int64_t), the
  * timestamps' (uint64_t), pid's and tid's (int), and unary - ~ + of one
- * of those (C's promotion to int).  False for the
- * rest (an undeclared variable's value, whose type is that of whatever
- * was last stored; args[N], typed per probe; a function's result): the
- * caller refuses a size prefix there rather than guess, and a cast
- * decides it.
+ * of those (C's promotion to int).  False for the rest (an undeclared
+ * variable's value, whose type is that of whatever was last stored;
+ * args[N], typed per probe; a function's result): the caller refuses a
+ * size prefix there rather than guess, and a cast decides it.  A key of
+ * a later compile unit (another d_compile()) is not seen by a printa()
+ * checked before it; it prints at its own size.
  */
 static bool pf_int_type(const struct d_prog *p, const struct node *n,
 			uint8_t *sz, uint8_t *sg)

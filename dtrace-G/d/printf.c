@@ -9,10 +9,13 @@
  * the h/l/ll sizes, '*', '?', '@' for printa's value, ' and #); an
  * unknown conversion is a compile error.  d_pf_validate() matches
  * conversions with arguments as dt_printf_validate() does, with its
- * messages; a conversion with a size prefix (%hd, %lu, ...) takes only
- * an argument (printa(): key) whose C type the compiler knows to be the
- * prototype's (pf_int_type()), so that the value, narrowed to that type
- * at run time, prints exactly; where it cannot tell, it refuses.
+ * messages; a conversion with a size prefix (%hd, %lu, ...) refuses an
+ * argument (printa(): key) whose C type the compiler knows
+ * (pf_int_type()) to differ from the prototype's in size or sign, as
+ * DTrace does.  Where it cannot tell the type, l and ll take the value,
+ * which is 64 bits wide as theirs is and prints whole; h and hh refuse
+ * it, since the value, narrowed to their type at run time, could print
+ * other than it is.
  *
  * d_pf_one() prints one conversion the way dt_printf_format() builds
  * it: the flags, the width, a precision only when positive, "ll" for
@@ -259,10 +262,12 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
  * timestamps' (uint64_t), pid's and tid's (int), and unary - ~ + of one
  * of those (C's promotion to int).  False for the rest (an undeclared
  * variable's value, whose type is that of whatever was last stored;
- * args[N], typed per probe; a function's result): the caller refuses a
- * size prefix there rather than guess, and a cast decides it.  A key of
- * a later compile unit (another d_compile()) is not seen by a printa()
- * checked before it; it prints at its own size.
+ * args[N], typed per probe; a function's result; binary operators,
+ * comparisons and ?:, whose C conversions are not modelled): there l
+ * and ll print the 64-bit value, h and hh refuse rather than guess, and
+ * a cast decides it.  A key of a later compile unit (another
+ * d_compile()) is not seen by a printa() checked before it; it prints at
+ * its own size.
  */
 static bool pf_int_type(const struct d_prog *p, const struct node *n,
 			uint8_t *sz, uint8_t *sg)
@@ -390,15 +395,17 @@ static bool pf_keys_type(const struct parser *ps, unsigned agg, unsigned j,
 
 /*
  * A conversion with a size prefix (pfconvs[k].isz) and its argument, of
- * type sz and sg where known: refused where that is not the prototype's,
- * or where the compiler cannot tell it.  what and num name the argument
- * in the message ("argument", 2), conv the conversion's number.
+ * type sz and sg where known: refused where that is not the prototype's;
+ * where the compiler cannot tell it, refused for h and hh only (every
+ * value is 64 bits wide, so l and ll print it whole).  what and num name
+ * the argument in the message ("argument", 2), conv the conversion's
+ * number.
  */
 static void pf_check_size(struct parser *ps, int k, bool known, uint8_t sz,
 			  uint8_t sg, const char *func, const char *what,
 			  unsigned num, unsigned conv, const struct tok *at)
 {
-	if (!pfconvs[k].isz)
+	if (!pfconvs[k].isz || (!known && pfconvs[k].isz == 8))
 		return;
 	if (!known)
 		d_perrt(ps, D_PRINTF_ARG_TYPE, at->line, at->col,
@@ -423,9 +430,9 @@ static void pf_check_size(struct parser *ps, int k, bool known, uint8_t sz,
  * integer; printf() may not have extra arguments.  keys: for printa(),
  * the kinds of the aggregation's keys (NULL when unknown yet), and nargs
  * the number of aggregations, one per %@ at most.  A conversion with a
- * size prefix takes only an argument (printa(): a key of aggregation
- * agg's) of its prototype's type, known at compile time
- * (pf_check_size()).
+ * size prefix refuses an argument (printa(): a key of aggregation agg's)
+ * of another type than its prototype's, and h and hh one of a type not
+ * known at compile time (pf_check_size()).
  */
 void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 		   struct node **args, unsigned nargs, const int *keys,

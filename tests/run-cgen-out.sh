@@ -44,7 +44,8 @@
 #    copies it for that clause (cgen.c leaves out only the strings no
 #    such clause reads), so both print the bytes at the hit;
 #  - where the memory does not change, byte for byte DTRACE_CGEN=0's
-#    output: integers of several types (%d %u %x %c, trace()), strings
+#    output: integers of several types (%d %u %x %c, trace(); %hd %hx
+#    %lu of casts, printed at the cast's size), strings
 #    empty, of 254, 255 and 300 bytes (cut to strsize - 1, also with
 #    -x strsize=16), bytes that are not printable, a predicate on a
 #    kernel variable, a string predicate (the program's fault sites,
@@ -614,7 +615,8 @@ pid$target::hit:return
 	    (unsigned int)self->n, self->n * 3, (char)(self->n + 64));
 	trace(self->n - 1);
 	trace(copyinstr(self->p));
-	printf(" %d\n", pid == $target);
+	printf(" %d %hd %hx %lu\n", pid == $target, (short)(self->n * 70000),
+	    (short)-self->n, (unsigned long)-self->n);
 }
 pid$target::hit:return { this->e = execname; printf("%s ", this->e); }
 pid$target::hit:return /self->n > 2/ { printf("<%s>\n", copyinstr(self->p)); }
@@ -633,7 +635,8 @@ keep_case() {
 	same keep keep "unchanged memory" $xo
 	late=
 	expect_grep "unchanged memory${xo:+ ($xo)}: some output" \
-		'^\[alpha\] 1 1 3 A|0alpha 1$' keep1.txt
+		'^\[alpha\] 1 1 3 A|0alpha 1 4464 ffff 18446744073709551615$' \
+		keep1.txt
 	# this->e = execname the kernel's (kplan_str.c's kp_comm_store())
 	# where strsize is 18 or more, else user space's with its clause
 	n=6

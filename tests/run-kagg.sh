@@ -10,6 +10,8 @@
 #  - count, sum, avg, min, max, quantize, lquantize; keys of arguments,
 #    casts, pid/tid comparisons, probefunc/probename; predicates with
 #    && != > % and ?:, / by a negative constant;
+#  - keys of short, unsigned char and long casts printed by printa()'s
+#    %hd %hhu %ld, each at its size;
 #  - one aggregation fed by two clauses, the kernel's and user space's
 #    entries merged (a printf clause on the same probe keeps its record);
 #  - threads on several CPUs: exact counts from per-CPU values;
@@ -271,6 +273,32 @@ cat >expected.txt <<'EOF'
   done                                                              0
 EOF
 kbg k-e both "arguments past a site's own" 1 "'tick 3' done" -s e.d
+
+# keys of casts printed by printa() with size prefixes (printf.c's
+# pf_check_size()): each at the cast's size, the kernel's keys as user
+# space's (70000 * arg0 as a short is 4464 * arg0, wrapping past 32767;
+# 300 * arg0 as an unsigned char 44 * arg0 modulo 256)
+cat >pz.d <<'EOF'
+tr$target:::tick
+{
+	@pz[(short)(arg0 * 70000), (unsigned char)(arg0 * 300),
+	    (long)-arg0] = count();
+}
+END { printa("%hd %hhu %ld %@d\n", @pz); }
+EOF
+cat >expected.txt <<'EOF'
+0 0 0 1
+4464 44 -1 1
+8928 88 -2 1
+13392 132 -3 1
+17856 176 -4 1
+22320 220 -5 1
+26784 8 -6 1
+31248 52 -7 1
+-29824 96 -8 1
+
+EOF
+kbg k-pz both "printa() of keys with size prefixes" 1 "'tick 9' done" -s pz.d
 
 # kaggs's key is as wide as the most keys of a statement (bpf_agg_cgen.c),
 # its words written at each hit by the statement alone (cgen_agg.c's

@@ -849,7 +849,7 @@ static void check_stmts(struct parser *ps, struct stmt *v, unsigned n,
 					      st->kind == S_PRINTF ? "printf"
 								   : "system",
 					      st->args, st->nargs, NULL, 0,
-					      false, &at);
+					      false, 0, &at);
 			break;
 		case S_TRACEMEM:
 			d_tracemem_check(ps, st, strict);
@@ -864,7 +864,8 @@ static void check_stmts(struct parser *ps, struct stmt *v, unsigned n,
 
 				d_pf_validate(ps, st->pf, "printa", NULL,
 					      st->naggv, NULL,
-					      (unsigned)a->nkeys, true, &at);
+					      (unsigned)a->nkeys, true, st->agg,
+					      &at);
 			}
 			break;
 		case S_SPECULATE:

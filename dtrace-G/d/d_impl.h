@@ -1001,7 +1001,8 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 			 const struct tok *at, const char *func);
 void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 		   struct node **args, unsigned nargs, const int *keys,
-		   unsigned nkeys, bool printa, const struct tok *at);
+		   unsigned nkeys, bool printa, unsigned agg,
+		   const struct tok *at);
 void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width, int prec,
 	      const struct dv *v, bool escape);
 

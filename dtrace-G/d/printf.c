@@ -9,7 +9,13 @@
  * the h/l/ll sizes, '*', '?', '@' for printa's value, ' and #); an
  * unknown conversion is a compile error.  d_pf_validate() matches
  * conversions with arguments as dt_printf_validate() does, with its
- * messages.
+ * messages; a conversion with a size prefix (%hd, %lu, ...) refuses an
+ * argument (printa(): key) whose C type the compiler knows
+ * (pf_int_type()) to differ from the prototype's in size or sign, as
+ * DTrace does.  Where it cannot tell the type, l and ll take the value,
+ * which is 64 bits wide as theirs is and prints whole; h and hh refuse
+ * it, since the value, narrowed to their type at run time, could print
+ * other than it is.
  *
  * d_pf_one() prints one conversion the way dt_printf_format() builds
  * it: the flags, the width, a precision only when positive, "ll" for
@@ -42,51 +48,63 @@
 /* ------------------------------------------------------------------ */
 /* printf formats (dt_printf.c's conversions and flags) */
 
+/*
+ * A size prefix (h, hh, l, ll) makes a conversion take one C integer type
+ * (the "prototype"), as dt_printf.c's pfcheck_type() and its x variants
+ * do: isz, the argument's size in bytes (0: any integer, the conversions
+ * without a prefix), and isg its signedness (PF_SG_ANY: %hx %lx %llx and
+ * their X, which take either).  DTrace compares integer types by their
+ * encoding, size and sign, so long and long long are one type here as
+ * they are there on LP64, and print alike.
+ */
+#define PF_SG_ANY 2
+
 static const struct {
 	const char *name;
 	char conv;  /* what we print */
 	int argkind; /* T_INT, T_STR */
 	const char *proto;
+	uint8_t isz, isg;
 } pfconvs[] = {
 	/* %a %A: an address or a name (stack.c) */
-	{ "a", 'a', T_ANY, "pointer or integer" },
-	{ "A", 'A', T_ANY, "pointer or integer" },
-	{ "c", 'c', T_INT, "char, short, or int" },
-	{ "C", 'C', T_INT, "char, short, or int" },
-	{ "d", 'd', T_INT, "char, short, int, long, or long long" },
-	{ "hd", 'd', T_INT, "short" },
-	{ "hi", 'i', T_INT, "short" },
-	{ "ho", 'o', T_INT, "unsigned short" },
-	{ "hu", 'u', T_INT, "unsigned short" },
-	{ "hx", 'x', T_INT, "short" },
-	{ "hX", 'X', T_INT, "short" },
-	{ "hhd", 'd', T_INT, "char" },
-	{ "hhu", 'u', T_INT, "unsigned char" },
-	{ "hhx", 'x', T_INT, "char" },
-	{ "i", 'i', T_INT, "char, short, int, long, or long long" },
-	{ "k", 'k', T_STR, "stack" },
-	{ "ld", 'd', T_INT, "long" },
-	{ "li", 'i', T_INT, "long" },
-	{ "lo", 'o', T_INT, "unsigned long" },
-	{ "lu", 'u', T_INT, "unsigned long" },
-	{ "lx", 'x', T_INT, "long" },
-	{ "lX", 'X', T_INT, "long" },
-	{ "lld", 'd', T_INT, "long long" },
-	{ "lli", 'i', T_INT, "long long" },
-	{ "llo", 'o', T_INT, "unsigned long long" },
-	{ "llu", 'u', T_INT, "unsigned long long" },
-	{ "llx", 'x', T_INT, "long long" },
-	{ "llX", 'X', T_INT, "long long" },
-	{ "o", 'o', T_INT, "char, short, int, long, or long long" },
-	{ "p", 'p', T_INT, "pointer or integer" },
-	{ "s", 's', T_STR, "char [] or string (or use stringof)" },
-	{ "S", 'S', T_STR, "char [] or string (or use stringof)" },
-	{ "T", 'T', T_INT, "int64_t" },
-	{ "u", 'u', T_INT, "char, short, int, long, or long long" },
-	{ "x", 'x', T_INT, "char, short, int, long, or long long" },
-	{ "X", 'X', T_INT, "char, short, int, long, or long long" },
-	{ "Y", 'Y', T_INT, "int64_t" },
-	{ "%", '%', T_ANY, "void" },
+	{ "a", 'a', T_ANY, "pointer or integer", 0, 0 },
+	{ "A", 'A', T_ANY, "pointer or integer", 0, 0 },
+	{ "c", 'c', T_INT, "char, short, or int", 0, 0 },
+	{ "C", 'C', T_INT, "char, short, or int", 0, 0 },
+	{ "d", 'd', T_INT, "char, short, int, long, or long long", 0, 0 },
+	{ "hd", 'd', T_INT, "short", 2, 1 },
+	{ "hi", 'i', T_INT, "short", 2, 1 },
+	{ "ho", 'o', T_INT, "unsigned short", 2, 0 },
+	{ "hu", 'u', T_INT, "unsigned short", 2, 0 },
+	{ "hx", 'x', T_INT, "short", 2, PF_SG_ANY },
+	{ "hX", 'X', T_INT, "short", 2, PF_SG_ANY },
+	{ "hhd", 'd', T_INT, "char", 1, 1 },
+	{ "hhu", 'u', T_INT, "unsigned char", 1, 0 },
+	{ "hhx", 'x', T_INT, "char", 1, PF_SG_ANY },
+	{ "i", 'i', T_INT, "char, short, int, long, or long long", 0, 0 },
+	{ "k", 'k', T_STR, "stack", 0, 0 },
+	{ "ld", 'd', T_INT, "long", 8, 1 },
+	{ "li", 'i', T_INT, "long", 8, 1 },
+	{ "lo", 'o', T_INT, "unsigned long", 8, 0 },
+	{ "lu", 'u', T_INT, "unsigned long", 8, 0 },
+	{ "lx", 'x', T_INT, "long", 8, PF_SG_ANY },
+	{ "lX", 'X', T_INT, "long", 8, PF_SG_ANY },
+	{ "lld", 'd', T_INT, "long long", 8, 1 },
+	{ "lli", 'i', T_INT, "long long", 8, 1 },
+	{ "llo", 'o', T_INT, "unsigned long long", 8, 0 },
+	{ "llu", 'u', T_INT, "unsigned long long", 8, 0 },
+	{ "llx", 'x', T_INT, "long long", 8, PF_SG_ANY },
+	{ "llX", 'X', T_INT, "long long", 8, PF_SG_ANY },
+	{ "o", 'o', T_INT, "char, short, int, long, or long long", 0, 0 },
+	{ "p", 'p', T_INT, "pointer or integer", 0, 0 },
+	{ "s", 's', T_STR, "char [] or string (or use stringof)", 0, 0 },
+	{ "S", 'S', T_STR, "char [] or string (or use stringof)", 0, 0 },
+	{ "T", 'T', T_INT, "int64_t", 0, 0 },
+	{ "u", 'u', T_INT, "char, short, int, long, or long long", 0, 0 },
+	{ "x", 'x', T_INT, "char, short, int, long, or long long", 0, 0 },
+	{ "X", 'X', T_INT, "char, short, int, long, or long long", 0, 0 },
+	{ "Y", 'Y', T_INT, "int64_t", 0, 0 },
+	{ "%", '%', T_ANY, "void", 0, 0 },
 };
 
 static int pfconv_lookup(const char *name)
@@ -237,15 +255,189 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
 }
 
 /*
+ * The C integer type of an expression as the compiler knows it before
+ * run time, for a conversion with a size prefix: a literal's, a cast's
+ * (the cast narrows the value at run time to just that: run.c), a
+ * declared variable's (stores narrow to it), argN's (int64_t), the
+ * timestamps' (uint64_t), pid's and tid's (int), and unary - ~ + of one
+ * of those (C's promotion to int).  False for the rest (an undeclared
+ * variable's value, whose type is that of whatever was last stored;
+ * args[N], typed per probe; a function's result; binary operators,
+ * comparisons and ?:, whose C conversions are not modelled): there l
+ * and ll print the 64-bit value, h and hh refuse rather than guess, and
+ * a cast decides it.  A key of a later compile unit (another
+ * d_compile()) is not seen by a printa() checked before it; it prints at
+ * its own size.
+ */
+static bool pf_int_type(const struct d_prog *p, const struct node *n,
+			uint8_t *sz, uint8_t *sg)
+{
+	const struct var *v;
+
+	switch (n->op) {
+	case N_INT:
+		*sz = n->sz;
+		*sg = n->sg;
+		return true;
+	case N_CAST:
+		if (n->ptr || n->sou)
+			return false;
+		*sz = n->sz;
+		*sg = n->sg;
+		return true;
+	case N_ARGN:
+		*sz = 8;
+		*sg = 1;
+		return true;
+	case N_BUILTIN: /* as run.c's builtin() gives them */
+		switch (d_builtins[n->sub].id) {
+		case B_TIMESTAMP:
+		case B_VTIMESTAMP:
+		case B_WALLTIMESTAMP:
+			*sz = 8;
+			*sg = 0;
+			return true;
+		case B_PID:
+		case B_TID:
+			*sz = 4;
+			*sg = 1;
+			return true;
+		default:
+			return false;
+		}
+	case N_VAR:
+		v = &p->vars[n->sub];
+		if (!v->declared || v->kind != T_INT || v->ptr || v->sou ||
+		    !v->sz)
+			return false;
+		*sz = v->sz;
+		*sg = v->sg;
+		return true;
+	case N_UN:
+		if ((n->sub != '-' && n->sub != '~' && n->sub != '+') ||
+		    !pf_int_type(p, n->a, sz, sg))
+			return false;
+		if (*sz < 4) {
+			*sz = 4;
+			*sg = 1;
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const char *pf_int_name(uint8_t sz, uint8_t sg)
+{
+	switch (sz) {
+	case 1:
+		return sg ? "char" : "unsigned char";
+	case 2:
+		return sg ? "short" : "unsigned short";
+	case 4:
+		return sg ? "int" : "unsigned int";
+	default:
+		return sg ? "int64_t" : "uint64_t";
+	}
+}
+
+/*
+ * printa(): the type of aggregation agg's key j, where every statement
+ * aggregating into it gives that key one type pf_int_type() knows;
+ * false where one does not, or two differ.
+ */
+static bool pf_key_type(const struct d_prog *p, const struct stmt *v,
+			unsigned n, unsigned agg, unsigned j, bool *seen,
+			uint8_t *sz, uint8_t *sg)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct stmt *st = &v[i];
+		uint8_t z, g;
+
+		if (st->kind == S_IF) {
+			if (!pf_key_type(p, st->body, st->nbody, agg, j, seen,
+					 sz, sg) ||
+			    !pf_key_type(p, st->els, st->nels, agg, j, seen, sz,
+					 sg))
+				return false;
+			continue;
+		}
+		if (st->kind != S_AGG || st->agg != agg || j >= st->nkeys)
+			continue;
+		if (!pf_int_type(p, st->keys[j], &z, &g) ||
+		    (*seen && (z != *sz || g != *sg)))
+			return false;
+		*seen = true;
+		*sz = z;
+		*sg = g;
+	}
+	return true;
+}
+
+/* ... over the clauses compiled before and those of this unit */
+static bool pf_keys_type(const struct parser *ps, unsigned agg, unsigned j,
+			 uint8_t *sz, uint8_t *sg)
+{
+	const struct d_prog *p = ps->prog;
+	bool seen = false;
+	unsigned c;
+
+	for (c = 0; c < p->nclauses; c++)
+		if (!pf_key_type(p, p->clauses[c].stmts, p->clauses[c].nstmts,
+				 agg, j, &seen, sz, sg))
+			return false;
+	for (c = 0; c < ps->ncl; c++)
+		if (!pf_key_type(p, ps->cl[c].stmts, ps->cl[c].nstmts, agg, j,
+				 &seen, sz, sg))
+			return false;
+	return seen;
+}
+
+/*
+ * A conversion with a size prefix (pfconvs[k].isz) and its argument, of
+ * type sz and sg where known: refused where that is not the prototype's;
+ * where the compiler cannot tell it, refused for h and hh only (every
+ * value is 64 bits wide, so l and ll print it whole).  what and num name
+ * the argument in the message ("argument", 2), conv the conversion's
+ * number.
+ */
+static void pf_check_size(struct parser *ps, int k, bool known, uint8_t sz,
+			  uint8_t sg, const char *func, const char *what,
+			  unsigned num, unsigned conv, const struct tok *at)
+{
+	if (!pfconvs[k].isz || (!known && pfconvs[k].isz == 8))
+		return;
+	if (!known)
+		d_perrt(ps, D_PRINTF_ARG_TYPE, at->line, at->col,
+			"%s( ) %s #%u has a type not known at compile time, "
+			"and conversion #%u (%%%s) takes %s only: cast it, as "
+			"in (%s)x",
+			func, what, num, conv, pfconvs[k].name,
+			pfconvs[k].proto, pfconvs[k].proto);
+	if (sz != pfconvs[k].isz ||
+	    (pfconvs[k].isg != PF_SG_ANY && sg != pfconvs[k].isg))
+		d_perrt(ps, D_PRINTF_ARG_TYPE, at->line, at->col,
+			"%s( ) %s #%u is incompatible with conversion #%u "
+			"prototype:\n\tconversion: %%%s\n\t prototype: %s"
+			"\n\t  argument: %s",
+			func, what, num, conv, pfconvs[k].name,
+			pfconvs[k].proto, pf_int_name(sz, sg));
+}
+
+/*
  * Check a format against its arguments (dt_printf_validate()): every
  * conversion needs an argument of a compatible kind, '*' needs an
  * integer; printf() may not have extra arguments.  keys: for printa(),
  * the kinds of the aggregation's keys (NULL when unknown yet), and nargs
- * the number of aggregations, one per %@ at most.
+ * the number of aggregations, one per %@ at most.  A conversion with a
+ * size prefix refuses an argument (printa(): a key of aggregation agg's)
+ * of another type than its prototype's, and h and hh one of a type not
+ * known at compile time (pf_check_size()).
  */
 void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
-			struct node **args, unsigned nargs, const int *keys,
-			unsigned nkeys, bool printa, const struct tok *at)
+		   struct node **args, unsigned nargs, const int *keys,
+		   unsigned nkeys, bool printa, unsigned agg,
+		   const struct tok *at)
 {
 	unsigned i, j = 0, naggs = 0;
 	unsigned navail = printa ? nkeys : nargs;
@@ -310,6 +502,20 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 			       func, printa ? "key" : "argument",
 			       printa ? j + 1 : j + 2, i + 1, d->name,
 			       pfconvs[k].proto, d_kind_name(got));
+		if (pfconvs[k].isz) {
+			uint8_t sz = 0, sg = 0;
+			bool known;
+
+			if (printa) {
+				known = pf_keys_type(ps, agg, j, &sz, &sg);
+			} else {
+				known = pf_int_type(ps->prog, args[j], &sz,
+						    &sg);
+			}
+			pf_check_size(ps, k, known, sz, sg, func,
+				      printa ? "key" : "argument",
+				      printa ? j + 1 : j + 2, i + 1, at);
+		}
 		j++;
 	}
 	if (!printa && j < nargs)

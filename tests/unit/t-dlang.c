@@ -312,9 +312,11 @@ static void test_printf_conv(void)
 	     "[   42][7   ][xy]", "* width and precision from arguments");
 	q_is("BEGIN { printf(\"%*d|\", -4, 1); }", "1   |",
 	     "a negative * width left-justifies");
-	q_is("BEGIN { printf(\"%hd %ld %lld %lu %llx %hhu\", 1, 2, 3, 4, 255, "
-	     "6); }",
-	     "1 2 3 4 ff 6", "length modifiers h l ll hh");
+	q_is("BEGIN { printf(\"%hd %ld %lld %lu %llx %hhu\", (short)70000, "
+	     "2L, 3LL, 4UL, 255LL, (unsigned char)262); }",
+	     "4464 2 3 4 ff 6",
+	     "length modifiers h l ll hh: an argument of the type, printed "
+	     "at its size");
 	q_is("BEGIN { printf(\"100%% %s\", \"done\"); }", "100% done", "%%");
 	q_is("BEGIN { printf(\"%a %A\", 0x1234, 0x10); }", "0x1234 0x10",
 	     "%a and %A without symbols print the address");

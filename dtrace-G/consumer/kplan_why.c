@@ -773,6 +773,19 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						 j + 1);
 					return;
 				}
+				if (kp_has_psargs(w)) {
+					snprintf(buf, len,
+						 "argument %u: pr_psargs is "
+						 "printed from the record "
+						 "only where no statement the "
+						 "kernel runs follows it in "
+						 "a clause that does not "
+						 "speculate (a record without "
+						 "it faults when dtrace "
+						 "formats it)",
+						 j + 1);
+					return;
+				}
 				snprintf(buf, len,
 					 "argument %u: a copy run.c may not "
 					 "reach (a branch of ?:, right of && "

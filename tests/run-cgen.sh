@@ -279,7 +279,7 @@ cg_ids() {
 		-n 'tr$target:::tick { printf("%d %s\n", arg0,
 			curpsinfo->pr_psargs); @n = count(); }'
 	expect_eq "pr_psargs printed before a count: why user space's" 1 \
-		"$(grep -c 'argument 2: pr_psargs is printed from the record only where no statement' err1.txt)"
+		"$(grep -c 'argument 2: pr_psargs, a string the record may lack, is printed from it only where nothing' err1.txt)"
 	# arguments 7 to 12 are on the stack (memory at %rsp + offset): read
 	# with bpf_probe_read_user(), for the record and for the plan, beside a
 	# probe with a string argument and one with plain registers

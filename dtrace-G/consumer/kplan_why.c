@@ -774,16 +774,25 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 					return;
 				}
 				if (kp_has_psargs(w)) {
-					snprintf(buf, len,
-						 "argument %u: pr_psargs is "
-						 "printed from the record "
-						 "only where no statement the "
-						 "kernel runs follows it in "
-						 "a clause that does not "
-						 "speculate (a record without "
-						 "it faults when dtrace "
-						 "formats it)",
-						 j + 1);
+					snprintf(
+						buf, len, "argument %u: %s",
+						j + 1,
+						d_kplan_specs(p, ci)
+							? "pr_psargs in a "
+							  "speculating clause, "
+							  "whose faults user "
+							  "space reports at "
+							  "its place"
+							: "pr_psargs, a string "
+							  "the record may lack, "
+							  "is printed from it "
+							  "only where nothing "
+							  "the kernel runs "
+							  "follows in the "
+							  "clause (its fault is "
+							  "met as dtrace "
+							  "formats, after the "
+							  "hit ran the rest)");
 					return;
 				}
 				snprintf(buf, len,

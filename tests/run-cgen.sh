@@ -280,6 +280,13 @@ cg_ids() {
 			curpsinfo->pr_psargs); @n = count(); }'
 	expect_eq "pr_psargs printed before a count: why user space's" 1 \
 		"$(grep -c 'argument 2: pr_psargs, a string the record may lack, is printed from it only where nothing' err1.txt)"
+	# after a user stack's count, which dtrace makes from the record
+	# after the area's faults are reported (kplan_out.c's
+	# ukey_after_ok()): the fault would drop the faulting hit's count
+	same "pr_psargs printed after a stack's count" generated \
+		"'tick 2' noargs 'tick 1'" \
+		-n 'tr$target:::tick { @[ustack()] = count();
+			printf("%d %s\n", arg0, curpsinfo->pr_psargs); }'
 	# arguments 7 to 12 are on the stack (memory at %rsp + offset): read
 	# with bpf_probe_read_user(), for the record and for the plan, beside a
 	# probe with a string argument and one with plain registers

@@ -779,7 +779,9 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 
 /* Does argument j of st (a printf(), trace() or name key) copy at the
  * hit: a copyinstr() whole, or a leaf dtrace formats from that is not
- * an integer (an OSTR, OVSTR: a copy whose fault out_list() reports)? */
+ * an integer (an OSTR, OVSTR: a copy whose fault out_list() reports)?
+ * Or may it fault as one does: pr_psargs, whose absence out_ftime()
+ * reports the same way. */
 static bool arg_copies(const struct d_kplan *k, const struct stmt *st,
 		       unsigned j)
 {
@@ -788,7 +790,7 @@ static bool arg_copies(const struct d_kplan *k, const struct stmt *st,
 	int n;
 
 	(void)kp_out_arg(st, j, &s);
-	if (s)
+	if (s || kp_has_psargs(kp_out_node(st, j)))
 		return true;
 	n = kp_out_ftime(k, st, j, lv);
 	for (int l = 0; l < n; l++)

@@ -643,6 +643,7 @@ bool kp_out_svar(const struct d_kplan *k, const struct node *a);
 bool kp_out_mstr(const struct d_kplan *k, const struct node *a);
 /* kplan_str.c: execname (the comm the kernel reads at the hit) */
 bool kp_is_comm(const struct node *n);
+bool kp_has_psargs(const struct node *n);
 /* ... strlen(execname), which the kernel computes (UBPF_K_CLEN)? */
 bool kp_comm_strlen(const struct d_kplan *k, const struct node *n);
 /* ... a literal key (cut to strsize - 1 bytes) or c ? "a" : "b" */

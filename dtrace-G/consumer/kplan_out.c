@@ -43,7 +43,11 @@
  * value, kp_out_whole()), each leaf computed into the area
  * as a whole argument is, in d_eval()'s order, and the tree evaluated
  * by dtrace when it formats (out_ftime(): d/stmt.c's d_eval_pinned()
- * with each leaf's value or fault pinned), or ustack() or jstack()
+ * with each leaf's value or fault pinned; curpsinfo->pr_psargs, whole
+ * or in such a tree, is the record's copy there, taken only where
+ * nothing the kernel runs follows in a clause that does not
+ * speculate: a record without it faults as dtrace formats it,
+ * kp_out_ftime_ok()), or ustack() or jstack()
  * printed whole (kp_out_stk(): OSTK, below), in a clause
  * whose every other statement kplan takes (stores, aggregations:
  * kp_stmt_ok()), so the clause is a kernel clause like any other and
@@ -620,6 +624,14 @@ bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 	 * modules (bpf.c's bpf_kspec_fire()) */
 	if (d_kplan_specs(k->prog, ci) && kp_out_names(kp_out_node(st, j)))
 		return false;
+	/* pr_psargs: a record without it faults at format time
+	 * (kplan_str.c's kp_out_leaves()), which the hit never saw: only
+	 * where the clause has nothing after it for the kernel to run, as
+	 * a copy with no jump, and not where user space holds the clause
+	 * (a speculation's, whose faults are reported at its place) */
+	if (kp_has_psargs(kp_out_node(st, j)) &&
+	    (ends || d_kplan_specs(k->prog, ci)))
+		return false;
 	/* (R2: copyinstr(argN) in a clause only at uprobe sites, in a
 	 * program with no noastr, is copied before the probe's first
 	 * clause, whatever branch run.c takes: a failed copy sends the hit
@@ -767,7 +779,9 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 
 /* Does argument j of st (a printf(), trace() or name key) copy at the
  * hit: a copyinstr() whole, or a leaf dtrace formats from that is not
- * an integer (an OSTR, OVSTR: a copy whose fault out_list() reports)? */
+ * an integer (an OSTR, OVSTR: a copy whose fault out_list() reports)?
+ * Or may it fault as one does: pr_psargs, whose absence out_ftime()
+ * reports the same way. */
 static bool arg_copies(const struct d_kplan *k, const struct stmt *st,
 		       unsigned j)
 {
@@ -776,7 +790,7 @@ static bool arg_copies(const struct d_kplan *k, const struct stmt *st,
 	int n;
 
 	(void)kp_out_arg(st, j, &s);
-	if (s)
+	if (s || kp_has_psargs(kp_out_node(st, j)))
 		return true;
 	n = kp_out_ftime(k, st, j, lv);
 	for (int l = 0; l < n; l++)
@@ -1349,7 +1363,7 @@ struct orun {
 
 /* A fault at at in action action: kept in hold mode, else reported;
  * r->rv set either way (the walk ends) */
-static void run_fault(struct orun *r, int action, uint64_t at)
+static void run_fault(struct orun *r, int action, uint64_t at, bool illop)
 {
 	int rv;
 
@@ -1362,7 +1376,7 @@ static void run_fault(struct orun *r, int action, uint64_t at)
 		r->rv = -1;
 		return;
 	}
-	rv = d_run_fault(r->k->prog, r->clause, r->f, action, false, at,
+	rv = d_run_fault(r->k->prog, r->clause, r->f, action, illop, at,
 			 r->err);
 	r->rv = rv ? rv : -1;
 }
@@ -1371,15 +1385,15 @@ static void run_fault(struct orun *r, int action, uint64_t at)
  * sout clause's pre[r->nv - 1], reported if the clause gets there;
  * else the hit's, reported here */
 static void arg_fault(struct orun *r, const struct stmt *st, unsigned j,
-		      uint64_t faddr)
+		      uint64_t faddr, bool illop)
 {
-	if (r->sout) {
+	if (r->sout) { /* (an address's: pr_psargs is not a sout's) */
 		r->fat = (int)r->nv - 1;
 		r->faddr = faddr;
 		return;
 	}
 	run_fault(r, st->kind == S_TRACE ? st->action : st->action + (int)j,
-		  faddr);
+		  faddr, illop);
 }
 
 /* No late re-read (R1) of an argument string that faulted at the hit:
@@ -1414,6 +1428,7 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 	uint64_t faddr = 0;
 	char *str = NULL;
 	bool ok = true;
+	int frv;
 
 	if (nl < 0) {
 		r->rv = -1;
@@ -1486,9 +1501,10 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 			abort();
 		p->v = (struct dv){ .s = ls[nls++], .k = K_STR, .tn = 1 };
 	}
-	if (ok && d_eval_pinned(k->prog, r->clause, r->f, kp_out_node(st, j),
-				pin, (unsigned)nl, v, &str, &faddr)) {
-		arg_fault(r, st, j, faddr);
+	if (ok &&
+	    (frv = d_eval_pinned(k->prog, r->clause, r->f, kp_out_node(st, j),
+				 pin, (unsigned)nl, v, &str, &faddr))) {
+		arg_fault(r, st, j, faddr, frv == 2); /* 2: pr_psargs's */
 		ok = false;
 	}
 	/* the result's string is d_eval_pinned()'s copy: one per
@@ -1561,7 +1577,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			memcpy(&so, r->data + r->off, SSTR_SIZE);
 			r->off += SSTR_SIZE;
 			if (so.len < 0)
-				run_fault(r, st->action, out_faddr(&so));
+				run_fault(r, st->action, out_faddr(&so), false);
 			continue;
 		}
 		if (!ks->out)
@@ -1640,7 +1656,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 					  st->kind == S_TRACE
 						  ? st->action
 						  : st->action + (int)j,
-					  fa);
+					  fa, false);
 				return;
 			}
 			r->strs[r->ns] =

@@ -467,6 +467,22 @@ bool kp_is_comm(const struct node *n)
 	return n->op == N_BUILTIN && d_builtins[n->sub].id == B_EXECNAME;
 }
 
+/* Is curpsinfo->pr_psargs in the tree n (kp_out_leaves()'s record
+ * value that may fault)? */
+bool kp_has_psargs(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS)
+		return true;
+	if (kp_has_psargs(n->a) || kp_has_psargs(n->b) || kp_has_psargs(n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (kp_has_psargs(n->args[i]))
+			return true;
+	return false;
+}
+
 /*
  * strlen(execname) (D_KPLAN_VARS): UBPF_K_CLEN counts the bytes before
  * the NUL of the comm bpf_get_current_comm() gives at the hit, the
@@ -1029,7 +1045,11 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
  * arguments left to right, a ?:'s condition then both branches, &&'s
  * and ||'s left then right), each node is:
  *  - nothing in the area: an integer or string literal, execname (the
- *    record's comm, which d_eval()'s builtin() reads);
+ *    record's comm, which d_eval()'s builtin() reads), and
+ *    curpsinfo->pr_psargs (the argument area's bytes the record of
+ *    every hit carries in a run whose clauses read it, cgen_rec.c's
+ *    cgen_psargs(), turned into text by bpf.c and kprov.c as for a
+ *    clause run from the record: the same bytes builtin() reads);
  *  - a leaf: a KV_STR variable (OVSTR), copyinstr(E) of an integer E
  *    the plan computes, or copyinstr(E, N) of a constant count
  *    (kp_ostr_count(): OSTR), an integer the plan computes whole
@@ -1049,7 +1069,13 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
  * formatting has), and the checker made them strings or integers as need_str()
  * wants; / and % (a zero divisor), a computed base, strtok() (which
  * goes on with the program's state) and rand() are not taken.  So the
- * only faults are the copies', met in run.c's order.  Anything else
+ * only faults are the copies', met in run.c's order, and pr_psargs's:
+ * a record without the argument area (a kernel thread, a read of it
+ * that faulted at the hit) makes builtin() fault (illegal operation)
+ * where d_eval() reaches it, at format time, which cannot end the
+ * clause at the hit, so kplan_out.c's kp_out_ftime_ok() takes it only
+ * where no statement the kernel runs follows in the clause, and not
+ * in a speculating one (kp_has_psargs()).  Anything else
  * under the argument leaves it, and its clause, user space's.  cond:
  * the node is under a ?: branch or right of && or ||, where run.c may
  * not reach it (the leaf's cond).  The leaves, at most KP_LEAVES, into
@@ -1105,8 +1131,9 @@ static bool ftime_walk(const struct d_kplan *k, const struct node *n, bool cond,
 {
 	uint8_t sz, sg;
 
-	if (n->op == N_INT || n->op == N_STR || kp_is_comm(n))
-		return true; /* dtrace has it */
+	if (n->op == N_INT || n->op == N_STR || kp_is_comm(n) ||
+	    (n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS))
+		return true; /* dtrace has it, from the record */
 	if (kp_out_svar(k, n) ||
 	    ((kp_ostr_count(k->prog, n) > 0 || kp_ostr_hit(k, n)) &&
 	     kp_ty(k, n->args[0], &sz, &sg) &&

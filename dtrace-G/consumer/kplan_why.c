@@ -773,6 +773,28 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						 j + 1);
 					return;
 				}
+				if (kp_has_psargs(w)) {
+					snprintf(
+						buf, len, "argument %u: %s",
+						j + 1,
+						d_kplan_specs(p, ci)
+							? "pr_psargs in a "
+							  "speculating clause, "
+							  "whose faults user "
+							  "space reports at "
+							  "its place"
+							: "pr_psargs, a string "
+							  "the record may lack, "
+							  "is printed from it "
+							  "only where nothing "
+							  "the kernel runs "
+							  "follows in the "
+							  "clause (its fault is "
+							  "met as dtrace "
+							  "formats, after the "
+							  "hit ran the rest)");
+					return;
+				}
 				snprintf(buf, len,
 					 "argument %u: a copy run.c may not "
 					 "reach (a branch of ?:, right of && "

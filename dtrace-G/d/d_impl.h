@@ -1037,7 +1037,9 @@ struct d_pin {
  * firing f, each node of pins[] (npins) not evaluated but given: its
  * value, or its fault (invalid address, as the copy would have
  * raised).  0 and *v (a string: *str, malloc()ed, which v->s is, for
- * the caller to free), or the fault: 1 and *faddr.
+ * the caller to free), or the fault: 1 and *faddr (invalid address),
+ * or 2 (illegal operation: curpsinfo->pr_psargs of a record without
+ * it, builtin()'s).
  */
 int d_eval_pinned(struct d_prog *p, unsigned clause, const struct d_fire *f,
 		  const struct node *n, const struct d_pin *pins,

@@ -1012,10 +1012,10 @@ int d_eval_pinned(struct d_prog *p, unsigned clause, const struct d_fire *f,
 			v->s = *str;
 		}
 	} else {
-		/* only a pin's fault: no format-time node faults
-		 * (kplan_str.c's kp_out_leaves()) */
+		/* a pin's fault, or pr_psargs's: no other format-time node
+		 * faults (kplan_str.c's kp_out_leaves()) */
 		*faddr = x->faddr;
-		x->rv = 1;
+		x->rv = x->fault == FLT_ILLOP ? 2 : 1;
 	}
 	rv = x->rv;
 	d_ectx_free(x);

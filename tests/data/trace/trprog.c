@@ -59,14 +59,20 @@
  *	lines PATH N	wait (up to 60 s) until PATH has N lines or more (a
  *			consumer printed them: dtrace -o PATH); "ok lines"
  *			or "timeout lines"
+ *	noargs		point the process's argument area (mm's arg_start
+ *			and arg_end: noargs()) at a page it cannot read,
+ *			for good: curpsinfo->pr_psargs cannot be read at
+ *			later hits ("ok noargs", or "error noargs")
  *	done		tr:::done(0)
  *	quit		exit(0)
  */
 #include <dlfcn.h>
 #include <limits.h>
+#include <linux/prctl.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +130,49 @@ static void *thread_main(void *arg)
 		done++;
 	}
 	return (void *)done;
+}
+
+/*
+ * noargs: the argument area moved to a page no one can read, for good
+ * (tests/run-cgen.sh's pr_psargs a record cannot carry).
+ * PR_SET_MM_MAP, which any process may do to itself (the single
+ * fields' PR_SET_MM wants CAP_SYS_RESOURCE): the whole map given,
+ * every other field as /proc/self/stat has it (fields 26, 27 and 28,
+ * then 45 to 51), the brk from sbrk(0), no auxv, no exe.
+ */
+static int noargs(void)
+{
+	struct prctl_mm_map mm = { .exe_fd = (uint32_t)-1 };
+	unsigned long long f[52] = { 0 };
+	char buf[2048], *p;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	FILE *fp = fopen("/proc/self/stat", "r");
+	size_t n = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+
+	if (fp)
+		fclose(fp);
+	buf[n] = '\0';
+	/* after the command's name, which may hold blanks: field 3 on */
+	if (m == MAP_FAILED || !(p = strrchr(buf, ')')))
+		return -1;
+	p = strtok(p + 1, " ");
+	for (int i = 3; i <= 51 && p; i++, p = strtok(NULL, " "))
+		f[i] = strtoull(p, NULL, 10);
+	mm.start_code = f[26];
+	mm.end_code = f[27];
+	mm.start_stack = f[28];
+	mm.start_data = f[45];
+	mm.end_data = f[46];
+	mm.start_brk = f[47];
+	mm.brk = (uintptr_t)sbrk(0);
+	mm.arg_start = (uintptr_t)m;
+	mm.arg_end = (uintptr_t)m + 16;
+	mm.env_start = f[50];
+	mm.env_end = f[51];
+	return prctl(PR_SET_MM, PR_SET_MM_MAP, (unsigned long)&mm, sizeof(mm),
+		     0);
 }
 
 /*
@@ -346,6 +395,11 @@ static void run(char *line)
 		struct timespec ts = {n / 1000, (n % 1000) * 1000000};
 
 		nanosleep(&ts, NULL);
+	} else if (!strcmp(line, "noargs")) {
+		if (noargs() < 0) {
+			printf("error noargs\n");
+			return;
+		}
 	} else if (!strcmp(line, "done")) {
 		TR_DONE(0);
 	} else if (!strcmp(line, "quit")) {

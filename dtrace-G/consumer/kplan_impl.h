@@ -644,6 +644,10 @@ bool kp_out_mstr(const struct d_kplan *k, const struct node *a);
 /* kplan_str.c: execname (the comm the kernel reads at the hit) */
 bool kp_is_comm(const struct node *n);
 bool kp_has_psargs(const struct node *n);
+/* Is a node of the tree n (itself, a, b, c, its arguments) one is()
+ * holds for?  The one walk of kp_has_psargs(), kp_node_vt(),
+ * kp_out_names() and kplan_spec.c's and kplan_mem.c's searches. */
+bool kp_node_any(const struct node *n, bool (*is)(const struct node *));
 /* ... strlen(execname), which the kernel computes (UBPF_K_CLEN)? */
 bool kp_comm_strlen(const struct d_kplan *k, const struct node *n);
 /* ... a literal key (cut to strsize - 1 bytes) or c ? "a" : "b" */

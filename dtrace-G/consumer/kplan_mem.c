@@ -613,18 +613,14 @@ const char *kp_place_why(const struct d_kplan *k, unsigned v)
 	       "read only after that there and in no clause user space runs";
 }
 
+static bool is_copyin(const struct node *n)
+{
+	return n->op == N_FUNC && d_funcs[n->sub].id == F_COPYIN;
+}
+
 static bool calls_copyin(const struct node *n)
 {
-	if (!n)
-		return false;
-	if (n->op == N_FUNC && d_funcs[n->sub].id == F_COPYIN)
-		return true;
-	if (calls_copyin(n->a) || calls_copyin(n->b) || calls_copyin(n->c))
-		return true;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if (calls_copyin(n->args[i]))
-			return true;
-	return false;
+	return kp_node_any(n, is_copyin);
 }
 
 bool d_kplan_mem_any(const struct d_prog *p)

@@ -240,18 +240,14 @@
 #include "text.h"
 
 /* Does n call speculation()? */
+static bool is_spec(const struct node *n)
+{
+	return n->op == N_FUNC && d_funcs[n->sub].id == F_SPECULATION;
+}
+
 static bool node_spec(const struct node *n)
 {
-	if (!n)
-		return false;
-	if (n->op == N_FUNC && d_funcs[n->sub].id == F_SPECULATION)
-		return true;
-	if (node_spec(n->a) || node_spec(n->b) || node_spec(n->c))
-		return true;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if (node_spec(n->args[i]))
-			return true;
-	return false;
+	return kp_node_any(n, is_spec);
 }
 
 /* speculation(), speculate(), commit() or discard() in v[0..n) */

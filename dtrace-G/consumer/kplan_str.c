@@ -467,20 +467,29 @@ bool kp_is_comm(const struct node *n)
 	return n->op == N_BUILTIN && d_builtins[n->sub].id == B_EXECNAME;
 }
 
+bool kp_node_any(const struct node *n, bool (*is)(const struct node *))
+{
+	if (!n)
+		return false;
+	if (is(n) || kp_node_any(n->a, is) || kp_node_any(n->b, is) ||
+	    kp_node_any(n->c, is))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (kp_node_any(n->args[i], is))
+			return true;
+	return false;
+}
+
+static bool is_psargs(const struct node *n)
+{
+	return n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS;
+}
+
 /* Is curpsinfo->pr_psargs in the tree n (kp_out_leaves()'s record
  * value that may fault)? */
 bool kp_has_psargs(const struct node *n)
 {
-	if (!n)
-		return false;
-	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS)
-		return true;
-	if (kp_has_psargs(n->a) || kp_has_psargs(n->b) || kp_has_psargs(n->c))
-		return true;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if (kp_has_psargs(n->args[i]))
-			return true;
-	return false;
+	return kp_node_any(n, is_psargs);
 }
 
 /*
@@ -1088,16 +1097,7 @@ static bool ftime_str_side(const struct node *n)
 
 bool kp_out_names(const struct node *a)
 {
-	if (!a)
-		return false;
-	if (d_uname_func(a))
-		return true;
-	if (kp_out_names(a->a) || kp_out_names(a->b) || kp_out_names(a->c))
-		return true;
-	for (unsigned i = 0; i < a->nargs; i++)
-		if (kp_out_names(a->args[i]))
-			return true;
-	return false;
+	return kp_node_any(a, d_uname_func);
 }
 
 static bool ftime_func(const struct node *n)

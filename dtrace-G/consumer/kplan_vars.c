@@ -893,18 +893,14 @@ static bool prog_reads_vtime(const struct d_kplan *k)
 }
 
 /* Does n read vtimestamp? */
+static bool is_vt(const struct node *n)
+{
+	return n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP;
+}
+
 bool kp_node_vt(const struct node *n)
 {
-	if (!n)
-		return false;
-	if (n->op == N_BUILTIN && d_builtins[n->sub].id == B_VTIMESTAMP)
-		return true;
-	if (kp_node_vt(n->a) || kp_node_vt(n->b) || kp_node_vt(n->c))
-		return true;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if (kp_node_vt(n->args[i]))
-			return true;
-	return false;
+	return kp_node_any(n, is_vt);
 }
 
 /* Does a clause the kernel runs print vtimestamp from its out area? */

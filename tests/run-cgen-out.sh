@@ -209,17 +209,6 @@ cut_check() {
 	done
 }
 
-# late_some WHAT N FILE PATTERN: fewer than N of FILE's lines match
-# PATTERN (the bytes at the hit)
-late_some() {
-	n=$(grep -c "$4" "$3")
-	if [ "${USDT_SANITIZERS:-no}" = yes ]; then
-		echo "$1: $n of $2 at the hit (sanitizers: not checked)" >&2
-	else
-		expect_eq "$1" 1 "$((n < $2))"
-	fi
-}
-
 # The cases up to "string variable compared" below, one after another
 # in their own directory (top), side by side with the rest of the test
 # (lib.sh's cgout_bg; bg_join before the last cases read top/pair.exp)

@@ -85,11 +85,11 @@ dt() {
 	expect_eq "$d_out: dtrace's status" 0 "$?"
 }
 dt text.txt -n 'pid$target::spin:entry /++n <= 4/ {
-	printf("[%c|%3c|%c]\n", arg0, (char)arg0, 0x41); }
+	printf("[%c|%3c|%c]\n", (int)arg0, (char)arg0, 0x41); }
 	pid$target::spin:entry /n > 4/ { exit(0); }'
 dt json.txt -x oformat=json -n 'pid$target::spin:entry /++n <= 4/ {
 	@[ustack()] = count(); @f[ufunc(ucaller)] = count();
-	printf("%s %c", ufunc(ucaller), arg0); trace(usym(ucaller)); }
+	printf("%s %c", ufunc(ucaller), (int)arg0); trace(usym(ucaller)); }
 	pid$target::spin:entry /n > 4/ { exit(0); }'
 
 # clean WHAT FILE: no ESC, no C1 control (raw or UTF-8), no JSON escape

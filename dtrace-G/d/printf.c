@@ -12,7 +12,8 @@
  * messages; a conversion with a size prefix (%hd, %lu, ...) refuses an
  * argument (printa(): key) whose C type the compiler knows
  * (pf_int_type()) to differ from the prototype's in size or sign, as
- * DTrace does.  Where it cannot tell the type, l and ll take the value,
+ * DTrace does; %c and %C refuse one it knows to be wider than an int.
+ * Where it cannot tell the type, l and ll take the value,
  * which is 64 bits wide as theirs is and prints whole; h and hh refuse
  * it, since the value, narrowed to their type at run time, could print
  * other than it is.
@@ -393,6 +394,19 @@ static bool pf_keys_type(const struct parser *ps, unsigned agg, unsigned j,
 	return seen;
 }
 
+/* DTrace's refusal of an argument of type sz, sg for conversion k. */
+static void pf_incompatible(struct parser *ps, int k, uint8_t sz, uint8_t sg,
+			    const char *func, const char *what, unsigned num,
+			    unsigned conv, const struct tok *at)
+{
+	d_perrt(ps, D_PRINTF_ARG_TYPE, at->line, at->col,
+		"%s( ) %s #%u is incompatible with conversion #%u "
+		"prototype:\n\tconversion: %%%s\n\t prototype: %s"
+		"\n\t  argument: %s",
+		func, what, num, conv, pfconvs[k].name, pfconvs[k].proto,
+		pf_int_name(sz, sg));
+}
+
 /*
  * A conversion with a size prefix (pfconvs[k].isz) and its argument, of
  * type sz and sg where known: refused where that is not the prototype's;
@@ -416,12 +430,7 @@ static void pf_check_size(struct parser *ps, int k, bool known, uint8_t sz,
 			pfconvs[k].proto, pfconvs[k].proto);
 	if (sz != pfconvs[k].isz ||
 	    (pfconvs[k].isg != PF_SG_ANY && sg != pfconvs[k].isg))
-		d_perrt(ps, D_PRINTF_ARG_TYPE, at->line, at->col,
-			"%s( ) %s #%u is incompatible with conversion #%u "
-			"prototype:\n\tconversion: %%%s\n\t prototype: %s"
-			"\n\t  argument: %s",
-			func, what, num, conv, pfconvs[k].name,
-			pfconvs[k].proto, pf_int_name(sz, sg));
+		pf_incompatible(ps, k, sz, sg, func, what, num, conv, at);
 }
 
 /*
@@ -432,7 +441,11 @@ static void pf_check_size(struct parser *ps, int k, bool known, uint8_t sz,
  * the number of aggregations, one per %@ at most.  A conversion with a
  * size prefix refuses an argument (printa(): a key of aggregation agg's)
  * of another type than its prototype's, and h and hh one of a type not
- * known at compile time (pf_check_size()).
+ * known at compile time (pf_check_size()).  %c and %C take a char, short
+ * or int (dt_printf.c's pfcheck_csi()): an argument the compiler knows to
+ * be wider (arg0, timestamp, a cast to a 64-bit type) is refused as
+ * DTrace refuses it, not printed as its low byte; one whose type it
+ * cannot tell prints its low byte, as C's %c prints an int's.
  */
 void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 		   struct node **args, unsigned nargs, const int *keys,
@@ -502,7 +515,7 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 			       func, printa ? "key" : "argument",
 			       printa ? j + 1 : j + 2, i + 1, d->name,
 			       pfconvs[k].proto, d_kind_name(got));
-		if (pfconvs[k].isz) {
+		if (pfconvs[k].isz || d->conv == 'c' || d->conv == 'C') {
 			uint8_t sz = 0, sg = 0;
 			bool known;
 
@@ -512,9 +525,16 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 				known = pf_int_type(ps->prog, args[j], &sz,
 						    &sg);
 			}
-			pf_check_size(ps, k, known, sz, sg, func,
-				      printa ? "key" : "argument",
-				      printa ? j + 1 : j + 2, i + 1, at);
+			if (pfconvs[k].isz)
+				pf_check_size(ps, k, known, sz, sg, func,
+					      printa ? "key" : "argument",
+					      printa ? j + 1 : j + 2, i + 1,
+					      at);
+			else if (known && sz > 4) /* pfcheck_csi() */
+				pf_incompatible(ps, k, sz, sg, func,
+						printa ? "key" : "argument",
+						printa ? j + 1 : j + 2, i + 1,
+						at);
 		}
 		j++;
 	}

@@ -364,6 +364,7 @@ void proc_exec_reset(struct consumer *c, struct tproc *pr)
 	free(pr->maps);
 	pr->maps = NULL;
 	pr->reimaged = true; /* its next maps are a new image's */
+	pr->exe_unseen = true;
 	if (c->be->proc_exec)
 		c->be->proc_exec(c, pr);
 }

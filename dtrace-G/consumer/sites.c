@@ -585,6 +585,29 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 		c->be->target(c, pr);
 }
 
+/* pr's executable (/proc/PID/exe) into *st; false if gone */
+static bool exe_stat(const struct tproc *pr, struct stat *st)
+{
+	char exe[64];
+
+	(void)proc_path(exe, sizeof(exe), pr->pid, "exe");
+	return !stat(exe, st);
+}
+
+/* Is pr's executable among its files from the from'th? */
+static bool exe_among(const struct tproc *pr, size_t from)
+{
+	struct stat st;
+
+	if (!exe_stat(pr, &st))
+		return false;
+	for (size_t k = from; k < pr->nfiles; k++)
+		if (pr->files[k]->dev == st.st_dev &&
+		    pr->files[k]->ino == st.st_ino)
+			return true;
+	return false;
+}
+
 /*
  * pr's files from index nf0 on were first seen at this read of its maps,
  * after BEGIN: a -p process (or a -c command) dlopen()ed them while
@@ -602,22 +625,21 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
  */
 static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 {
-	char why[192], exe[64];
-	struct stat st;
-	bool exec = false;
+	char why[192];
+	bool exec;
 
 	/* the first read of a new image (proc_exec_reset()) finds no
-	 * dlopen(): how an exec is followed is the backend's to say;
-	 * a process dlhold.c holds (-x activation=user too) was armed
-	 * at its stop */
+	 * dlopen(), nor does one before that image's executable is
+	 * mapped (a read during the exec finds none of its files, and
+	 * the next all of them): how an exec is followed is the
+	 * backend's to say; a process dlhold.c holds (-x
+	 * activation=user too) was armed at its stop */
 	if (!pr->target || !c->begun || pr->late_said || pr->reimaged ||
-	    (c->be->caps & BE_CAP_HOLD) || dlhold_owns(pr->pid))
+	    pr->exe_unseen || (c->be->caps & BE_CAP_HOLD) ||
+	    dlhold_owns(pr->pid))
 		return;
 	/* its executable among the new files: it exec'd, unseen */
-	(void)proc_path(exe, sizeof(exe), pr->pid, "exe");
-	for (size_t k = nf0; k < pr->nfiles && !exec; k++)
-		exec = !stat(exe, &st) && pr->files[k]->dev == st.st_dev &&
-		       pr->files[k]->ino == st.st_ino;
+	exec = exe_among(pr, nf0);
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct tprobe *p = c->probes[i];
 		bool late = false;
@@ -720,6 +742,8 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	struct proc_maps mm = {0};
 	const struct proc_map *m;
 	size_t nf0 = pr->nfiles;
+	struct stat xs;
+	bool look, exe = false;
 	char *maps;
 	uint64_t tb;
 
@@ -755,6 +779,8 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		pr->maps = NULL;
 		return false;
 	}
+	/* an exec'd image's executable mapped yet? (late_say()) */
+	look = pr->exe_unseen && exe_stat(pr, &xs);
 	for (size_t i = 0; (m = proc_maps_next_file(&mm, &i));) {
 		struct tfile *f;
 		bool seen = false;
@@ -762,6 +788,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		f = file_get(c, pr->pid, m);
 		if (!f)
 			continue;
+		exe |= look && f->dev == xs.st_dev && f->ino == xs.st_ino;
 		for (size_t k = 0; k < pr->nfiles; k++)
 			seen |= pr->files[k] == f;
 		if (!f->failed && !seen)
@@ -779,5 +806,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	if (pr->followed)
 		exec_late_say(c, pr);
 	pr->reimaged = false;
+	if (exe)
+		pr->exe_unseen = false;
 	return true;
 }

@@ -60,7 +60,8 @@
  * path (a process in another pid namespace itself goes to the kernel
  * path whole, ip_pidns_other()).  Every read also
  * writes the heartbeat: the TSC now (and ip_beat() while a read's hits
- * run, records.c).  Once three quarters of the
+ * run, records.c; dtrace's beat thread every 100 ms, inproc_beat.c,
+ * whatever the main thread does).  Once three quarters of the
  * segments are claimed, a read also gives back those whose thread has
  * exited and whose records are all read (ip_seg_giveback(),
  * inproc_proc.c; arena.h, "Segments given back"), for new threads.
@@ -548,7 +549,9 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
  * run (records.c, at most every sixteenth of a second): a read busy past
  * the second (the kernel path's records of the same run on a loaded
  * machine, a system() that takes long) is still dtrace reading, and the
- * process's hits meanwhile are not drops.
+ * process's hits meanwhile are not drops.  The beat thread
+ * (inproc_beat.c) covers a single hit that runs past the second; these
+ * beats stay for a run whose thread could not start.
  */
 void ip_beat(struct consumer *c, bool every)
 {

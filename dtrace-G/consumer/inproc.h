@@ -347,6 +347,11 @@ void ip_target(struct consumer *c, struct tproc *pr);
 void ip_disarm(struct consumer *c, struct ip_proc *ipp);
 void ip_stop(struct consumer *c);
 
+/* inproc_beat.c */
+void ip_beat_add(struct usdt_arena *a);
+void ip_beat_del(struct usdt_arena *a);
+void ip_beat_quit(void);
+
 /* inproc_reap.c */
 void ip_reap_tell(struct consumer *c, pid_t pid, uint64_t ino);
 void ip_reap_children(struct consumer *c);

@@ -215,8 +215,10 @@ void ip_stop(struct consumer *c)
 	 * good in a fork child that keeps the armed text.  Zeroed after
 	 * the disarming, the hits of threads firing flat out filled the
 	 * rings dtrace no longer read, and an exit() at the first hit
-	 * ended saying "37827 drops".
+	 * ended saying "37827 drops".  The beat thread first: a beat it
+	 * was writing must not land after the zeroes.
 	 */
+	ip_beat_quit();
 	for (size_t i = 0; i < ip->nprocs; i++)
 		if (ip->procs[i]->map) {
 			struct usdt_arena *a =

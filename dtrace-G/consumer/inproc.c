@@ -553,6 +553,12 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
  * (inproc_beat.c) covers a single hit that runs past the second; these
  * beats stay for a run whose thread could not start.
  */
+static void arena_beat(const struct ip_proc *ipp, uint64_t t)
+{
+	__atomic_store_n(&((struct usdt_arena *)ipp->map)->hb, t,
+			 __ATOMIC_RELEASE);
+}
+
 void ip_beat(struct consumer *c, bool every)
 {
 	struct inproc *ip = c->ip;
@@ -566,9 +572,7 @@ void ip_beat(struct consumer *c, bool every)
 	ip->beat_at = t;
 	for (size_t i = 0; i < ip->nprocs; i++)
 		if (ip->procs[i]->map)
-			__atomic_store_n(
-				&((struct usdt_arena *)ip->procs[i]->map)->hb,
-				t, __ATOMIC_RELEASE);
+			arena_beat(ip->procs[i], t);
 }
 
 static void ip_drain(struct consumer *c)
@@ -585,8 +589,7 @@ static void ip_drain(struct consumer *c)
 		if (!ip_exec_check(c, ipp) && !ip->stopped)
 			ip_remap_check(c, ipp);
 		if (!ip->stopped) /* the heartbeat: still here */
-			__atomic_store_n(&((struct usdt_arena *)ipp->map)->hb,
-					 t, __ATOMIC_RELEASE);
+			arena_beat(ipp, t);
 		ip->beat_at = t;
 		ip_drain_proc(c, ipp, i);
 		if (!ip->stopped && !ipp->gone)

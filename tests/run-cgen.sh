@@ -720,7 +720,7 @@ cg_flt() {
 	kvars "&& and || beside self->, their right sides faulting" 5 1
 	same_faults "&& and || beside self->" 9
 
-	# a string that runs into an unmapped page faults there, at the page's
+	# a string that runs into an unreadable page faults there, at the page's
 	# address, as the interpreter's read a page at a time does; 255 bytes
 	# up to it are copyinstr()'s whole string, no fault (the process lives
 	# on while user space reads the strings with DTRACE_CGEN=0: after its

@@ -16,7 +16,8 @@
 #    variables in a clause that prints (user space's, from the records);
 #  - uid, gid, ppid, curpsinfo's pr_euid, pr_egid, pr_pgid, pr_sid and
 #    pr_psargs read at the hit into the generated program's record,
-#    beside a string; a record without pr_psargs (trprog noargs,
+#    beside a string; pr_psargs cut by strsize as printf() prints it
+#    (strlen(), basename()), and a record without it (trprog noargs,
 #    skipped, said, on a kernel without CONFIG_CHECKPOINT_RESTORE);
 #    vtimestamp from the switch program generated beside it;
 #  - arguments on the stack (the 7th on), read from user memory;
@@ -292,6 +293,16 @@ cg_ids() {
 	expect_eq "pr_psargs: the command's, cut" \
 		"1 [./trprog tick 2$(printf ' sleep 0%.0s' 1 2 3 4 5 6 7 8)] beta" \
 		"$(grep '^1 ' out1.txt)"
+	# strsize cuts pr_psargs as it cuts every string, to strsize - 1
+	# bytes: strlen() and basename() measure and cut what printf()'s %s
+	# prints, on both paths (before, strlen() measured them all, 47:
+	# "[./trpro] 47 trprog ")
+	same "pr_psargs at strsize 8" generated "'tick 1' $ps8" -x strsize=8 \
+		-n 'tr$target:::tick { printf("[%s] %d %s\n",
+			curpsinfo->pr_psargs, strlen(curpsinfo->pr_psargs),
+			basename(curpsinfo->pr_psargs)); }'
+	expect_eq "pr_psargs at strsize 8: 7 bytes, strlen() 7" \
+		"[./trpro] 7 trpro" "$(cat out1.txt)"
 	# a record without pr_psargs: trprog's noargs needs
 	# prctl(PR_SET_MM_MAP), which only a kernel built with
 	# CONFIG_CHECKPOINT_RESTORE has; without it those cases are

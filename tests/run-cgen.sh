@@ -18,7 +18,8 @@
 #    pr_psargs read at the hit into the generated program's record,
 #    beside a string; pr_psargs cut by strsize as printf() prints it
 #    (strlen(), basename()), and a record without it (trprog noargs,
-#    skipped, said, on a kernel without CONFIG_CHECKPOINT_RESTORE);
+#    an unreadable area, and emptyargs, an empty one; skipped, said,
+#    on a kernel without CONFIG_CHECKPOINT_RESTORE);
 #    vtimestamp from the switch program generated beside it;
 #  - arguments on the stack (the 7th on), read from user memory;
 #  - copyin() copied at the hit into the generated program's record,
@@ -245,6 +246,22 @@ psargs_noargs() {
 		"'tick 2' noargs 'tick 1'" \
 		-n 'tr$target:::tick { @[ustack()] = count();
 			printf("%d %s\n", arg0, curpsinfo->pr_psargs); }'
+	# an empty area (arg_end at arg_start: emptyargs) is none: the
+	# record carries no pr_psargs (psargs_rec(), cgen_psargs()), not ""
+	same "pr_psargs of an empty area" generated \
+		"'tick 1' emptyargs 'tick 1'" \
+		-n 'tr$target:::tick { printf("%d [%s] %d\n", arg0,
+			curpsinfo->pr_psargs, strlen(curpsinfo->pr_psargs)); }'
+	expect_eq "pr_psargs of an empty area: the first hit's alone" \
+		"0 [./trprog tick 1 emptyargs tick 1] 32" "$(grep . out1.txt)"
+	for g in 0 1; do
+		grep 'illegal operation' err$g.txt | sed 's/tr[0-9]*:/tr:/' \
+			>flt$g.txt
+	done
+	expect_file_eq "pr_psargs of an empty area: the same errors" \
+		flt0.txt flt1.txt
+	expect_eq "pr_psargs of an empty area: one error" 1 \
+		"$(wc -l <flt1.txt | tr -d ' ')"
 }
 
 # uid, gid, ppid, curpsinfo at the hit; stack arguments; copyin()

@@ -65,6 +65,7 @@
  *			later hits ("ok noargs", or "error noargs", or
  *			"error noargs: no PR_SET_MM_MAP (a kernel without
  *			CONFIG_CHECKPOINT_RESTORE)")
+ *	emptyargs	as noargs, the area empty (arg_end at arg_start)
  *	done		tr:::done(0)
  *	quit		exit(0)
  */
@@ -136,8 +137,9 @@ static void *thread_main(void *arg)
 }
 
 /*
- * noargs: the argument area moved to a page no one can read, for good
- * (tests/run-cgen.sh's pr_psargs a record cannot carry).
+ * noargs: the argument area moved to a page no one can read, for good,
+ * LEN bytes of it (tests/run-cgen.sh's pr_psargs a record cannot
+ * carry; LEN 0, an empty area, is one too).
  * PR_SET_MM_MAP, which any process may do to itself (the single
  * fields' PR_SET_MM wants CAP_SYS_RESOURCE): the whole map given,
  * every other field as /proc/self/stat has it (fields 26, 27 and 28,
@@ -147,7 +149,7 @@ static void *thread_main(void *arg)
  * only says the struct's size: that question first tells a missing
  * facility (-2) from a map refused (-1).
  */
-static int noargs(void)
+static int noargs(size_t len)
 {
 	struct prctl_mm_map mm = { .exe_fd = (uint32_t)-1 };
 	unsigned long long f[52] = { 0 };
@@ -181,7 +183,7 @@ static int noargs(void)
 	mm.start_brk = f[47];
 	mm.brk = (uintptr_t)sbrk(0);
 	mm.arg_start = (uintptr_t)m;
-	mm.arg_end = (uintptr_t)m + 16;
+	mm.arg_end = (uintptr_t)m + len;
 	mm.env_start = f[50];
 	mm.env_end = f[51];
 	return prctl(PR_SET_MM, PR_SET_MM_MAP, (unsigned long)&mm, sizeof(mm),
@@ -408,11 +410,11 @@ static void run(char *line)
 		struct timespec ts = {n / 1000, (n % 1000) * 1000000};
 
 		nanosleep(&ts, NULL);
-	} else if (!strcmp(line, "noargs")) {
-		int r = noargs();
+	} else if (!strcmp(line, "noargs") || !strcmp(line, "emptyargs")) {
+		int r = noargs(line[0] == 'e' ? 0 : 16);
 
 		if (r < 0) {
-			printf("error noargs%s\n",
+			printf("error %s%s\n", line,
 			       r == -2 ? ": no PR_SET_MM_MAP (a kernel without "
 					 "CONFIG_CHECKPOINT_RESTORE)"
 				       : "");

@@ -770,7 +770,11 @@ cg_flt() {
 	# on while user space reads the strings with DTRACE_CGEN=0: after its
 	# ticks it fires done, whose clause prints "done", and waits for that
 	# line in the output, trprog's "lines", which dtrace prints once it
-	# has run every record before done's: one ring, read in order)
+	# has run every record before done's: one ring, read in order; the
+	# fourth line, after ERROR's of the three ticks -- waiting for one
+	# line, the process exited after the first tick's ERROR line, and
+	# user space's reads of the next ticks' strings faulted at their
+	# starts, "0xffe" and "0xf01")
 	cat >t.d <<-'EOF'
 	tr$target:::tick { self->n = self->n + 1; }
 	tr$target:::tick /copyinstr(arg1) == "xy"/ { @never = count(); }
@@ -779,7 +783,7 @@ cg_flt() {
 	tr$target:::done { printf("done\n"); }
 	EOF
 	same "a string that faults past its first page" generated \
-		"'edge 3' done 'lines OUT 1'" -s t.d
+		"'edge 3' done 'lines OUT 4'" -s t.d
 	kvars "a string that faults past its first page" 3 1
 	for g in 0 1; do
 		grep 'invalid address' err$g.txt |

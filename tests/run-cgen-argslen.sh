@@ -9,7 +9,7 @@
 # (where stringof(args[0]) is its digits) the same clauses stay user
 # space's (kp_ty_at(): kplan_emit.c types them at each probe).  A USDT
 # provider (tests/data/cgenstr/sp.d, sp.c) with strings of 0 to 300
-# bytes, one that runs into an unmapped page, one whose NUL ends it 20
+# bytes, one that runs into an unreadable page, one whose NUL ends it 20
 # bytes before, an address that does not read.  At strsize 256 (the default) the generated
 # programs, DTRACE_KAGG=0 and DTRACE_CGEN=0, at 16 the first and last:
 # byte for byte the same output and errors; -v of the generated
@@ -107,7 +107,7 @@ done
 # kp_out_sarg(): an OSTR of argument 0, copyinstr(arg0)'s), at sp:::i
 # (a long: its digits) by user space; three ways byte for byte at 256
 # (the generated programs' at 16 as the text expected below), the
-# faults too, at the same addresses (the unmapped page's first byte)
+# faults too, at the same addresses (the unreadable page's first byte)
 cat >pr.d <<'EOF2'
 sp$target:::s, sp$target:::i { printf("%s|%*s|\n", args[0], 3, args[0]); }
 sp$target:::s, sp$target:::i { trace(args[0]); }
@@ -118,7 +118,7 @@ for ss in 256 16; do
 	[ "$ss" != 256 ] || modes="g u 0"
 	for m in $modes; do
 		# every mode lingers: a copy the probe could not make (the
-		# unmapped page) is read again when dtrace runs the record,
+		# unreadable page) is read again when dtrace runs the record,
 		# as the record path reads it (kplan_out.c, R1), and that
 		# read faults at the string's start once the process is gone
 		run_mode $m pr$ss.$m "./sp $linger" -x strsize=$ss -s pr.d

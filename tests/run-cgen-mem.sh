@@ -15,7 +15,7 @@
 #    this-> store and an if's condition; *(int *)copyin(arg0, 4), an
 #    unaligned *(int *) at byte 1, a copy of 16 bytes; a pointer's
 #    store that nothing reads (its copy's faults still run.c's);
-#  - faults: NULL, 0x10 and a struct running into an unmapped page (its
+#  - faults: NULL, 0x10 and a struct running into an unreadable page (its
 #    16-byte copy reads): the messages, their actions and ERROR's
 #    arguments as DTRACE_CGEN=0's (the kernel's copy faults, the hit
 #    goes to user space whole);

@@ -55,7 +55,7 @@
 #    between the kernel's on the same probe, in their order;
 #    dtrace's default line, -x oformat=json and -F around the values;
 #  - faults: an unmapped address and a string running into an
-#    unmapped page give DTrace's messages with the addresses the
+#    unreadable page give DTrace's messages with the addresses the
 #    program says (the second at the page after the string's), and
 #    ERROR's arguments, as DTRACE_CGEN=0 does, beside a string
 #    predicate's faults at the hit on the same program;
@@ -78,7 +78,7 @@
 #  - copyinstr(E, N) printed, whole and in string functions: N bytes at
 #    most read at the hit, strsize - 1 where N + 1 is not below it
 #    (counts 1 to 300 and -1 at strsize 256 and 16), a string running
-#    into an unmapped page faulting only where the count reaches it,
+#    into an unreadable page faulting only where the count reaches it,
 #    three ways alike; N computed at the hit (arguments, their
 #    arithmetic, self->/this-> integers, 0, negative, 64-bit) the
 #    same, at strsize 256 and 16; N computed before a statement the
@@ -176,7 +176,7 @@ vcount() {
 # programs, DTRACE_KAGG=0, DTRACE_CGEN=0) at strsize 256 and 16, in the
 # background, late where LATE is set (R1 reads a copy that faulted at
 # the probe again when dtrace runs the record); cut_check NAME WHAT N after run_join:
-# their outputs and messages alike byte for byte, the unmapped page's
+# their outputs and messages alike byte for byte, the unreadable page's
 # address as PAGE (NAME*.cmp, NAME*.msg), and -v's N clauses printing
 # from the kernel
 cut_bg() {
@@ -1168,7 +1168,7 @@ echo >>cpn.exp
 expect_file_eq "copyinstr(E, N): the bytes at the hit" cpn.exp cpn1.txt
 vcount "copyinstr(E, N)" cpn1.txt.err 1 printing
 # ... on cgout cut's strings ("" to 300 bytes, and 'x's with no NUL 6
-# to 254 bytes before an unmapped page): counts 1, 7, 8, 9, 15, 300,
+# to 254 bytes before an unreadable page): counts 1, 7, 8, 9, 15, 300,
 # -1, whole and in strjoin(), toupper(), strlen() (seven copies, what
 # the out area holds); a copy that
 # stops before the page reads no fault, one that reaches it faults at

@@ -19,7 +19,7 @@
 #    bytes (a word, the first reads, the room of 80 bytes the stack
 #    holds, strsize 8, 16 and 256 and their cuts), the literal with its
 #    last byte changed, "";
-#  - such bytes with no NUL running into a page that is not mapped, 1,
+#  - such bytes with no NUL running into a page that is not readable, 1,
 #    L to L + 3, 7 to 9, 15 to 17, 23 to 25, 80, 81 and 253 to 257
 #    bytes before it: where copyinstr() reads into the page (k below
 #    strsize - 1) an error in each predicate, not a silent false; past
@@ -70,7 +70,7 @@ EOF2
 		'^dtrace: 2 clauses aggregated in the kernel$' seq1.txt.err
 }
 
-# seqfaults K...: the unmapped pages (their index in addr.txt, 1 up)
+# seqfaults K...: the unreadable pages (their index in addr.txt, 1 up)
 # whose strings fault, each in both predicates, as seq1.msg has them
 seqfaults() {
 	expect_eq "$b_w: the faults" "$*" \

@@ -11,7 +11,7 @@
 #  - in predicates and in integer keys' ?:, byte for byte DTRACE_CGEN=0's
 #    output on cut's strings (strsize - 2, - 1, strsize and more bytes,
 #    equal up to the cut or differing at it; 'x's running into an
-#    unmapped page), order's (bytes above 0x7f, prefixes, "", equal up
+#    unreadable page), order's (bytes above 0x7f, prefixes, "", equal up
 #    to 20 or 290 bytes) and keep's, at strsize 256, 9, 8 (a literal of
 #    strsize - 1 bytes) and 2 (literals of 1 byte and none), the
 #    ERROR lines and fault messages included;
@@ -108,7 +108,7 @@ EOF2
 # both MODE STRSIZE PART...: s.d, the PARTs and the ERROR clause, on
 # ./cgout MODE (strsize 256: no option) with the generated program and
 # DTRACE_CGEN=0 (s1.txt, s0.txt; s1.addr the first run's page), the
-# unmapped page's address made PAGE (s1.cmp) and the fault messages
+# unreadable page's address made PAGE (s1.cmp) and the fault messages
 # kept (s1.msg): the two the same; run() checks -v's kernel clauses
 # (with late set, cgout lingers for user space's reads and -v is
 # checked here: every pid$target clause in the kernel)

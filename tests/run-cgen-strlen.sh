@@ -7,7 +7,7 @@
 # the clauses run, cut to strsize - 1 as copyinstr() cuts it), and
 # strlen(execname) (UBPF_K_CLEN: "sl", then a name of 15 bytes set by
 # prctl()), in a predicate, keys and a sum, on strings of 0 to 300
-# bytes, one that runs into an unmapped page, one whose NUL ends it,
+# bytes, one that runs into an unreadable page, one whose NUL ends it,
 # and an address that does not read (tests/data/cgenstr/sp.c, built
 # as sl: the pid provider's hit() where run-cgen-argslen.sh has USDT
 # probes), at strsize 16 (strings cut at 15), 256 (the

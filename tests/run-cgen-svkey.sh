@@ -47,7 +47,7 @@
 #    either way round, in predicates and an integer key's ?: (cgout
 #    cut: strings of strsize - 2, strsize - 1, strsize and more bytes,
 #    equal up to the cut or differing at it, at strsize 256, 8 and 2;
-#    strings running into an unmapped page, the fault the kernel's
+#    strings running into an unreadable page, the fault the kernel's
 #    fault site reports where a read of strsize - 1 bytes reaches the
 #    page and none where it stops before), byte for byte
 #    DTRACE_CGEN=0's, messages and ERROR included, and as expected;
@@ -382,13 +382,13 @@ cgout_bg pair-9 pair9_case
 # last one's: the argument read as d_read_user_str() reads it (at most
 # strsize - 1 bytes, so a string of strsize - 1 bytes equals a longer
 # one with the same first bytes, and one of strsize - 2 does not), a
-# fault site reporting a string that runs into an unmapped page where
+# fault site reporting a string that runs into an unreadable page where
 # those bytes reach it (cgout cut: 6 bytes before it fault at strsize
 # 8, 7 do not; at 256 all of them), the clause left there as run.c
 # leaves it.  This tree before kept all four clauses in user space.
 # cut_both NAME W XOPTS...: ../NAME.d (in a case's directory, cgout_bg)
 # on cgout's cut strings with the generated program and DTRACE_CGEN=0
-# side by side (NAME1.txt, NAME0.txt), the unmapped page's address made
+# side by side (NAME1.txt, NAME0.txt), the unreadable page's address made
 # PAGE (NAMEg.cmp) and the fault messages kept (NAMEg.msg): the two the
 # same, and -v counting every pid$target clause of NAME.d in the kernel
 cut_both() {
@@ -450,7 +450,7 @@ cgout_bg vacmpsc-8 vacmpsc_case '-x strsize=8'
 # to strsize - 1 bytes as copyinstr() cuts it), < <= > >= either way
 # round, in predicates and an integer key's ?:.  self->: on cut's
 # strings (strsize - 2, - 1, strsize and more bytes; strings running
-# into an unmapped page, the kernel's fault sites) at 256, 9, 8 and 2,
+# into an unreadable page, the kernel's fault sites) at 256, 9, 8 and 2,
 # and on order's (bytes above 0x7f, prefixes, "") at 256 and 16;
 # this-> (no fault sites: a string that cannot be read sends the hit
 # to user space) on pair's and pack's, beside == (this tree before

@@ -24,8 +24,8 @@
 #    binary before R1 the generated run said "invalid address" at
 #    every hit and printed none of these lines;
 #  - the faults kept: an address that cannot be read (0x10) and a
-#    string running into an unmapped page are "invalid address" at the
-#    same addresses the three ways (the unmapped page's, which ut says);
+#    string running into an unreadable page are "invalid address" at the
+#    same addresses the three ways (the unreadable page's, which ut says);
 #  - the page-in: two hits on one untouched page 200 ms apart, both
 #    printed, no error, the three ways;
 #  - R2 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"): an argument
@@ -225,12 +225,12 @@ ways_wait "faults, page-in"
 expect_file_eq "page-in: twice printed" s1.exp outg.txt
 ways_same "faults, page-in"
 for k in 0 g c; do
-	ua=$(sed -n 's/^ut: unmapped //p' "err$k.txt")
+	ua=$(sed -n 's/^ut: unreadable //p' "err$k.txt")
 	sed -n 's/^dtrace: error on .*: \(invalid address.*\)$/\1/p' \
 		"err$k.txt" >flt$k.txt
 	printf '%s\n' "invalid address (0x10) in action #2" \
 		"invalid address ($ua) in action #2" >flt.exp
-	expect_file_eq "faults ($k): 0x10 and the unmapped page's" \
+	expect_file_eq "faults ($k): 0x10 and the unreadable page's" \
 		flt.exp flt$k.txt
 done
 
@@ -251,7 +251,7 @@ EOF2
 	for i in 1 2; do
 		printf '%s\n' "twice" "twice 5" "p twice" "c twi"
 	done
-	# ut bad's string ends right before its unmapped page: its three
+	# ut bad's string ends right before its unreadable page: its three
 	# bytes are copyinstr(arg0, 3)'s, no fault
 	printf '%s\n' "c xxx" "five-0 five-1 five-2 five-3 five-4" "n 5" \
 		"p 4" "c 6" "f 3" "five 1" ""
@@ -261,7 +261,7 @@ ways_wait "R2"
 ways_same "R2"
 expect_file_eq "R2: the strings and the counts" r2.exp outg.txt
 for k in 0 g c; do
-	ua=$(sed -n 's/^ut: unmapped //p' "err$k.txt")
+	ua=$(sed -n 's/^ut: unreadable //p' "err$k.txt")
 	sed -n 's/^dtrace: error on .*: \(invalid address.*\)$/\1/p' \
 		"err$k.txt" >flt$k.txt
 	for c in 1 2 3 4; do
@@ -270,7 +270,7 @@ for k in 0 g c; do
 	for c in 1 2 3; do
 		echo "invalid address ($ua) in action #1"
 	done >>flt.exp
-	expect_file_eq "R2 faults ($k): 0x10 and the unmapped page's" \
+	expect_file_eq "R2 faults ($k): 0x10 and the unreadable page's" \
 		flt.exp flt$k.txt
 done
 for c in 1 2 3 4 5; do

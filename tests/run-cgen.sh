@@ -16,8 +16,11 @@
 #    variables in a clause that prints (user space's, from the records);
 #  - uid, gid, ppid, curpsinfo's pr_euid, pr_egid, pr_pgid, pr_sid and
 #    pr_psargs read at the hit into the generated program's record,
-#    beside a string; vtimestamp from the switch program generated
-#    beside it;
+#    beside a string; pr_psargs cut by strsize as printf() prints it
+#    (strlen(), basename()), and a record without it (trprog noargs,
+#    an unreadable area, and emptyargs, an empty one; skipped, said,
+#    on a kernel without CONFIG_CHECKPOINT_RESTORE);
+#    vtimestamp from the switch program generated beside it;
 #  - arguments on the stack (the 7th on), read from user memory;
 #  - copyin() copied at the hit into the generated program's record,
 #    and one that faults (user space reports it, as before);
@@ -202,6 +205,65 @@ cg_aggs() {
 	same "copyinstr(), string predicates, self->" generated "'tick 9'" -s s.d
 }
 
+# pr_psargs a record lacks (cg_ids, where trprog's noargs works)
+psargs_noargs() {
+	# printed by a kernel clause: dtrace formats pr_psargs from the
+	# record's copy, whole and under string functions (kplan_str.c's
+	# kp_out_leaves()); a record without it (noargs: the argument area
+	# made unreadable) is an illegal operation at its argument, as
+	# run.c's builtin() has it, the clause's later output not printed
+	same "pr_psargs printed from the record" generated \
+		"'tick 2' noargs 'tick 1'" \
+		-n 'tr$target:::tick { printf("%d [%s] %d %s\n", arg0,
+			curpsinfo->pr_psargs, strlen(curpsinfo->pr_psargs),
+			basename(curpsinfo->pr_psargs)); trace(arg0 + 10); }'
+	expect_eq "pr_psargs printed from the record: the kernel's" \
+		"dtrace: 1 clause printing values computed in the kernel" \
+		"$(grep 'computed in the kernel' err1.txt)"
+	expect_eq "pr_psargs printed: no clause user space's" 0 \
+		"$(grep -c 'runs in user space' err1.txt)"
+	expect_eq "pr_psargs printed: its hits" \
+		"0 [./trprog tick 2 noargs tick 1] 29 trprog tick 2 noargs tick 1" \
+		"$(grep '^0 ' out1.txt | head -1)"
+	for g in 0 1; do
+		grep 'illegal operation' err$g.txt | sed 's/tr[0-9]*:/tr:/' \
+			>flt$g.txt
+	done
+	expect_file_eq "pr_psargs unreadable: the same errors" flt0.txt flt1.txt
+	expect_eq "pr_psargs unreadable: one error, at its argument" \
+		"1 1" "$(wc -l <flt1.txt | tr -d ' ') $(grep -c 'action #2$' flt1.txt)"
+	# a statement the kernel runs after it: that fault cannot end the
+	# clause at the hit, so the clause stays user space's, said why
+	same "pr_psargs printed before a count" generated "'tick 2' noargs 'tick 1'" \
+		-n 'tr$target:::tick { printf("%d %s\n", arg0,
+			curpsinfo->pr_psargs); @n = count(); }'
+	expect_eq "pr_psargs printed before a count: why user space's" 1 \
+		"$(grep -c 'argument 2: pr_psargs, a string the record may lack, is printed from it only where nothing' err1.txt)"
+	# after a user stack's count, which dtrace makes from the record
+	# after the area's faults are reported (kplan_out.c's
+	# ukey_after_ok()): the fault would drop the faulting hit's count
+	same "pr_psargs printed after a stack's count" generated \
+		"'tick 2' noargs 'tick 1'" \
+		-n 'tr$target:::tick { @[ustack()] = count();
+			printf("%d %s\n", arg0, curpsinfo->pr_psargs); }'
+	# an empty area (arg_end at arg_start: emptyargs) is none: the
+	# record carries no pr_psargs (psargs_rec(), cgen_psargs()), not ""
+	same "pr_psargs of an empty area" generated \
+		"'tick 1' emptyargs 'tick 1'" \
+		-n 'tr$target:::tick { printf("%d [%s] %d\n", arg0,
+			curpsinfo->pr_psargs, strlen(curpsinfo->pr_psargs)); }'
+	expect_eq "pr_psargs of an empty area: the first hit's alone" \
+		"0 [./trprog tick 1 emptyargs tick 1] 32" "$(grep . out1.txt)"
+	for g in 0 1; do
+		grep 'illegal operation' err$g.txt | sed 's/tr[0-9]*:/tr:/' \
+			>flt$g.txt
+	done
+	expect_file_eq "pr_psargs of an empty area: the same errors" \
+		flt0.txt flt1.txt
+	expect_eq "pr_psargs of an empty area: one error" 1 \
+		"$(wc -l <flt1.txt | tr -d ' ')"
+}
+
 # uid, gid, ppid, curpsinfo at the hit; stack arguments; copyin()
 cg_ids() {
 	cg_dir
@@ -248,45 +310,27 @@ cg_ids() {
 	expect_eq "pr_psargs: the command's, cut" \
 		"1 [./trprog tick 2$(printf ' sleep 0%.0s' 1 2 3 4 5 6 7 8)] beta" \
 		"$(grep '^1 ' out1.txt)"
-	# printed by a kernel clause: dtrace formats pr_psargs from the
-	# record's copy, whole and under string functions (kplan_str.c's
-	# kp_out_leaves()); a record without it (noargs: the argument area
-	# made unreadable) is an illegal operation at its argument, as
-	# run.c's builtin() has it, the clause's later output not printed
-	same "pr_psargs printed from the record" generated \
-		"'tick 2' noargs 'tick 1'" \
-		-n 'tr$target:::tick { printf("%d [%s] %d %s\n", arg0,
+	# strsize cuts pr_psargs as it cuts every string, to strsize - 1
+	# bytes: strlen() and basename() measure and cut what printf()'s %s
+	# prints, on both paths (before, strlen() measured them all, 47:
+	# "[./trpro] 47 trprog ")
+	same "pr_psargs at strsize 8" generated "'tick 1' $ps8" -x strsize=8 \
+		-n 'tr$target:::tick { printf("[%s] %d %s\n",
 			curpsinfo->pr_psargs, strlen(curpsinfo->pr_psargs),
-			basename(curpsinfo->pr_psargs)); trace(arg0 + 10); }'
-	expect_eq "pr_psargs printed from the record: the kernel's" \
-		"dtrace: 1 clause printing values computed in the kernel" \
-		"$(grep 'computed in the kernel' err1.txt)"
-	expect_eq "pr_psargs printed: no clause user space's" 0 \
-		"$(grep -c 'runs in user space' err1.txt)"
-	expect_eq "pr_psargs printed: its hits" \
-		"0 [./trprog tick 2 noargs tick 1] 29 trprog tick 2 noargs tick 1" \
-		"$(grep '^0 ' out1.txt | head -1)"
-	for g in 0 1; do
-		grep 'illegal operation' err$g.txt | sed 's/tr[0-9]*:/tr:/' \
-			>flt$g.txt
-	done
-	expect_file_eq "pr_psargs unreadable: the same errors" flt0.txt flt1.txt
-	expect_eq "pr_psargs unreadable: one error, at its argument" \
-		"1 1" "$(wc -l <flt1.txt | tr -d ' ') $(grep -c 'action #2$' flt1.txt)"
-	# a statement the kernel runs after it: that fault cannot end the
-	# clause at the hit, so the clause stays user space's, said why
-	same "pr_psargs printed before a count" generated "'tick 2' noargs 'tick 1'" \
-		-n 'tr$target:::tick { printf("%d %s\n", arg0,
-			curpsinfo->pr_psargs); @n = count(); }'
-	expect_eq "pr_psargs printed before a count: why user space's" 1 \
-		"$(grep -c 'argument 2: pr_psargs, a string the record may lack, is printed from it only where nothing' err1.txt)"
-	# after a user stack's count, which dtrace makes from the record
-	# after the area's faults are reported (kplan_out.c's
-	# ukey_after_ok()): the fault would drop the faulting hit's count
-	same "pr_psargs printed after a stack's count" generated \
-		"'tick 2' noargs 'tick 1'" \
-		-n 'tr$target:::tick { @[ustack()] = count();
-			printf("%d %s\n", arg0, curpsinfo->pr_psargs); }'
+			basename(curpsinfo->pr_psargs)); }'
+	expect_eq "pr_psargs at strsize 8: 7 bytes, strlen() 7" \
+		"[./trpro] 7 trpro" "$(cat out1.txt)"
+	# a record without pr_psargs: trprog's noargs needs
+	# prctl(PR_SET_MM_MAP), which only a kernel built with
+	# CONFIG_CHECKPOINT_RESTORE has; without it those cases are
+	# skipped, said (a map the kernel refuses fails)
+	na=$(./trprog noargs)
+	case $na in
+	'ok noargs') psargs_noargs ;;
+	'error noargs: no PR_SET_MM_MAP'*)
+		echo "# trprog $na: the cases of a record without pr_psargs skipped" ;;
+	*) fail "trprog noargs: '$na'" ;;
+	esac
 	# arguments 7 to 12 are on the stack (memory at %rsp + offset): read
 	# with bpf_probe_read_user(), for the record and for the plan, beside a
 	# probe with a string argument and one with plain registers
@@ -720,13 +764,17 @@ cg_flt() {
 	kvars "&& and || beside self->, their right sides faulting" 5 1
 	same_faults "&& and || beside self->" 9
 
-	# a string that runs into an unmapped page faults there, at the page's
+	# a string that runs into an unreadable page faults there, at the page's
 	# address, as the interpreter's read a page at a time does; 255 bytes
 	# up to it are copyinstr()'s whole string, no fault (the process lives
 	# on while user space reads the strings with DTRACE_CGEN=0: after its
 	# ticks it fires done, whose clause prints "done", and waits for that
 	# line in the output, trprog's "lines", which dtrace prints once it
-	# has run every record before done's: one ring, read in order)
+	# has run every record before done's: one ring, read in order; the
+	# fourth line, after ERROR's of the three ticks -- waiting for one
+	# line, the process exited after the first tick's ERROR line, and
+	# user space's reads of the next ticks' strings faulted at their
+	# starts, "0xffe" and "0xf01")
 	cat >t.d <<-'EOF'
 	tr$target:::tick { self->n = self->n + 1; }
 	tr$target:::tick /copyinstr(arg1) == "xy"/ { @never = count(); }
@@ -735,7 +783,7 @@ cg_flt() {
 	tr$target:::done { printf("done\n"); }
 	EOF
 	same "a string that faults past its first page" generated \
-		"'edge 3' done 'lines OUT 1'" -s t.d
+		"'edge 3' done 'lines OUT 4'" -s t.d
 	kvars "a string that faults past its first page" 3 1
 	for g in 0 1; do
 		grep 'invalid address' err$g.txt |

@@ -23,7 +23,7 @@
 #  - errors: * of a non-pointer and of void * (compile time, line and
 #    column), a pointer outside the copy, a traced address cast to a
 #    pointer (run time "invalid address"), more than the scratch space,
-#    a copy of 8 bytes whose last 4 are on an unmapped page (a fault,
+#    a copy of 8 bytes whose last 4 are on an unreadable page (a fault,
 #    not 4 bytes and 4 zeros; its first 4 read).
 # Both backends where the BPF one is built.  Needs root and uprobes.
 
@@ -127,9 +127,9 @@ for be in $backends; do
 	[ -n "$addr" ] || fail "$be: a traced address cast to a pointer: $(cat err.txt)"
 	expect_grep "$be: out of scratch space" \
 		"cpin:main:buf): out of scratch space in action #2$" err.txt
-	# 8 bytes of which the last 4 are on an unmapped page: a fault at
+	# 8 bytes of which the last 4 are on an unreadable page: a fault at
 	# the copy (not 4 bytes and 4 zeros), its 4 readable ones not
-	expect_grep "$be: a copy running into an unmapped page" \
+	expect_grep "$be: a copy running into an unreadable page" \
 		"cpin:main:edge): invalid address (0x[0-9a-f]*ffc) in action #2$" err.txt
 	expect_eq "$be: one fault at edge" 1 "$(grep -c 'cpin:main:edge)' err.txt)"
 done

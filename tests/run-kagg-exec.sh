@@ -140,7 +140,7 @@ expect_eq "execname == literal: the hits" "eq 4 1|cut 3 1" \
 expect_eq "execname against copyinstr(arg0): the hits" "ne 3 1|lt 3 1" \
 	"$(grep -E '^(ne|lt) ' cmps.1.txt | paste -sd'|' -)"
 # ... a string that cannot be read (an unmapped address, one running
-# into an unmapped page): the hit goes to user space whole, which
+# into an unreadable page): the hit goes to user space whole, which
 # reports the fault in the predicate as DTRACE_KAGG=0 does; the other
 # clause counts the hit all the same
 cat >argflt.d <<'EOF2'

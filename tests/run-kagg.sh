@@ -452,7 +452,7 @@ GENERIC=0 kbg k-stringof both "stringof() of a string argument" 3 "msg msg hosti
 # A string compared with literals alone is read on the stack
 # (cgen_sarg.c's seq_stack()): a few bytes, then, where the string is
 # longer than every literal, on in pieces to copyinstr()'s 256 bytes,
-# so one that runs into an unmapped page past the first bytes faults
+# so one that runs into an unreadable page past the first bytes faults
 # as user space's read does (arg2 of sedge's first ticks: an error in
 # the predicate, not a silent false), and one that ends right before
 # such a page, or 71 bytes long (the first piece's last byte its NUL),
@@ -513,7 +513,7 @@ GENERIC=0 kbg k-sedge5 both_faults \
 
 # A string longer than the kernel's copy (UBPF_STRMAX, 256 bytes) at a
 # strsize past it: copyinstr() reads strsize - 1 bytes, so 300 'X'
-# running into an unmapped page (ledge) fault at strsize 512 (an error
+# running into an unreadable page (ledge) fault at strsize 512 (an error
 # in each predicate, @all alone counted) and not at 256 (255 bytes
 # read, "!=" true).  The kernel's copy ends before the page: a copy it
 # cut sends the hit to user space, which reads on (cgen_sarg.c's

@@ -329,6 +329,11 @@ static struct dv builtin(struct ectx *x, int id)
 	case B_PSARGS: /* the process writes its arguments: tainted */
 		if (!f->psargs)
 			d_fault(x, FLT_ILLOP, 0);
+		/* a string of strsize - 1 bytes at most, as printf()'s %s
+		 * prints it, so strlen() and compares see those bytes */
+		if (strlen(f->psargs) >= x->p->strsize)
+			return d_dv_tstr(d_ar_strndup(&x->scratch, f->psargs,
+						      x->p->strsize - 1));
 		return d_dv_tstr(f->psargs);
 	case B_TIMESTAMP:
 		return d_dv_int((int64_t)f->timestamp, 8, false);

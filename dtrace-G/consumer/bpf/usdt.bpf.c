@@ -594,7 +594,9 @@ const volatile __u32 psargs_mm = 0, psargs_as = 0, psargs_ae = 0;
  * (its argv strings, each ending in a NUL, as exec laid them out and
  * as the process may have rewritten them since), at off with a 2-byte
  * length before them; the record flagged UBPF_RF_PSARGS.  Nothing, and
- * no flag, when the area cannot be read (a kernel thread, a fault).
+ * no flag, when there is no area to read (no mm: a kernel thread, a
+ * task past exit_mm(); an empty one, arg_end not above arg_start) or
+ * its read faults.
  */
 static __always_inline __u32 psargs_rec(struct scratch *s, __u32 off,
 					struct ubpf_rec *h)

@@ -7,8 +7,11 @@
  * are worked out from i (run-cgen-mem.sh's expected lines say how;
  * hit 4's name fills its 40 bytes with no NUL); hit 5 passes NULL,
  * hit 6 the unmapped address 0x10, hit 7 a struct whose first 24
- * bytes end a page the next page of which is unmapped (a copy of 16
- * bytes reads, one of the whole struct faults at its start).
+ * bytes end a page the next page of which is unreadable (a copy of 16
+ * bytes reads, one of the whole struct faults at its start).  That
+ * page is PROT_NONE, not unmapped: a hole there could take a later
+ * mapping (the uprobe's own page, mapped at the first hit) before a
+ * read after the hit, which then would not fault.
  * peek(r, i), then look(r, i), follow each hit with the same
  * arguments.  Then done()
  * and a wait to be killed, so that every read of its memory, at the
@@ -78,7 +81,8 @@ int main(void)
 
 	if (!v || m == MAP_FAILED)
 		return 1;
-	munmap(m + pg, (size_t)pg);
+	if (mprotect(m + pg, (size_t)pg, PROT_NONE))
+		return 1;
 	for (int i = 0; i < 5; i++) {
 		struct req *r = &v[i];
 

@@ -14,7 +14,7 @@
  *                    (short, empty, 254, 255 and 300 bytes, bytes that
  *                    are not printable)
  *   cgout fault F    hit() of an unmapped address, then of a string
- *                    that runs into an unmapped page; the two
+ *                    that runs into an unreadable page; the two
  *                    addresses a read faults at go to file F first
  *   cgout refault    hit() of "alpha", of an unmapped address (0x10),
  *                    then of ""
@@ -30,7 +30,7 @@
  *                    bytes (strsize 8 keeps 7) and 253 to 300 (256
  *                    keeps 255), pairs equal up to the cut and
  *                    differing at it or after; then, 300 'x' before
- *                    each, 'x's with no NUL running into an unmapped
+ *                    each, 'x's with no NUL running into an unreadable
  *                    page k = 6, 7, 8, 9, 15, 16 and 254 bytes before
  *                    it (a read of strsize - 1 bytes faults at the
  *                    page where k < strsize - 1); the page's address
@@ -45,13 +45,13 @@
  *                    kernel's reads (a word, the stack's room of 80,
  *                    strsize 8, 16 and 256), LIT with its last byte
  *                    changed, "" --; then such bytes, no NUL, k
- *                    before a page that is not mapped (k = 1, L to
+ *                    before a page that is not readable (k = 1, L to
  *                    L + 3, 7 to 9, 15 to 17, 23 to 25, 80, 81 and 253
  *                    to 257), then LIT and LIT "x" whose NULs are the
  *                    last bytes before such a page; then 300 bytes
- *                    starting k before a page that is mapped (k =
+ *                    starting k before a page that is readable (k =
  *                    L + 1, L + 2, 8, 100): hit(p, i) of each in turn,
- *                    each in place until the exit; the unmapped
+ *                    each in place until the exit; the unreadable
  *                    pages' addresses go to file F first, one a line
  *   cgout rename     renames itself (prctl(PR_SET_NAME)) before each
  *                    hit(name, i), name its new name as asked (one
@@ -63,7 +63,9 @@
  * read of its memory after the hit finds the process (and, but for
  * rewrite, the same bytes).  lib.sh's run() sets CGOUT_LINGER_MS=0
  * where the kernel reads every string at the hit, so nothing reads the
- * process after its hits (-v says so, each run checks).
+ * process after its hits (-v says so, each run checks).  An unreadable
+ * page is PROT_NONE (guard()), never a hole, so that such a read faults
+ * where the read at the hit did.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,18 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+
+/*
+ * guard: the page at P made unreadable for good.  PROT_NONE, not
+ * munmap(): the range stays this mapping's, so no later mapping (the
+ * kernel's, a uprobe's own page, or a library's) can land in a hole
+ * there between a hit and a later read from user space, and both fault
+ * at the page.
+ */
+static int guard(char *p)
+{
+	return mprotect(p, 4096, PROT_NONE);
+}
 
 __attribute__((noinline)) int hit(const char *p, long n)
 {
@@ -124,7 +138,7 @@ static int seq(const char *file, const char *lit)
 	       NOVER = 2 + sizeof(over) / sizeof(over[0]) };
 	static char a[5 + sizeof(lens) / sizeof(lens[0]) + 2][302];
 	size_t len = strlen(lit), na = 0, k;
-	/* a pair of pages a string: the second unmapped, but for the
+	/* a pair of pages a string: the second unreadable, but for the
 	 * NOVER strings 300 bytes long, which run on into it */
 	size_t np = NRUN + NEND + NOVER;
 	char *pg = mmap(NULL, np * 8192, PROT_READ | PROT_WRITE,
@@ -135,7 +149,7 @@ static int seq(const char *file, const char *lit)
 	if (pg == MAP_FAILED || !f || len < 1 || len > 40)
 		return 1;
 	for (size_t p = 0; p < NRUN + NEND; p++) {
-		if (munmap(pg + p * 8192 + 4096, 4096))
+		if (guard(pg + p * 8192 + 4096))
 			return 1;
 		fprintf(f, "0x%lx\n", (unsigned long)(pg + p * 8192 + 4096));
 	}
@@ -217,7 +231,7 @@ int main(int argc, char **argv)
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		FILE *f = fopen(argv[2], "w");
 
-		if (pg == MAP_FAILED || !f || munmap(pg + 4096, 4096))
+		if (pg == MAP_FAILED || !f || guard(pg + 4096))
 			return 1;
 		memset(pg + 4096 - 8, 'x', 8);
 		fprintf(f, "0x10 0x%lx\n", (unsigned long)(pg + 4096));
@@ -248,7 +262,7 @@ int main(int argc, char **argv)
 		FILE *f = fopen(argv[2], "w");
 		long i = 0;
 
-		if (pg == MAP_FAILED || !f || munmap(pg + 4096, 4096))
+		if (pg == MAP_FAILED || !f || guard(pg + 4096))
 			return 1;
 		memset(pg, 'x', 4096);
 		memset(x300, 'x', 300);

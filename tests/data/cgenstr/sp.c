@@ -8,10 +8,13 @@
  * of 400 that is kept, so user space may read it after the hit) and
  * their lengths, i with each length times 1000 and its index; names
  * the thread with 15 bytes, the most execname takes; then fires s
- * with 10 bytes running into an unmapped page (n 1000), 5 bytes and a
- * NUL 20 bytes before that page (1001) and the address 8 (1002); and
+ * with 10 bytes running into an unreadable page (n 1000), 5 bytes and
+ * a NUL 20 bytes before that page (1001) and the address 8 (1002); and
  * sleeps MS milliseconds (0 by default) before it exits, for user
- * space's reads of what the records did not copy.
+ * space's reads of what the records did not copy.  That page is
+ * PROT_NONE, not unmapped: a hole there could take a later mapping (a
+ * uprobe's own page, mapped at the first hit) before such a read,
+ * which then would not fault where the hit's read did.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +56,10 @@ int main(int argc, char **argv)
 	}
 	/* a name of 15 bytes, the most a thread's takes (execname) */
 	prctl(PR_SET_NAME, "abcdefghijklmnopqrstuvwxyz", 0, 0, 0);
-	/* 10 bytes running into an unmapped page; 5 and a NUL 20 bytes
+	/* 10 bytes running into an unreadable page; 5 and a NUL 20 bytes
 	 * before its end; an address that does not read */
-	munmap(m + pg, (size_t)pg);
+	if (mprotect(m + pg, (size_t)pg, PROT_NONE))
+		return 1;
 	memset(m + pg - 10, 'z', 10);
 	SP_S(m + pg - 10, 1000);
 	memset(m + pg - 26, 'y', 5);

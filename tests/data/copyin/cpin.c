@@ -6,7 +6,10 @@
  * same bytes.  reused fires with a stack buffer it overwrites right
  * after the probe: only a copy made when the probe fired sees the
  * bytes the probe saw.  edge fires with the last 4 bytes of a page
- * whose next page is unmapped: a copyin() of 8 bytes there faults.
+ * whose next page is unreadable: a copyin() of 8 bytes there faults.
+ * That page is PROT_NONE, not unmapped: a hole there could take a
+ * later mapping (a uprobe's own page, mapped at the first hit) before
+ * a read after the hit, which then would not fault.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +39,8 @@ int main(void)
 
 	if (!bytes || m == MAP_FAILED)
 		return 1;
-	munmap(m + pg, (size_t)pg);
+	if (mprotect(m + pg, (size_t)pg, PROT_NONE))
+		return 1;
 	memcpy(m + pg - 4, "edge", 4);
 
 	for (int i = 0; i < 40; i++)

@@ -62,11 +62,15 @@
  *	noargs		point the process's argument area (mm's arg_start
  *			and arg_end: noargs()) at a page it cannot read,
  *			for good: curpsinfo->pr_psargs cannot be read at
- *			later hits ("ok noargs", or "error noargs")
+ *			later hits ("ok noargs", or "error noargs", or
+ *			"error noargs: no PR_SET_MM_MAP (a kernel without
+ *			CONFIG_CHECKPOINT_RESTORE)")
+ *	emptyargs	as noargs, the area empty (arg_end at arg_start)
  *	done		tr:::done(0)
  *	quit		exit(0)
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <linux/prctl.h>
 #include <pthread.h>
@@ -133,24 +137,35 @@ static void *thread_main(void *arg)
 }
 
 /*
- * noargs: the argument area moved to a page no one can read, for good
- * (tests/run-cgen.sh's pr_psargs a record cannot carry).
+ * noargs: the argument area moved to a page no one can read, for good,
+ * LEN bytes of it (tests/run-cgen.sh's pr_psargs a record cannot
+ * carry; LEN 0, an empty area, is one too).
  * PR_SET_MM_MAP, which any process may do to itself (the single
  * fields' PR_SET_MM wants CAP_SYS_RESOURCE): the whole map given,
  * every other field as /proc/self/stat has it (fields 26, 27 and 28,
- * then 45 to 51), the brk from sbrk(0), no auxv, no exe.
+ * then 45 to 51), the brk from sbrk(0), no auxv, no exe.  Only a
+ * kernel built with CONFIG_CHECKPOINT_RESTORE has PR_SET_MM_MAP; one
+ * without answers EINVAL to it and to PR_SET_MM_MAP_SIZE, which with it
+ * only says the struct's size: that question first tells a missing
+ * facility (-2) from a map refused (-1).
  */
-static int noargs(void)
+static int noargs(size_t len)
 {
 	struct prctl_mm_map mm = { .exe_fd = (uint32_t)-1 };
 	unsigned long long f[52] = { 0 };
 	char buf[2048], *p;
+	unsigned int sz;
 	long pg = sysconf(_SC_PAGESIZE);
-	char *m = mmap(NULL, (size_t)pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-	FILE *fp = fopen("/proc/self/stat", "r");
-	size_t n = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+	char *m;
+	FILE *fp;
+	size_t n;
 
+	if (prctl(PR_SET_MM, PR_SET_MM_MAP_SIZE, (unsigned long)&sz, 0, 0))
+		return errno == EINVAL ? -2 : -1;
+	m = mmap(NULL, (size_t)pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		 0);
+	fp = fopen("/proc/self/stat", "r");
+	n = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
 	if (fp)
 		fclose(fp);
 	buf[n] = '\0';
@@ -168,7 +183,7 @@ static int noargs(void)
 	mm.start_brk = f[47];
 	mm.brk = (uintptr_t)sbrk(0);
 	mm.arg_start = (uintptr_t)m;
-	mm.arg_end = (uintptr_t)m + 16;
+	mm.arg_end = (uintptr_t)m + len;
 	mm.env_start = f[50];
 	mm.env_end = f[51];
 	return prctl(PR_SET_MM, PR_SET_MM_MAP, (unsigned long)&mm, sizeof(mm),
@@ -395,9 +410,14 @@ static void run(char *line)
 		struct timespec ts = {n / 1000, (n % 1000) * 1000000};
 
 		nanosleep(&ts, NULL);
-	} else if (!strcmp(line, "noargs")) {
-		if (noargs() < 0) {
-			printf("error noargs\n");
+	} else if (!strcmp(line, "noargs") || !strcmp(line, "emptyargs")) {
+		int r = noargs(line[0] == 'e' ? 0 : 16);
+
+		if (r < 0) {
+			printf("error %s%s\n", line,
+			       r == -2 ? ": no PR_SET_MM_MAP (a kernel without "
+					 "CONFIG_CHECKPOINT_RESTORE)"
+				       : "");
 			return;
 		}
 	} else if (!strcmp(line, "done")) {

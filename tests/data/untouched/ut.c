@@ -15,8 +15,11 @@
  *	exit N    the same with no linger (dtrace's late reads are
  *	          deadmem.c's, from the file)
  *	bad       ut:::req(0x10, 100), then ut:::req of a string running
- *	          into an unmapped page, 101 (that page's address said on
- *	          stderr: "ut: unmapped 0x..."); lingers 300 ms
+ *	          into an unreadable page, 101 (that page's address said
+ *	          on stderr: "ut: unreadable 0x..."); lingers 300 ms.  The
+ *	          page is PROT_NONE, not unmapped: a hole there could
+ *	          take a later mapping (a uprobe's own page) before
+ *	          dtrace's read after the hit, which then would not fault
  *	twice     ut:::req(&page 1980, 200) twice, 200 ms apart (the second
  *	          finds the page dtrace's read of the first brought in)
  *	five      ut:::req5 of the strings "five-i" on pages 1504 + 32i, i
@@ -86,10 +89,11 @@ int main(int argc, char **argv)
 			char *m = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-			if (m == MAP_FAILED || munmap(m + PG, PG))
+			if (m == MAP_FAILED || mprotect(m + PG, PG, PROT_NONE))
 				return 1;
 			memset(m + PG - 8, 'x', 8); /* no NUL before the end */
-			fprintf(stderr, "ut: unmapped %p\n", (void *)(m + PG));
+			fprintf(stderr, "ut: unreadable %p\n",
+				(void *)(m + PG));
 			UT_REQ((char *)(uintptr_t)0x10, 100);
 			UT_REQ(m + PG - 8, 101);
 			nap(300);

@@ -36,7 +36,19 @@ syscall::write:entry /execname == "echo" && ppid != $target/ { printf("orphan %d
 pid$target::write:entry { printf("target %d\n", ppid == $pid); @t[ppid == $pid] = sum(ppid - $pid + 5); }
 EOF
 cmd="echo hi; /bin/echo ho; mkfifo f; ( (exec /bin/echo orphan >f) & ); cat f"
-for m in g u 0; do
+# DTRACE_KAGG=0's and DTRACE_CGEN=0's runs test the predicates in user
+# space: every process's write(2) comes to user space as a record, and
+# on a busy machine (CI's -j2, another test writing flat out) the ring
+# can overflow with others' records, said as drops, a line of this
+# script's among them at times (the generated run tests them in the
+# kernel: its records are the echoes' alone).  Such a run is run once
+# more (run-cgen-kprov.sh's same() does the same); three_same() then
+# asks that the runs it compares said no drop.
+for m in g u 0 u 0; do
+	if [ -f pp.$m.err ]; then
+		grep -qi drop pp.$m.err || continue
+		echo "# pp.$m: $(grep -i drop pp.$m.err | head -1); once more" >&2
+	fi
 	rm -f f
 	run_mode $m pp.$m "sh -c '$cmd'" -s pp.d
 done

@@ -39,7 +39,9 @@
 #    and progenyof(0) 1; "1 1" for the second; PROGX there too (the
 #    whole chain walked: both hits sent to user space whole):
 #    progenyof(pid) 1 for both, (ppid) 1, (arg0 + 4194303) an illegal
-#    operation for the first;
+#    operation for the first; DTRACE_CGEN=0's run, whose records are
+#    every process's writes, run once more where it said drops, and
+#    where it said them again only lines lost, none wrong;
 #  - gone: a chain A (sh), M (sh), P (sh) with dtrace -p P stopped
 #    (SIGSTOP) over P's write and M's exit, continued after:
 #    progenyof(A) at pid$target::write:entry and (BPF) at
@@ -157,7 +159,11 @@ cat >deep.sh <<'EOF'
 if [ "$1" -gt 0 ]; then sh deep.sh $(($1 - 1)) "$2"; else "./$2" x; fi
 EOF
 cp /bin/echo ancdeep && cp /bin/echo ancmid || exit 99
-for w in g 0; do
+# cut_run W: the case's run the way W, its lines in cut.W, its messages
+# in cut.W.err
+cut_run() {
+	rm -f cut.$1 # -o appends
+	w=$1
 	env $(way $w) timeout -s KILL 60 "$DTRACE" -q -o cut.$w \
 		-n 'syscall::write:entry /execname == "ancmid"/ { printf("mid %d %d\n", progenyof($target), progenyof(0)); }' \
 		-n 'syscall::write:entry /execname == "ancdeep"/ { printf("deep %d\n", progenyof(0)); }' \
@@ -167,13 +173,41 @@ for w in g 0; do
 		-n 'syscall::write:entry /execname == "ancdeep"/ { printf("deepx %d\n", progenyof(arg0 + 4194303)); }' \
 		-c "sh -c 'sh deep.sh 40 ancdeep; sh deep.sh 20 ancmid'" \
 		>/dev/null 2>cut.$w.err
-	expect_eq "cut ($w): status" 0 "$?"
-	printf 'deep 1\ndeepx 1\nmid 1 1\nmidx 1 1\n' >cut.exp
+	expect_eq "cut ($1): status" 0 "$?"
+}
+# The clauses' predicates name the programs (execname): the generated
+# programs test them in the kernel, but DTRACE_CGEN=0's generic program
+# sends user space a record, with its chain, of every process's
+# write(2) on the machine, and on a busy machine (CI's -j2) the ring
+# overflows with others' records, said as drops, at times one of this
+# case's among them.  Such a run is run once more (as
+# run-cgen-kprov.sh's same() does); one that said drops again is held
+# to what a drop allows: no line but the expected ones, no fault but
+# those of ancdeep's two clauses (enabled probes 3 and 6), once each.
+printf 'deep 1\ndeepx 1\nmid 1 1\nmidx 1 1\n' >cut.exp
+for w in g 0; do
+	cut_run $w
+	if grep -qi drop cut.$w.err; then
+		echo "# cut ($w): $(grep -i drop cut.$w.err | head -1); once more" >&2
+		cut_run $w
+	fi
 	grep . cut.$w | sort >cut.$w.out
+	nf=$(grep -c 'write:entry.*: illegal operation' cut.$w.err)
+	if grep -qi drop cut.$w.err; then
+		echo "# cut ($w): drops said again: $(grep -c . cut.$w.out) of 4 lines, $nf of 2 faults" >&2
+		expect_eq "cut ($w): with drops said, only the expected lines" "" \
+			"$(comm -13 cut.exp cut.$w.out)"
+		grep 'write:entry.*: illegal operation' cut.$w.err |
+			sed 's/.*enabled probe ID \([0-9]*\) .*/\1/' |
+			sort >cut.$w.flt
+		expect_eq "cut ($w): with drops said, only the two clauses' faults" "" \
+			"$(printf '3\n6\n' | comm -13 - cut.$w.flt)"
+		continue
+	fi
 	expect_file_eq "cut ($w): 42 links cut at 32, 22 complete" \
 		cut.exp cut.$w.out
 	expect_eq "cut ($w): the cut chain's progenyof(\$target), (arg0 + 4194303) faults" 2 \
-		"$(grep -c 'write:entry.*: illegal operation' cut.$w.err)"
+		"$nf"
 done
 
 # gone: A runs M and then waits on a FIFO; M runs P in the background

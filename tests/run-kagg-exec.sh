@@ -31,6 +31,9 @@
 #    literal gave (as it is);
 #  - c ? probefunc : "a" keys, and probemod, probename, at two probes
 #    (LKEY, the probe's own name in its plan);
+#  - nested ?: keys of literals and probe names, two and three levels
+#    deep (LKEY flagged UBPF_KF_TAB), and one with a copyinstr() leaf,
+#    user space's with -v's reason;
 #  - c ? copyinstr(arg0) : copyinstr(arg2) keys (SMKEY's agg 3) on
 #    cgout's pairs, the faults of the branch taken alone reported;
 #  - c ? copyinstr(arg0) : "a" keys, either way round (SMKEY, kaggs_s),
@@ -280,6 +283,29 @@ EOF2
 same pnlong pnlong.d pair 1
 expect_grep "a name past the kernel's key: its hits as records" \
 	'^dtrace: BPF: .* verified, 8 records read$' pnlong.1.txt.err
+
+# nested ?: keys of literals and probe names (LKEY flagged UBPF_KF_TAB:
+# the leaf's number computed as an integer ?:, its literal written): two
+# and three levels deep, either branch nested, a leaf probefunc or
+# probename, "" and a literal that strsize 16, 8 and 2 cut, beside an
+# integer key, conditions on probename (a constant at each probe) and
+# on arg1 at two probes sharing the clauses; and one with a leaf
+# copyinstr(arg0), user space's, -v naming the leaf (main said only "a
+# string the kernel does not key by").  Before, all of these were user
+# space's (-v: none in the kernel).
+cat >nest.d <<'EOF2'
+pid$target::hit:entry { @a[arg1 > 5 ? "big" : arg1 > 2 ? "mid" : "small"] = count(); }
+pid$target::hit:entry { @b[arg1 & 1 ? (arg1 > 4 ? "odd-and-a-literal-longer-than-sixteen" : "odd") : arg1 == 2 ? "two" : arg1 == 4 ? "" : probefunc] = sum(arg1); }
+pid$target::hit:entry,pid$target::hit:return { @c[arg1 & 1, probename == "entry" ? "entry" : probename == "return" ? "return" : "offset"] = count(); }
+pid$target::hit:entry,pid$target::hit:return { @d[probename == "entry" ? (arg1 > 3 ? probename : "low") : arg1 & 1 ? "odd-ret" : "even-ret"] = max(arg1); }
+pid$target::hit:entry { @u[arg1 > 5 ? "big" : arg1 > 2 ? copyinstr(arg0) : "small"] = count(); }
+EOF2
+late=1 # @u's clause is user space's: cgout lingers for its reads
+same nest nest.d rename 4
+late=
+expect_grep "nested ?: keys: a copyinstr() leaf, -v" \
+	'^dtrace: clause 5 (.*) runs in user space, from its record: line 5: .*: key 1, a nested ?: with a leaf copyinstr(), neither a literal nor the probe.s name$' \
+	nest.1.txt.err
 
 # a kernel provider's probe: the comm of the thread that made the call
 if [ "${TRACE_EMULATED:-0}" = 1 ]; then

@@ -741,8 +741,58 @@ void ckey(struct em *e, const struct ubpf_kop *o)
  * (UBPF_KVROOM(o->imm), the map's) zeroed first; flagged UBPF_KF_SEL,
  * the value popped into r1 chooses: not 0 the first literal, else the
  * second (SEL's test).  The words past the room are the literal's
- * NUL-padding: not written.  *pc is left on the last SDATA.
+ * NUL-padding: not written.  *pc is left on the last SDATA.  Flagged
+ * UBPF_KF_TAB (lkey_tab()): the first of o->agg LKEYs, each with its
+ * SDATA, the popped value the number (levels) of the one written: a
+ * test and a jump past the rest for each but the last, which is what
+ * is left (kplan_expr.c's lit_leaf() pushes 0 to o->agg - 1 alone).
  */
+static void lkey_tab(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
+		     unsigned *sp)
+{
+	const struct ubpf_kop *o = &pl->ops[*pc];
+	unsigned room = UBPF_KVROOM(o->imm), q = *pc;
+	int32_t at = vkey_at(e, o, room);
+	size_t jend[UBPF_KLEAVES];
+
+	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || e->bad ||
+	    o->agg < 2 || o->agg > UBPF_KLEAVES) {
+		e->bad = true;
+		return;
+	}
+	pop(e, sp, 1);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	for (unsigned k = 0; k < o->agg; k++) {
+		const struct ubpf_kop *d = &pl->ops[q];
+		unsigned nw = d->step / 8u + 1;
+		size_t jn = 0;
+
+		if (q + nw >= pl->nops || d->op != UBPF_K_LKEY ||
+		    !(d->flags & UBPF_KF_TAB) || d->levels != k ||
+		    d->n != o->n || d->imm != o->imm || d->sz != o->sz ||
+		    d->step > UBPF_KSTRMAX) {
+			e->bad = true;
+			return;
+		}
+		if (k + 1 < o->agg) /* the last: what is left */
+			jn = jmp_i(e, BPF_JNE, 1, (int32_t)k);
+		for (unsigned i = 0; i < nw && 8 * i < room; i++) {
+			ld64(e, 3, lit_word(d + 1, d->step, i));
+			stx(e, BPF_DW, 2, (int16_t)(at + 8 * (int32_t)i), 3);
+		}
+		if (k + 1 < o->agg) {
+			jend[k] = jmp_i(e, BPF_JA, 0, 0);
+			fix(e, jn);
+		}
+		q += 1 + nw;
+	}
+	for (unsigned k = 0; k + 1 < o->agg; k++)
+		fix(e, jend[k]);
+	*pc = q - 1;
+}
+
 void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 {
 	const struct ubpf_kop *o = &pl->ops[*pc];
@@ -752,6 +802,10 @@ void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 	unsigned n1 = o->step / 8u + 1, n2 = sel ? o->levels / 8u + 1 : 0;
 	size_t jelse = 0, jend = 0;
 
+	if (o->flags & UBPF_KF_TAB) {
+		lkey_tab(e, pl, pc, sp);
+		return;
+	}
 	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || e->bad ||
 	    o->step > UBPF_KSTRMAX || (sel && o->levels > UBPF_KSTRMAX) ||
 	    *pc + n1 + n2 >= pl->nops + 1u) {

@@ -12,7 +12,8 @@
  * execname compared with a literal is CCMP (the literal's first 16
  * bytes in SDATA after it), with a string variable CVCMP, and execname
  * or a literal as a key CKEY or LKEY (lit_key(): a ?: of literals its
- * condition pushed first, both literals' SDATA after), execname beside
+ * condition pushed first, both literals' SDATA after; a nested one its
+ * leaf's number pushed, an LKEY and SDATA per leaf), execname beside
  * a copyinstr() key CWKEY (two words of its key), a second copyinstr()
  * key SKEY2 (after the first's NUL), both for the three; probeprov,
  * probemod, probefunc or probename compared with a literal or another
@@ -270,11 +271,67 @@ void vkey_room(struct em *m, const struct kstmt *ks, struct ubpf_kop *o,
 	o->sz = (uint8_t)(r1 / 8);
 }
 
+/* The leaves of a ?: tree */
+static unsigned tern_leaves(const struct node *n)
+{
+	return n->op == N_TERN ? tern_leaves(n->b) + tern_leaves(n->c) : 1;
+}
+
+/*
+ * A nested ?: key's leaf number (kp_lit_key()'s tree, its leaves
+ * numbered from *i left to right): each condition pushed and each
+ * leaf a CONST, chosen by SEL as emit() computes an integer ?:, so the
+ * number on the stack is that of the leaf run.c's ?: would take.
+ */
+static void lit_leaf(struct em *m, const struct node *n, unsigned *i)
+{
+	struct ubpf_kop *o;
+
+	if (n->op != N_TERN) {
+		o = put(m, UBPF_K_CONST, 0, 1);
+		o->imm = (int64_t)(*i)++;
+		o->sz = 8;
+		o->sg = 1;
+		return;
+	}
+	emit(m, n->a);
+	lit_leaf(m, n->b, i);
+	lit_leaf(m, n->c, i);
+	put(m, UBPF_K_SEL, 3, 1);
+}
+
+/* A nested ?: key's leaves, left to right: an LKEY each, flagged
+ * UBPF_KF_TAB, levels its number, its SDATA after it; the first pops
+ * the leaf's number and its agg says how many (lit_key()) */
+static void lit_leaves(struct em *m, const struct kstmt *ks,
+		       const struct node *n, unsigned j, unsigned *i)
+{
+	struct ubpf_kop *o;
+	const char *s;
+	size_t l;
+
+	if (n->op == N_TERN) {
+		lit_leaves(m, ks, n->b, j, i);
+		lit_leaves(m, ks, n->c, j, i);
+		return;
+	}
+	s = lit_bytes(m, n, &l);
+	o = put(m, UBPF_K_LKEY, *i == 0, 0); /* the first pops the number */
+	o->n = (uint8_t)j;
+	vkey_room(m, ks, o, j);
+	o->step = (uint16_t)l;
+	o->flags = UBPF_KF_TAB;
+	o->levels = (uint16_t)(*i)++;
+	sdata(m, s, l);
+}
+
 /*
  * LKEY: key j is the literal n, or c ? "a" : "b" (kplan_str.c's
  * kp_lit_key(), a branch maybe this probe's name: lit_bytes()): c
  * pushed, then LKEY flagged UBPF_KF_SEL, each literal cut to
- * strsize - 1 bytes as agg.c cuts a key.
+ * strsize - 1 bytes as agg.c cuts a key.  A deeper tree (a branch
+ * itself a ?:): its leaf's number pushed (lit_leaf()), then its leaves
+ * (lit_leaves()), the first LKEY's pop choosing among them all.
  */
 void lit_key(struct em *m, const struct kstmt *ks, const struct node *n,
 	     unsigned j)
@@ -283,6 +340,22 @@ void lit_key(struct em *m, const struct kstmt *ks, const struct node *n,
 	const char *s1, *s2 = NULL;
 	struct ubpf_kop *o;
 
+	if (n->op == N_TERN && (n->b->op == N_TERN || n->c->op == N_TERN)) {
+		unsigned i = 0, first;
+
+		if (tern_leaves(n) > UBPF_KLEAVES) {
+			unfit(m, "a ?: key of more than %d literals",
+			      UBPF_KLEAVES);
+			return;
+		}
+		lit_leaf(m, n, &i);
+		i = 0;
+		first = m->n;
+		lit_leaves(m, ks, n, j, &i);
+		if (!m->full) /* the first says how many */
+			m->pl->ops[first].agg = (uint16_t)i;
+		return;
+	}
 	if (n->op == N_TERN)
 		emit(m, n->a);
 	s1 = lit_bytes(m, n->op == N_TERN ? n->b : n, &l1);

@@ -76,7 +76,8 @@ struct kstmt {
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
- * a literal, or a ?: of two (LKEY): kplan_str.c's kp_lit_key() */
+ * a literal, or a ?: of them, nested or not (LKEY): kplan_str.c's
+ * kp_lit_key() */
 enum {
 	KSX_NONE,
 	KSX_COMM,

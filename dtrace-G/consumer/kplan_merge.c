@@ -67,6 +67,23 @@ bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
 		(k->st[st].sx != KSX_NONE && k->st[st].sx != KSX_SMIX));
 }
 
+/*
+ * The longest leaf of a ?: key (LKEY's tree, MKEY's two): a probe's
+ * name whatever a probe's is (lit_key() takes no longer one)
+ */
+static size_t tern_bound(const struct node *n)
+{
+	size_t b, c;
+
+	if (n->op != N_TERN)
+		return kp_is_comm(n)   ? UBPF_KCOMM - 1
+		       : ident(n) >= 0 ? UBPF_KSTRMAX
+				       : strlen(n->sval);
+	b = tern_bound(n->b);
+	c = tern_bound(n->c);
+	return b > c ? b : c;
+}
+
 size_t kp_vkey_bound(const struct d_kplan *k, const struct node *n, unsigned sx)
 {
 	size_t max = k->prog->strsize - 1, l;
@@ -76,17 +93,7 @@ size_t kp_vkey_bound(const struct d_kplan *k, const struct node *n, unsigned sx)
 	} else if (sx == KSX_COMM) {
 		l = UBPF_KCOMM - 1;
 	} else if (n->op == N_TERN) {
-		/* a probe's name: whatever a probe's is (lit_key() takes
-		 * no longer one) */
-		size_t lc = kp_is_comm(n->c)   ? UBPF_KCOMM - 1
-			    : ident(n->c) >= 0 ? UBPF_KSTRMAX
-					       : strlen(n->c->sval);
-
-		l = kp_is_comm(n->b)   ? UBPF_KCOMM - 1
-		    : ident(n->b) >= 0 ? UBPF_KSTRMAX
-				       : strlen(n->b->sval);
-		if (lc > l)
-			l = lc;
+		l = tern_bound(n);
 	} else {
 		l = strlen(n->sval);
 	}

@@ -76,10 +76,11 @@
  * as long as the longest execname or literal key: kplan_merge.c's
  * kp_vkey_imm(), 16 bytes for @[execname]), and so may a literal or a ?: of two
  * literals (or probeprov, probemod, probefunc, probename: the probe's, written
- * into its plan as a literal) whose condition the kernel computes
- * (kp_lit_key(), KSX_LIT:
+ * into its plan as a literal) whose condition the kernel computes, or a
+ * nested ?: of them, any depth (kp_lit_key(), KSX_LIT:
  * UBPF_K_LKEY, the literal's bytes cut to strsize - 1 in the plan, the
- * condition's truth SEL's; merged untainted, as run.c has the script's
+ * condition's truth SEL's, a nested tree's leaf numbered by SELs of
+ * constants (UBPF_KF_TAB); merged untainted, as run.c has the script's
  * strings), strsize fixed for the run (no setopt(): kp_strsize_fixed()),
  * and so may a ?: whose branches are execname and literals
  * (kp_mix_key(), KSX_MIX: UBPF_K_MKEY, the branch the condition chose
@@ -620,19 +621,33 @@ int kp_ident_fold(const struct d_probe *pr, const struct node *n)
  * that probe's string as the literal; a program several kernel probes
  * share is one only where their instructions, these bytes among them,
  * are the same: cgen_kprov.c), and one longer than UBPF_KSTRMAX bytes
- * after the cut leaves the clause to user space at that probe.
+ * after the cut leaves the clause to user space at that probe.  A
+ * branch may itself be such a ?: (a tree of any depth, the leaves
+ * literals or the probe's names): the kernel computes every condition
+ * of the tree, run.c only those on the way to its leaf, which is
+ * exact because each is an integer kp_ty() takes as a ?:'s branch
+ * (no string comparison in -F mode, as kp_ty_at()'s N_TERN), which
+ * writes nothing and cannot fault but where a string that cannot be
+ * read sends the hit to user space whole, which takes only its own
+ * way; lit_key() numbers the leaves (LKEY flagged UBPF_KF_TAB).
  */
-bool kp_lit_key(const struct d_kplan *k, const struct node *n)
+static bool lit_tree(const struct d_kplan *k, const struct node *n)
 {
 	uint8_t sz, sg;
 
+	if (n->op != N_TERN)
+		return lit_key1(k, n) || ident(n) >= 0;
+	return lit_tree(k, n->b) && lit_tree(k, n->c) &&
+	       kp_ty(k, n->a, &sz, &sg) &&
+	       !(k->fmode && kp_has_str_cmp(k, n->a));
+}
+
+bool kp_lit_key(const struct d_kplan *k, const struct node *n)
+{
 	if (!k || !k->vars || !kp_strsize_fixed(k))
 		return false;
 	if (n->op == N_TERN)
-		return (lit_key1(k, n->b) || ident(n->b) >= 0) &&
-		       (lit_key1(k, n->c) || ident(n->c) >= 0) &&
-		       kp_ty(k, n->a, &sz, &sg) &&
-		       !(k->fmode && kp_has_str_cmp(k, n->a));
+		return lit_tree(k, n);
 	return lit_key1(k, n);
 }
 

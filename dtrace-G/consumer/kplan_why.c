@@ -419,6 +419,19 @@ static const char *node_name(const struct d_kplan *k, const struct node *n,
 	return buf;
 }
 
+/* A nested ?: key's first leaf that is neither a literal nor one of
+ * the probe's names (kplan_str.c's kp_lit_key() takes no such tree),
+ * else NULL */
+static const struct node *odd_leaf(const struct node *n)
+{
+	const struct node *r;
+
+	if (n->op != N_TERN)
+		return n->op == N_STR || ident(n) >= 0 ? NULL : n;
+	r = odd_leaf(n->b);
+	return r ? r : odd_leaf(n->c);
+}
+
 /*
  * Why expression n (what: "its predicate", "its value", "key 2", ...)
  * is not one the kernel computes, into buf: the variable it reads that
@@ -1008,6 +1021,18 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						 "of a pair the kernel does "
 						 "not keep",
 						 j + 1);
+					return;
+				}
+				if (x->op == N_TERN &&
+				    (x->b->op == N_TERN ||
+				     x->c->op == N_TERN) &&
+				    *node_name(k, odd_leaf(x), sub,
+					       sizeof(sub))) {
+					snprintf(buf, len,
+						 "key %u, a nested ?: with a "
+						 "leaf %s, neither a literal "
+						 "nor the probe's name",
+						 j + 1, sub);
 					return;
 				}
 				node_name(k, x, sub, sizeof(sub));

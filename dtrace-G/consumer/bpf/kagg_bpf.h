@@ -200,7 +200,10 @@ enum {
 		       * an AGG with UBPF_KF_VKEY (imm as CKEY's); with
 		       * UBPF_KF_SEL, pop c: c != 0
 		       * that one, else the literal of the (levels + 8)
-		       * / 8 SDATA after it (levels its length) */
+		       * / 8 SDATA after it (levels its length); with
+		       * UBPF_KF_TAB, the first of agg such LKEYs (each
+		       * its SDATA after it, levels its number 0, 1, ...),
+		       * pop i: the literal of number i */
 	UBPF_K_CCMP,  /* push execname OP the literal of the next (step +
 		       * 8) / 8 SDATA (step its length, the first 16
 		       * bytes of it at most), strcmp()'s order; OP by
@@ -470,6 +473,10 @@ struct ubpf_kop {
  * run.c's copyinstr() clamps it, 0 reading nothing, and kept in the
  * struct ubpf_kostr's cnt */
 #define UBPF_KF_NCNT 0x2000
+/* LKEY: leaf number levels of a nested ?: key's agg leaves (kplan_expr.c's
+ * lit_key()): the first pops the number of the leaf to write */
+#define UBPF_KF_TAB 0x4000
+#define UBPF_KLEAVES 16	 /* LKEY with UBPF_KF_TAB: the most leaves */
 #define UBPF_KCOMM 16	 /* bytes of execname, NUL included */
 
 /*

@@ -402,7 +402,14 @@ void vacmp(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 		alu_i(e, BPF_XOR, 1, 1);
 }
 
-/* Does the plan have instruction op (of variable kind n, for VLD/VST)? */
+/* r2 = the key buffer (S_SBUF), its room of room bytes at at zeroed */
+static void room_zero(struct em *e, int32_t at, unsigned room)
+{
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (unsigned i = 0; i < room; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+}
+
 /*
  * String variable v's bytes (svar_at(): the struct ubpf_kostr its store
  * filled, v->n its kind, v->imm strsize - 1) into cgbuf at at (S_SBUF,
@@ -426,9 +433,7 @@ static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
 		e->bad = true;
 		return;
 	}
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	for (unsigned i = 0; i < room; i += 8)
-		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	room_zero(e, at, room);
 	svar_at(e, pl, v, fds);
 	jnone = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_r(e, BPF_MOV, 3, 0);
@@ -727,9 +732,7 @@ void ckey(struct em *e, const struct ubpf_kop *o)
 		e->bad = true;
 		return;
 	}
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	for (unsigned i = 0; i < room; i += 8)
-		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	room_zero(e, at, room);
 	sbuf_at(e, 1, at);
 	alu_i(e, BPF_MOV, 2, sz);
 	call(e, BPF_FUNC_get_current_comm);
@@ -761,9 +764,7 @@ static void lkey_tab(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 		return;
 	}
 	pop(e, sp, 1);
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	for (unsigned i = 0; i < room; i += 8)
-		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	room_zero(e, at, room);
 	for (unsigned k = 0; k < o->agg; k++) {
 		const struct ubpf_kop *d = &pl->ops[q];
 		unsigned nw = d->step / 8u + 1;
@@ -814,9 +815,7 @@ void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 	}
 	if (sel)
 		pop(e, sp, 1);
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	for (unsigned i = 0; i < room; i += 8)
-		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	room_zero(e, at, room);
 	if (sel)
 		jelse = jmp_i(e, BPF_JEQ, 1, 0);
 	for (unsigned i = 0; i < n1 && 8 * i < room; i++) {
@@ -887,9 +886,7 @@ void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 		return;
 	}
 	pop(e, sp, 1);
-	ldx(e, BPF_DW, 2, 10, S_SBUF);
-	for (unsigned i = 0; i < room; i += 8)
-		st(e, BPF_DW, 2, (int16_t)(at + (int32_t)i), 0);
+	room_zero(e, at, room);
 	jelse = jmp_i(e, BPF_JEQ, 1, 0);
 	mkey_branch(e, ca, o->slot, o->step, &pl->ops[*pc + 1], at, room, kw);
 	jend = jmp_i(e, BPF_JA, 0, 0);

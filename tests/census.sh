@@ -25,6 +25,11 @@
 #     description followed by a clause ("a:b:c:d {" or "... /pred/"),
 #     distinct texts once each, run with -c /bin/true (the decision is
 #     made once, at the run's first program, before any probe is known).
+#     The strings are those sh would see (sq_strings(): not within a
+#     comment, a double-quoted string or a here-document's body; in a
+#     .md file, within its fenced code blocks only): until 2026-12-03
+#     any two apostrophes paired, so one in a comment ("kplan_str.c's")
+#     hid the programs after it and made strings of shell text.
 #  2. Each run: dtrace -v -Z [-w] [-C] FLAGS -s P.d -n CENSUS -c CMD,
 #     where CENSUS is 'syscall::getppid:entry /0/ { @census__ =
 #     count(); }' (a kernel probe's program, so the decision is made at
@@ -100,6 +105,44 @@ def keep(text, f, line):
     os.makedirs(d)
     open(d + "/P.d", "w").write(text if text.endswith("\n") else text + "\n")
     open(d + "/src", "w").write("%s:%d\n" % (os.path.relpath(f, top), line))
+def sq_strings(src):
+    # (offset, text) of each single-quoted string sh would see
+    i, n, res = 0, len(src), []
+    while i < n:
+        c = src[i]
+        if c == "\\":
+            i += 2
+        elif c == "'":
+            j = src.find("'", i + 1)
+            if j < 0:
+                break
+            res.append((i, src[i + 1:j]))
+            i = j + 1
+        elif c == '"':
+            i += 1
+            while i < n and src[i] != '"':
+                i += 2 if src[i] == "\\" else 1
+            i += 1
+        elif c == "#" and (i == 0 or src[i - 1] in " \t\n;|&("):
+            j = src.find("\n", i)
+            i = n if j < 0 else j
+        elif src.startswith("<<", i):
+            m = re.match(r"<<-?\s*(?:'(\w+)'|\"(\w+)\"|\\?(\w+))", src[i:])
+            if not m:
+                i += 2
+                continue
+            tag = m.group(1) or m.group(2) or m.group(3)
+            # the rest of the line is code; the body ends at the tag
+            eol = src.find("\n", i)
+            if eol < 0:
+                break
+            at = i + len(m.group(0))
+            res += [(at + a, t) for a, t in sq_strings(src[at:eol])]
+            e = re.compile(r"^[ \t]*" + tag + r"[ \t]*$", re.M).search(src, eol + 1)
+            i = n if not e else e.end()
+        else:
+            i += 1
+    return res
 for f in files:
     src = open(f, encoding="utf-8", errors="replace").read()
     lines = src.split("\n")
@@ -122,10 +165,22 @@ for f in files:
             keep("\n".join(body) + "\n", f, i + 2)
             i = j
         i += 1
-    # single-quoted strings (outside comments' apostrophes: a string
-    # must hold a clause to count, which prose rarely does)
-    for m in re.finditer(r"'([^']*)'", src):
-        keep(m.group(1), f, src.count("\n", 0, m.start()) + 1)
+    # single-quoted strings, as sh reads them: not an apostrophe of a
+    # comment, of a double-quoted string or of a here-document's body
+    # ("kplan_str.c's" in a comment would otherwise pair with the next
+    # quote of the code and hide every string up to the next odd one),
+    # and in a .md file only within its fenced code blocks
+    if f.endswith(".md"):
+        fence = False
+        for e, b in enumerate(lines):
+            if b.lstrip().startswith("```"):
+                fence = not fence
+                lines[e] = ""
+            elif not fence:
+                lines[e] = ""
+        src = "\n".join(lines)
+    for at, text in sq_strings(src):
+        keep(text, f, src.count("\n", 0, at) + 1)
 PY
 
 # the tests/d scripts, one folder each: their path in src

@@ -1518,6 +1518,19 @@ au_beat() {
 	expect_eq "one long hit: the ticks counted in the process" \
 		"ticks 3000" "$(grep '^ticks' b1.out)"
 	expect_eq "one long hit: no drops" "" "$(grep -i drop b1.err)"
+	# ... but not a main thread stuck: the thread beats only while the
+	# main thread beat within 5 s (BEAT_STALL_S), so that a process
+	# waiting at an exec or a dlopen() for dtrace still gives up
+	# (arena.h's hb_alive); a clause of 8 s loses the hits past that
+	# bound and the recorder's second, about 2 s of ticks, said
+	"$DTRACE" -w -q -x activation=user -n '
+	act*:::hit { trace(execname); system("sleep 8"); }
+	act*:::tick { @t = count(); }
+	END { printa("ticks %@d\n", @t); }' -c './act 1 1 0 10000' \
+		>b2.out 2>b2.err || fail "one stuck hit: $(cat b2.err)"
+	expect_grep "one stuck hit: the drops past the bound said" \
+		'^dtrace: [0-9][0-9]* drops (hits the in-process rings could not hold, or written while dtrace was not reading)$' \
+		b2.err
 }
 
 # The child gone before dtrace read its segment, from section 7: alone,

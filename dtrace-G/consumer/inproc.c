@@ -542,6 +542,12 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
 		ip_enable(c, pr);
 }
 
+static void arena_beat(const struct ip_proc *ipp, uint64_t t)
+{
+	__atomic_store_n(&((struct usdt_arena *)ipp->map)->hb, t,
+			 __ATOMIC_RELEASE);
+}
+
 /*
  * The heartbeat in every arena (the recorder's hb_limit: a hit finding
  * it older than a second is a drop): written at each read (ip_drain()),
@@ -550,15 +556,10 @@ void ip_remap_check(struct consumer *c, struct ip_proc *ipp)
  * the second (the kernel path's records of the same run on a loaded
  * machine, a system() that takes long) is still dtrace reading, and the
  * process's hits meanwhile are not drops.  The beat thread
- * (inproc_beat.c) covers a single hit that runs past the second; these
- * beats stay for a run whose thread could not start.
+ * (inproc_beat.c) covers a single hit that runs past the second, while
+ * these beats say the main thread is not stuck (ip_beat_main()); they
+ * stay the arenas' for a run whose thread could not start.
  */
-static void arena_beat(const struct ip_proc *ipp, uint64_t t)
-{
-	__atomic_store_n(&((struct usdt_arena *)ipp->map)->hb, t,
-			 __ATOMIC_RELEASE);
-}
-
 void ip_beat(struct consumer *c, bool every)
 {
 	struct inproc *ip = c->ip;
@@ -570,6 +571,7 @@ void ip_beat(struct consumer *c, bool every)
 	if (!every && t - ip->beat_at < ip->hz / 16)
 		return;
 	ip->beat_at = t;
+	ip_beat_main(t);
 	for (size_t i = 0; i < ip->nprocs; i++)
 		if (ip->procs[i]->map)
 			arena_beat(ip->procs[i], t);
@@ -581,6 +583,8 @@ static void ip_drain(struct consumer *c)
 	uint64_t t = rdtsc_now();
 
 	sample(ip, &ip->tsc1, &ip->ns1);
+	if (!ip->stopped)
+		ip_beat_main(t); /* the beat thread's stamp (inproc_beat.c) */
 	for (size_t i = 0; i < ip->nprocs; i++) {
 		struct ip_proc *ipp = ip->procs[i];
 

@@ -348,7 +348,8 @@ void ip_disarm(struct consumer *c, struct ip_proc *ipp);
 void ip_stop(struct consumer *c);
 
 /* inproc_beat.c */
-void ip_beat_add(struct usdt_arena *a);
+void ip_beat_add(struct usdt_arena *a, uint64_t hz);
+void ip_beat_main(uint64_t t);
 void ip_beat_del(struct usdt_arena *a);
 void ip_beat_quit(void);
 

@@ -11,14 +11,28 @@
  * full pipe) wrote none meanwhile, and the process's hits were drops
  * though dtrace was alive and its rings had room.  So a thread of
  * dtrace's own writes the beat every 100 ms into every arena mapped:
- * dtrace alive is dtrace reading, as DTrace's kernel buffers take hits
+ * dtrace busy is dtrace reading, as DTrace's kernel buffers take hits
  * while its consumer is busy, and a hit is lost only when its ring is
  * full (a drop, said) or dtrace is gone or stopped (SIGKILL, SIGSTOP:
  * the thread dies or stops with it).
  *
+ * Busy, not stuck: the thread beats only while the main thread beat
+ * itself within BEAT_STALL_S (ip_beat_main(), at each read and while a
+ * read's hits run).  The beat also tells an exec'd image or a
+ * dlopen()ed library that waits to be armed (drti/arena.h, "Following
+ * an exec") that dtrace is there, and such a waiter gives up
+ * IP_EXEC_ALIVE_S (30 s) after the last beat: a main thread blocked for
+ * good (a system() that never returns, a pipe no one reads) must still
+ * let it go, at most BEAT_STALL_S later than before the thread.  So a
+ * clause that runs up to BEAT_STALL_S loses no hit; a longer one, the
+ * hits past it (drops, said), as before.
+ *
  * The thread knows only the arenas (ip_beat_add() when one is mapped,
- * ip_beat_del() before it is unmapped), under its own mutex, and never
- * touches the rest of struct inproc, which the main thread alone owns.
+ * ip_beat_del() before it is unmapped; a list that grows, so that the
+ * arenas of processes gone, still mapped here, take no room from new
+ * ones) and the main thread's stamp, under its own mutex and an atomic
+ * word, and never touches the rest of struct inproc, which the main
+ * thread alone owns.
  * It is started with the first arena, every signal blocked (they are
  * the main thread's), and stopped by ip_beat_quit() before ip_stop()
  * zeroes the heartbeats, which must stay 0.  It calls nothing that
@@ -43,15 +57,17 @@
 #if defined(__x86_64__)
 
 #define BEAT_MS 100
-#define BEAT_MAX 256 /* arenas beaten at once; the rest by reads only */
+#define BEAT_STALL_S 5 /* the main thread's silence that stops the beats */
 
 static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t th;
 	bool tried, running, quit;
-	struct usdt_arena *a[BEAT_MAX];
-	size_t n;
+	struct usdt_arena **a;
+	size_t n, cap;
+	uint64_t hz;	  /* TSC ticks per second */
+	uint64_t main_at; /* the TSC of the main thread's last beat (atomic) */
 } bt = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 static void *beat_loop(void *arg)
@@ -62,8 +78,12 @@ static void *beat_loop(void *arg)
 	pthread_mutex_lock(&bt.mu);
 	while (!bt.quit) {
 		uint64_t t = rdtsc_now();
+		uint64_t m = __atomic_load_n(&bt.main_at, __ATOMIC_RELAXED);
 
-		for (size_t i = 0; i < bt.n; i++)
+		/* signed: the main thread's TSC may be another CPU's */
+		bool ok = (int64_t)(t - m) < (int64_t)(BEAT_STALL_S * bt.hz);
+
+		for (size_t i = 0; ok && i < bt.n; i++)
 			__atomic_store_n(&bt.a[i]->hb, t, __ATOMIC_RELEASE);
 		(void)clock_gettime(CLOCK_MONOTONIC, &at);
 		at.tv_nsec += BEAT_MS * 1000000L;
@@ -101,20 +121,37 @@ static bool beat_start(void)
 
 /*
  * Arena a (an ip_proc's map) is beaten from now on, the thread started
- * with the first (tried once).  Where it could not start, or BEAT_MAX
- * arenas are beaten already, a is beaten by the reads alone (ip_drain(),
- * ip_beat()).
+ * with the first (tried once; hz, the TSC's ticks per second).  Where it
+ * could not start, or the list could not grow, a is beaten by the reads
+ * alone (ip_drain(), ip_beat()).
  */
-void ip_beat_add(struct usdt_arena *a)
+void ip_beat_add(struct usdt_arena *a, uint64_t hz)
 {
 	pthread_mutex_lock(&bt.mu);
 	if (!bt.tried) {
 		bt.tried = true;
+		bt.hz = hz;
+		ip_beat_main(rdtsc_now());
 		bt.running = beat_start();
 	}
-	if (!bt.quit && bt.running && bt.n < BEAT_MAX)
+	if (!bt.quit && bt.running && bt.n == bt.cap) {
+		size_t cap = bt.cap ? 2 * bt.cap : 16;
+		struct usdt_arena **v = realloc(bt.a, cap * sizeof(*v));
+
+		if (v) {
+			bt.a = v;
+			bt.cap = cap;
+		}
+	}
+	if (!bt.quit && bt.running && bt.n < bt.cap)
 		bt.a[bt.n++] = a;
 	pthread_mutex_unlock(&bt.mu);
+}
+
+/* The main thread beat at TSC t (ip_drain(), ip_beat()): it is not stuck. */
+void ip_beat_main(uint64_t t)
+{
+	__atomic_store_n(&bt.main_at, t, __ATOMIC_RELAXED);
 }
 
 /* ... no more: called before a is unmapped. */
@@ -147,6 +184,9 @@ void ip_beat_quit(void)
 	pthread_mutex_unlock(&bt.mu);
 	if (joined)
 		pthread_join(bt.th, NULL);
+	free(bt.a);
+	bt.a = NULL;
+	bt.cap = 0;
 }
 
 #else

@@ -1042,7 +1042,7 @@ int ip_arena_make(struct consumer *c, struct ip_proc *ipp, struct ip_hold *h,
 	a->nslots = ip->nslots;
 	a->hb_limit = ip->hz; /* one second */
 	/* beaten by dtrace's beat thread too (inproc_beat.c) */
-	ip_beat_add(a);
+	ip_beat_add(a, ip->hz);
 	ip_arena_consumer(a, ipp->pid, ip->hz);
 	ip_arena_ns(ip, a, ipp->pid);
 	a->execs = 1;

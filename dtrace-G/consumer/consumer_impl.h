@@ -288,8 +288,9 @@ struct tproc {
 	uint64_t maps_t; /* when (CLOCK_MONOTONIC ns, after the read) */
 	uint64_t maps_tb; /* ... and when that read began */
 	bool reimaged; /* exec'd: proc_exec_reset() since the last read */
-	bool exe_unseen; /* ... and no read since found its executable
-			  * mapped (one during the exec finds none) */
+	bool exe_unseen; /* ... and no read since found a file mapped,
+			  * its executable the first (one during the exec
+			  * finds none) */
 	bool followed; /* a fork child traced from its exec (lineage.c) */
 	struct tfile **files;
 	size_t nfiles;

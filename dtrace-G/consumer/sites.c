@@ -585,21 +585,14 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 		c->be->target(c, pr);
 }
 
-/* pr's executable (/proc/PID/exe) into *st; false if gone */
-static bool exe_stat(const struct tproc *pr, struct stat *st)
-{
-	char exe[64];
-
-	(void)proc_path(exe, sizeof(exe), pr->pid, "exe");
-	return !stat(exe, st);
-}
-
-/* Is pr's executable among its files from the from'th? */
+/* Is pr's executable (/proc/PID/exe) among its files from the from'th? */
 static bool exe_among(const struct tproc *pr, size_t from)
 {
+	char exe[64];
 	struct stat st;
 
-	if (!exe_stat(pr, &st))
+	(void)proc_path(exe, sizeof(exe), pr->pid, "exe");
+	if (stat(exe, &st))
 		return false;
 	for (size_t k = from; k < pr->nfiles; k++)
 		if (pr->files[k]->dev == st.st_dev &&
@@ -742,8 +735,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	struct proc_maps mm = {0};
 	const struct proc_map *m;
 	size_t nf0 = pr->nfiles;
-	struct stat xs;
-	bool look, exe = false;
+	bool exe = false;
 	char *maps;
 	uint64_t tb;
 
@@ -779,16 +771,17 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 		pr->maps = NULL;
 		return false;
 	}
-	/* an exec'd image's executable mapped yet? (late_say()) */
-	look = pr->exe_unseen && exe_stat(pr, &xs);
 	for (size_t i = 0; (m = proc_maps_next_file(&mm, &i));) {
 		struct tfile *f;
 		bool seen = false;
 
+		/* an exec'd image's executable mapped yet? (late_say()):
+		 * the kernel maps it first, so any file is it, or after
+		 * it, whether dtrace can open the file or not */
+		exe = true;
 		f = file_get(c, pr->pid, m);
 		if (!f)
 			continue;
-		exe |= look && f->dev == xs.st_dev && f->ino == xs.st_ino;
 		for (size_t k = 0; k < pr->nfiles; k++)
 			seen |= pr->files[k] == f;
 		if (!f->failed && !seen)

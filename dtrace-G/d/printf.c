@@ -445,7 +445,8 @@ static void pf_check_size(struct parser *ps, int k, bool known, uint8_t sz,
  * or int (dt_printf.c's pfcheck_csi()): an argument the compiler knows to
  * be wider (arg0, timestamp, a cast to a 64-bit type) is refused as
  * DTrace refuses it, not printed as its low byte; one whose type it
- * cannot tell prints its low byte, as C's %c prints an int's.
+ * cannot tell prints its low byte, as C's %c prints an int's.  %@c and
+ * %@C, an aggregation's 64-bit value, are refused too.
  */
 void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 		   struct node **args, unsigned nargs, const int *keys,
@@ -498,6 +499,21 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 				       "#%u (%%@%s) is missing a corresponding "
 				       "aggregation argument",
 				       func, i + 1, d->name);
+			/* pfcheck_csi(): the value is 64 bits, DTrace's
+			 * uint64_t for count(), int64_t for the rest
+			 * (the first aggregation's, as dt_printf_validate()
+			 * types it) */
+			if (d->conv == 'c' || d->conv == 'C')
+				d_perrt(ps, D_PRINTF_ARG_TYPE, at->line,
+					at->col,
+					"%s( ) aggregating action is "
+					"incompatible with conversion #%u "
+					"prototype:\n\tconversion: %%%s\n\t "
+					"prototype: %s\n\t  argument: %s",
+					func, i + 1, d->name, pfconvs[k].proto,
+					ps->prog->aggs[agg].fn == AG_COUNT
+						? "uint64_t"
+						: "int64_t");
 			continue;
 		}
 		if (j >= navail)

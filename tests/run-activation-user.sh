@@ -1490,6 +1490,17 @@ au_g7m() {
 		"$(cat mixx.err.kernel mixx.err.user | grep -c 'armed only at the next read')"
 }
 
+# beat_run NAME SLEEP ACTARGS: the ticks counted in the process while
+# act*:::hit's clause (the kernel path's: execname) sleeps SLEEP
+# seconds in system(); NAME.out, NAME.err
+beat_run() {
+	"$DTRACE" -w -q -x activation=user -n "
+	act*:::hit { trace(execname); system(\"sleep $2\"); }
+	act*:::tick { @t = count(); }
+	END { printa(\"ticks %@d\\n\", @t); }" -c "./act $3" \
+		>"$1.out" 2>"$1.err" || fail "$1: $(cat "$1.err")"
+}
+
 # A read busy past the recorder's second: the probe hit on the kernel
 # path (execname), its clause's system() sleeping 0.25 s at each of 8
 # hits, 2 s of one read, while the process's ticks (aggregated in the
@@ -1499,38 +1510,26 @@ au_g7m() {
 # and by dtrace's beat thread while one hit's clause runs 2 s
 au_beat() {
 	au_progs
-	"$DTRACE" -w -q -x activation=user -n '
-	act*:::hit { trace(execname); system("sleep 0.25"); }
-	act*:::tick { @t = count(); }
-	END { printa("ticks %@d\n", @t); }' -c './act 8 1 0 3000' \
-		>b.out 2>b.err || fail "busy read: $(cat b.err)"
+	beat_run busy 0.25 '8 1 0 3000'
 	expect_eq "busy read: the ticks counted in the process" "ticks 3000" \
-		"$(grep '^ticks' b.out)"
-	expect_eq "busy read: no drops" "" "$(grep -i drop b.err)"
+		"$(grep '^ticks' busy.out)"
+	expect_eq "busy read: no drops" "" "$(grep -i drop busy.err)"
 	# one hit whose clause runs past the second (system() sleeps 2 s):
 	# no read's hits running to beat meanwhile, the beat thread does
 	# (inproc_beat.c; before it, 912 of 3000 ticks were drops)
-	"$DTRACE" -w -q -x activation=user -n '
-	act*:::hit { trace(execname); system("sleep 2"); }
-	act*:::tick { @t = count(); }
-	END { printa("ticks %@d\n", @t); }' -c './act 1 1 0 3000' \
-		>b1.out 2>b1.err || fail "one long hit: $(cat b1.err)"
+	beat_run long 2 '1 1 0 3000'
 	expect_eq "one long hit: the ticks counted in the process" \
-		"ticks 3000" "$(grep '^ticks' b1.out)"
-	expect_eq "one long hit: no drops" "" "$(grep -i drop b1.err)"
+		"ticks 3000" "$(grep '^ticks' long.out)"
+	expect_eq "one long hit: no drops" "" "$(grep -i drop long.err)"
 	# ... but not a main thread stuck: the thread beats only while the
 	# main thread beat within 5 s (BEAT_STALL_S), so that a process
 	# waiting at an exec or a dlopen() for dtrace still gives up
 	# (arena.h's hb_alive); a clause of 8 s loses the hits past that
 	# bound and the recorder's second, about 2 s of ticks, said
-	"$DTRACE" -w -q -x activation=user -n '
-	act*:::hit { trace(execname); system("sleep 8"); }
-	act*:::tick { @t = count(); }
-	END { printa("ticks %@d\n", @t); }' -c './act 1 1 0 10000' \
-		>b2.out 2>b2.err || fail "one stuck hit: $(cat b2.err)"
+	beat_run stuck 8 '1 1 0 10000'
 	expect_grep "one stuck hit: the drops past the bound said" \
 		'^dtrace: [0-9][0-9]* drops (hits the in-process rings could not hold, or written while dtrace was not reading)$' \
-		b2.err
+		stuck.err
 }
 
 # The child gone before dtrace read its segment, from section 7: alone,

@@ -621,15 +621,14 @@ static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 	char why[192];
 	bool exec;
 
-	/* the first read of a new image (proc_exec_reset()) finds no
-	 * dlopen(), nor does one before that image's executable is
-	 * mapped (a read during the exec finds none of its files, and
-	 * the next all of them): how an exec is followed is the
-	 * backend's to say; a process dlhold.c holds (-x
-	 * activation=user too) was armed at its stop */
-	if (!pr->target || !c->begun || pr->late_said || pr->reimaged ||
-	    pr->exe_unseen || (c->be->caps & BE_CAP_HOLD) ||
-	    dlhold_owns(pr->pid))
+	/* no read of a new image (proc_exec_reset()) finds a dlopen()
+	 * until one found its files mapped, the first of them included
+	 * (exe_unseen, which reimaged implies: a read during the exec
+	 * finds none of its files, and the next all of them): how an
+	 * exec is followed is the backend's to say; a process dlhold.c
+	 * holds (-x activation=user too) was armed at its stop */
+	if (!pr->target || !c->begun || pr->late_said || pr->exe_unseen ||
+	    (c->be->caps & BE_CAP_HOLD) || dlhold_owns(pr->pid))
 		return;
 	/* its executable among the new files: it exec'd, unseen */
 	exec = exe_among(pr, nf0);

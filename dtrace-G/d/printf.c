@@ -394,17 +394,31 @@ static bool pf_keys_type(const struct parser *ps, unsigned agg, unsigned j,
 	return seen;
 }
 
-/* DTrace's refusal of an argument of type sz, sg for conversion k. */
-static void pf_incompatible(struct parser *ps, int k, uint8_t sz, uint8_t sg,
+/*
+ * DTrace's refusal (dt_printf_validate()'s D_PRINTF_ARG_TYPE) of
+ * conversion #conv, pfconvs[k], for an argument of type type: what and
+ * num name it ("argument", 2; "key", 1; "aggregating action", 0: no
+ * number).
+ */
+static void pf_incompatible(struct parser *ps, int k, const char *type,
 			    const char *func, const char *what, unsigned num,
 			    unsigned conv, const struct tok *at)
 {
+	char n[16] = "";
+
+	if (num)
+		snprintf(n, sizeof(n), " #%u", num);
 	d_perrt(ps, D_PRINTF_ARG_TYPE, at->line, at->col,
-		"%s( ) %s #%u is incompatible with conversion #%u "
+		"%s( ) %s%s is incompatible with conversion #%u "
 		"prototype:\n\tconversion: %%%s\n\t prototype: %s"
 		"\n\t  argument: %s",
-		func, what, num, conv, pfconvs[k].name, pfconvs[k].proto,
-		pf_int_name(sz, sg));
+		func, what, n, conv, pfconvs[k].name, pfconvs[k].proto, type);
+}
+
+/* An aggregation's value type as DTrace names it: count()'s unsigned. */
+static const char *agg_vtype(const struct parser *ps, unsigned agg)
+{
+	return ps->prog->aggs[agg].fn == AG_COUNT ? "uint64_t" : "int64_t";
 }
 
 /*
@@ -430,7 +444,8 @@ static void pf_check_size(struct parser *ps, int k, bool known, uint8_t sz,
 			pfconvs[k].proto, pfconvs[k].proto);
 	if (sz != pfconvs[k].isz ||
 	    (pfconvs[k].isg != PF_SG_ANY && sg != pfconvs[k].isg))
-		pf_incompatible(ps, k, sz, sg, func, what, num, conv, at);
+		pf_incompatible(ps, k, pf_int_name(sz, sg), func, what, num,
+				conv, at);
 }
 
 /*
@@ -504,16 +519,9 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 			 * (the first aggregation's, as dt_printf_validate()
 			 * types it) */
 			if (d->conv == 'c' || d->conv == 'C')
-				d_perrt(ps, D_PRINTF_ARG_TYPE, at->line,
-					at->col,
-					"%s( ) aggregating action is "
-					"incompatible with conversion #%u "
-					"prototype:\n\tconversion: %%%s\n\t "
-					"prototype: %s\n\t  argument: %s",
-					func, i + 1, d->name, pfconvs[k].proto,
-					ps->prog->aggs[agg].fn == AG_COUNT
-						? "uint64_t"
-						: "int64_t");
+				pf_incompatible(ps, k, agg_vtype(ps, agg), func,
+						"aggregating action", 0, i + 1,
+						at);
 			continue;
 		}
 		if (j >= navail)
@@ -524,13 +532,9 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 		got = printa ? (keys ? keys[j] : T_ANY) : args[j]->kind;
 		want = pfconvs[k].argkind;
 		if (got != T_ANY && want != T_ANY && got != want)
-			d_perrt(ps, D_PRINTF_ARG_TYPE, at->line, at->col,
-			       "%s( ) %s #%u is incompatible with conversion "
-			       "#%u prototype:\n\tconversion: %%%s\n\t "
-			       "prototype: %s\n\t  argument: %s",
-			       func, printa ? "key" : "argument",
-			       printa ? j + 1 : j + 2, i + 1, d->name,
-			       pfconvs[k].proto, d_kind_name(got));
+			pf_incompatible(ps, k, d_kind_name(got), func,
+					printa ? "key" : "argument",
+					printa ? j + 1 : j + 2, i + 1, at);
 		if (pfconvs[k].isz || d->conv == 'c' || d->conv == 'C') {
 			uint8_t sz = 0, sg = 0;
 			bool known;
@@ -547,10 +551,10 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 					      printa ? j + 1 : j + 2, i + 1,
 					      at);
 			else if (known && sz > 4) /* pfcheck_csi() */
-				pf_incompatible(ps, k, sz, sg, func,
-						printa ? "key" : "argument",
-						printa ? j + 1 : j + 2, i + 1,
-						at);
+				pf_incompatible(
+					ps, k, pf_int_name(sz, sg), func,
+					printa ? "key" : "argument",
+					printa ? j + 1 : j + 2, i + 1, at);
 		}
 		j++;
 	}

@@ -749,7 +749,10 @@ static void bare_alts(struct d_kplan *k)
 			    k->nst + 1 > UINT16_MAX)
 				continue;
 			k->bare = false;
-			if (kp_stmt_ok(k, k->st[at].st, &alt)) {
+			if (kp_stmt_ok(k,
+				       k->st[at].ost ? k->st[at].ost
+						     : k->st[at].st,
+				       &alt)) {
 				xgrow(&k->st, &k->stcap, (size_t)k->nst + 1,
 				      sizeof(*k->st));
 				k->st[k->nst] = alt;
@@ -784,9 +787,17 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 {
 	const struct d_prog *p = k->prog;
 	const struct agg *a;
-	uint8_t sz, sg;
+	const struct stmt *sh;
+	uint8_t sz, sg, fk;
 	int v = k->vars ? kp_assigned_var(st) : -1;
 
+	/* format-time keys: the copy with their leaves, where it is taken
+	 * (kplan_fkey.c) */
+	if ((sh = kp_fkey_stmt(k, st, &fk)) && kp_stmt_ok(k, sh, ks)) {
+		ks->fkeys = fk;
+		ks->ost = st;
+		return true;
+	}
 	memset(ks, 0, sizeof(*ks));
 	ks->st = st;
 	ks->slot = -1;
@@ -1052,6 +1063,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->vslot = xcalloc(nv, sizeof(*k->vslot));
 	k->varg = xcalloc(nv, sizeof(*k->varg));
 	kp_typed_reach(k); /* before any clause is asked: kplan_here.c */
+	kp_fkeys_make(k);  /* ... and the copies of kplan_fkey.c */
 	/* a predicate that gates the record changes nothing a clause
 	 * sees, so exit() and printa() do not rule gates out */
 	k->gates = (flags & D_KPLAN_VARS) != 0;
@@ -1218,6 +1230,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->xcl);
 	free(k->tied);
 	free(k->traced);
+	kp_fkeys_free(k);
 	free(k);
 }
 

@@ -73,6 +73,13 @@ struct kstmt {
 	 * kp_spec_stmt()): KS_TAKE ... KS_DISCARD, its tag 16 bytes of the
 	 * out area at its place (kp_out_op()); 0: none */
 	uint8_t spec;
+	/* format-time keys (kplan_fkey.c): the keys (a bit each) that are
+	 * a string function of a leaf the kernel keys by; st is then a
+	 * copy of ost, the program's statement, with the leaves as those
+	 * keys, and the merge makes each key of ost's tree over its leaf
+	 * (kp_fkey_merge()); 0: none, ost NULL */
+	uint8_t fkeys;
+	const struct stmt *ost;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
@@ -104,6 +111,10 @@ enum {
 
 struct d_kplan {
 	struct d_prog *prog;
+	/* the statements with format-time keys and their copies
+	 * (kplan_fkey.c's kp_fkeys_make(), before any decision) */
+	struct kp_fsh **fsh;
+	unsigned nfsh;
 	bool *ok; /* per clause */
 	/* per clause: a speculating one user space runs whose printf()
 	 * and trace() values the kernel computes (kplan_spec.c's
@@ -537,6 +548,16 @@ int kp_out_sarg(const struct stmt *st, unsigned j);
 /* ... argument j is one value (today's forms: an OUT, OSTR, OVSTR or
  * none, kp_out_arg()'s), not a format-time tree (below) */
 bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j);
+/* kplan_fkey.c: format-time keys.  The copies made, and freed; the copy
+ * of st whose keys are the leaves of its trees, and the keys (*bits),
+ * or NULL; the merge's keys of ks made from their leaves' */
+void kp_fkeys_make(struct d_kplan *k);
+void kp_fkeys_free(struct d_kplan *k);
+const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
+				uint8_t *bits);
+void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
+		   struct dv *keys, char (*kbuf)[D_STRSIZE]);
+
 /* kplan_str.c: a printf() or trace() argument dtrace computes when it
  * formats from leaves the plan computes at the hit ("String functions
  * printed from the out area"): the leaves in d_eval()'s order into lv,

@@ -257,6 +257,8 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		snprintf(kbuf[i], max, "%s", s ? s : "");
 		keys[i] = d_dv_str(kbuf[i]);
 	}
+	if (ks->fkeys) /* format-time keys: made of their leaves */
+		kp_fkey_merge(k, ks, keys, kbuf);
 	for (i = 0; i < ncpus; i++) {
 		sa = (int64_t)((uint64_t)sa + (uint64_t)vals[i].a);
 		sb = (int64_t)((uint64_t)sb + (uint64_t)vals[i].b);

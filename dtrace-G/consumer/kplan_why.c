@@ -668,10 +668,11 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 	const struct d_prog *p = k->prog;
 	const struct clause *c = &p->clauses[ci];
 	const struct stmt *st = c->flat[i]; /* a branch's too */
+	const struct stmt *kst;
 	const struct agg *a;
 	char sub[520];
 	struct kstmt pks;
-	uint8_t sz, sg;
+	uint8_t sz, sg, fk;
 	bool pair;
 	int v;
 
@@ -966,8 +967,13 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				 d_funcs[st->keys[0]->sub].name);
 			return;
 		}
+		/* a format-time key's leaf is what the kernel would key by
+		 * (kplan_fkey.c): its reason is the leaf's */
+		kst = kp_fkey_stmt(k, st, &fk);
+		if (!kst)
+			kst = st;
 		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {
-			const struct node *x = st->keys[j];
+			const struct node *x = kst->keys[j];
 
 			/* a name key's count() (../d/stmt.c's
 			 * d_stmt_uname()): its address's reason, as a
@@ -999,7 +1005,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 					 * another reason, a later key's, an
 					 * if's (kp_flat_ok()) or a
 					 * variable's */
-					pair = kp_stmt_ok(k, st, &pks);
+					pair = kp_stmt_ok(k, kst, &pks);
 					if (pks.vkey2 == j + 1 ||
 					    pks.skey2 == j + 1 ||
 					    pks.kid[j] >= 0 || pair) {

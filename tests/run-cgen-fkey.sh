@@ -1,0 +1,197 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-cgen-fkey.sh: format-time keys (consumer/kplan_fkey.c): an
+# aggregation key that is a string function of a key the kernel keys by
+# (@[pid, basename(copyinstr(arg0)), copyinstr(arg1)] = count(), the
+# DTraceToolkit's and the DTrace book's py_calls.d, rb_calls.d,
+# pl_subcalls.d), aggregated in the kernel by that key and named by
+# dtrace as it merges, on tests/data/interp/interp's function-entry
+# probe (FILE, FUNC, LINE: the strings an interpreter passes):
+#  - the known answer: paths in different folders merged under one
+#    basename(), counts and sums added across the kernel's entries and
+#    the hits the kernel sends to dtrace whole (a path longer than the
+#    64 bytes kaggs_s keeps), and the toolkit's printa() layout;
+#  - every function of the set (basename(), dirname(), strjoin(),
+#    substr(), toupper(), tolower(), strstr(), strchr(), strrchr(),
+#    lltostr() of an integer key, nested) with count(), sum(), avg(),
+#    min(), max(), quantize(), stddev(), beside a string variable's
+#    key (VKEY) and execname's (CKEY), on paths with no '/', no '.', an
+#    ESC byte (escaped by printa(), the taint of the leaf kept), over
+#    64 bytes: byte for byte DTRACE_KAGG=0's and DTRACE_CGEN=0's, at
+#    strsize 256 and 8 (the leaf cut before the function, as
+#    copyinstr() cuts it);
+#  - -v: the clauses aggregated in the kernel, where this tree before
+#    left them to user space ("basename(), a string the kernel does not
+#    key by"); a tree of two leaves stays user space's, -v saying so.
+# Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup usdt
+
+data=$top_srcdir/tests/data/interp
+"$DTRACE" -h -s "$data/interp.d" -o interp.h &&
+	$CC -O2 -fPIE -I. -c "$data/interp.c" -o interp.o &&
+	"$DTRACE" -G -s "$data/interp.d" -o interp-probes.o interp.o &&
+	$CC -pie -o interp interp.o interp-probes.o ||
+	{ fail "cannot build tests/data/interp/interp"; finish; }
+
+long=/a/folder/name/long/enough/that/the/whole/path/passes/sixty-four/bytes
+
+# three NAME D-FILE SCRIPT [DTRACE-ARGS]: ./interp <SCRIPT under D-FILE
+# with the generated programs (NAME.1), DTRACE_KAGG=0 (NAME.k) and
+# DTRACE_CGEN=0 (NAME.0), byte for byte alike
+three() {
+	t_name=$1 t_d=$2 t_in=$3
+	shift 3
+	"$DTRACE" -v -q "$@" -s "$t_d" -c ./interp <"$t_in" \
+		>"$t_name.1" 2>"$t_name.1.err"
+	expect_eq "$t_name: dtrace's status" 0 $?
+	DTRACE_KAGG=0 "$DTRACE" -q "$@" -s "$t_d" -c ./interp <"$t_in" \
+		>"$t_name.k" 2>"$t_name.k.err"
+	expect_eq "$t_name: DTRACE_KAGG=0's status" 0 $?
+	DTRACE_CGEN=0 "$DTRACE" -q "$@" -s "$t_d" -c ./interp <"$t_in" \
+		>"$t_name.0" 2>"$t_name.0.err"
+	expect_eq "$t_name: DTRACE_CGEN=0's status" 0 $?
+	expect_file_eq "$t_name: DTRACE_KAGG=0's output" "$t_name.k" \
+		"$t_name.1"
+	expect_file_eq "$t_name: DTRACE_CGEN=0's output" "$t_name.0" \
+		"$t_name.1"
+}
+
+# kernel NAME COUNT: -v of NAME.1 says COUNT clauses aggregated in the
+# kernel and none in user space
+kernel() {
+	if [ "$2" = 1 ]; then
+		k_c='1 clause'
+	else
+		k_c="$2 clauses"
+	fi
+	expect_grep "$1: -v" "^dtrace: $k_c aggregated in the kernel\$" \
+		"$1.1.err"
+	expect_eq "$1: no clause in user space" "" \
+		"$(grep 'runs in user space' "$1.1.err")"
+}
+
+# ---------------------------------------------------------------------
+# The known answer: x.py from three folders and from none, one entry
+# each; the long path's hit is user space's (kaggs_s keeps 64 bytes),
+# added to the kernel's
+
+cat >known.txt <<EOF
+call /usr/lib/x.py f 1
+call /src/x.py f 2
+call x.py g 4
+call /src/y.py f 8
+call $long/x.py f 16
+call /usr/lib/x.py f 32
+EOF
+cat >known.d <<'EOF'
+interp$target:::function-entry
+{
+	@c[basename(copyinstr(arg0))] = count();
+	@s[basename(copyinstr(arg0)), copyinstr(arg1)] = sum(arg2);
+}
+END
+{
+	printa("%s %@d\n", @c);
+	printa("%s %s %@d\n", @s);
+}
+EOF
+three known known.d known.txt
+kernel known 1
+printf '%s\n' 'y.py 1' 'x.py 5' 'x.py g 4' 'y.py f 8' 'x.py f 51' '' >known.exp
+expect_file_eq "known: the counts and sums" known.exp known.1
+expect_grep "known: the long path's hit from its record" \
+	'^dtrace: BPF: .* 1 record read$' known.1.err
+
+# the toolkit's py_calls.d, as its text has it (but the provider)
+cat >pycalls.d <<'EOF'
+dtrace:::BEGIN
+{
+	printf("Tracing... Hit Ctrl-C to end.\n");
+}
+
+interp$target:::function-entry
+{
+	@funcs[pid == $target, basename(copyinstr(arg0)), copyinstr(arg1)] =
+	    count();
+}
+
+dtrace:::END
+{
+	printf(" %-6s %-30s %-30s %8s\n", "PID", "FILE", "FUNC", "CALLS");
+	printa(" %-6d %-30s %-30s %@8d\n", @funcs);
+}
+EOF
+three pycalls pycalls.d known.txt
+kernel pycalls 1
+{
+	echo 'Tracing... Hit Ctrl-C to end.'
+	printf ' %-6s %-30s %-30s %8s\n' PID FILE FUNC CALLS
+	printf ' %-6d %-30s %-30s %8d\n' 1 x.py g 1 1 y.py f 1 1 x.py f 4
+	echo
+} >pycalls.exp
+expect_file_eq "pycalls: py_calls.d's report" pycalls.exp pycalls.1
+
+# ---------------------------------------------------------------------
+# Every function, every aggregating one, on awkward paths, three ways at
+# strsize 256 and 8
+
+esc=$(printf '\033')
+awk -v long="$long" -v esc="$esc" 'BEGIN {
+	nd = split("/usr/lib/python3 /src /opt/app/lib /a . " long, d, " ")
+	nf = split("os.py x.py util.py Caps.PY noext a" esc "b.py", f, " ")
+	nu = split("f g main h", u, " ")
+	s = 7
+	for (i = 0; i < 300; i++) {
+		s = (s * 1103515245 + 12345) % 2147483648
+		p = d[1 + int(s / 7) % (nd + 1)]
+		p = (p == "" ? "" : p "/") f[1 + int(s / 11) % nf]
+		printf "call %s %s %d\n", p, u[1 + int(s / 13) % nu], s % 301
+	}
+}' >mix.txt
+cat >mix.d <<'EOF'
+interp$target:::function-entry
+{
+	@funcs[pid == $target, basename(copyinstr(arg0)), copyinstr(arg1)] =
+	    count();
+	@d[dirname(copyinstr(arg0))] = sum(arg2);
+	@u[toupper(basename(copyinstr(arg0)))] = max(arg2);
+	@l[tolower(copyinstr(arg0))] = min(arg2);
+	@j[strjoin(copyinstr(arg1), "()")] = quantize(arg2);
+	@x[lltostr(arg2 % 7, 16)] = avg(arg2);
+	@r[strrchr(copyinstr(arg0), '.')] = min(arg2);
+	@c[strchr(copyinstr(arg0), 'y')] = count();
+	@t[substr(copyinstr(arg0), 1, 3)] = stddev(arg2);
+	@z[strstr(basename(copyinstr(arg0)), "py")] = count();
+	@n[substr(strjoin("<", basename(copyinstr(arg0))), -4)] = sum(arg2);
+}
+
+interp$target:::function-entry
+{
+	this->f = copyinstr(arg0);
+	@v[basename(this->f)] = count();
+	@e[toupper(execname)] = count();
+}
+EOF
+three mix mix.d mix.txt
+kernel mix 2
+three mix8 mix.d mix.txt -x strsize=8
+kernel mix8 2
+expect_grep "mix: a key escaped by printa()" 'a\\x1bb\.py' mix.1
+
+# two leaves: user space's, said
+cat >two.d <<'EOF'
+interp$target:::function-entry
+{
+	@[strjoin(copyinstr(arg0), copyinstr(arg1))] = count();
+}
+EOF
+three two two.d known.txt
+expect_grep "two: -v" \
+	'^dtrace: clause 1 (.*) runs in user space, from its record: line 3: its @ = count() is not one the kernel runs: key 1, strjoin(), a string the kernel does not key by$' \
+	two.1.err
+
+finish

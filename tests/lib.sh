@@ -294,6 +294,24 @@ bpf_test_setup() {
 	[ "$1" != trace ] || trace_progs_build
 }
 
+# interp_build: ./interp, the stand-in interpreter whose probes are
+# shaped like CPython's, Perl's and Ruby's (tests/data/interp: its
+# function-entry(FILE, FUNC, LINE) and the rest, fired from a "script"
+# on its standard input); the test fails and ends when it cannot be
+# built
+interp_build() {
+	"$DTRACE" -h -s "$top_srcdir/tests/data/interp/interp.d" \
+		-o interp.h &&
+		$CC -O2 -fPIE -I. -c "$top_srcdir/tests/data/interp/interp.c" \
+			-o interp.o &&
+		"$DTRACE" -G -s "$top_srcdir/tests/data/interp/interp.d" \
+			-o interp-probes.o interp.o &&
+		$CC -pie -o interp interp.o interp-probes.o || {
+		fail "cannot build tests/data/interp/interp"
+		finish
+	}
+}
+
 # kpprog_build: ./kpprog, the kernel providers' test program
 # (tests/data/kprov/kpprog.c), not position-independent: the run-time
 # addresses of its text are nm's; the test fails and ends when it

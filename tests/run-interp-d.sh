@@ -31,7 +31,6 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-data=$top_srcdir/tests/data/interp
 
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
 require_G
@@ -40,14 +39,7 @@ require_uprobe_events
 DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR
 
-"$DTRACE" -h -s "$data/interp.d" -o interp.h &&
-	$CC -O2 -fPIE -I. -c "$data/interp.c" -o interp.o &&
-	"$DTRACE" -G -s "$data/interp.d" -o interp-probes.o interp.o &&
-	$CC -pie -o interp interp.o interp-probes.o ||
-	{
-		echo "FAIL: cannot build tests/data/interp/interp" >&2
-		exit 1
-	}
+interp_build
 
 # normalize: test_dtrace.py's normalize_trace_output(): the lines that
 # are not blank or "#", each "TIMESTAMP<TAB>TEXT", sorted by timestamp,

@@ -328,7 +328,13 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		*sg = 0;
 		return k && k->vars && kp_ureg(n) >= 0 && kp_typed_node(k, n) &&
 		       (!pr || pr == KP_ANYPROBE || kp_usite(pr));
-	case N_VAR:
+	case N_VAR: /* a this-> read after a store: set (kp_dset()) */
+		if (k && kp_dset(k, n) && k->vars &&
+		    k->vst[n->sub] == KV_KERN) {
+			*sz = k->vsz[n->sub];
+			*sg = k->vsg[n->sub];
+			return true;
+		}
 		return var_ty(k, (unsigned)n->sub, sz, sg);
 	case N_ASSOC: /* self->a[k...]: integer keys */
 		if (!n->nargs || n->nargs > UBPF_KMAXKEYS)
@@ -1064,6 +1070,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->varg = xcalloc(nv, sizeof(*k->varg));
 	kp_typed_reach(k); /* before any clause is asked: kplan_here.c */
 	kp_fkeys_make(k);  /* ... and the copies of kplan_fkey.c */
+	kp_dset_make(k);   /* ... and the this-> reads after a store */
 	/* a predicate that gates the record changes nothing a clause
 	 * sees, so exit() and printa() do not rule gates out */
 	k->gates = (flags & D_KPLAN_VARS) != 0;
@@ -1231,6 +1238,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->tied);
 	free(k->traced);
 	kp_fkeys_free(k);
+	free(k->dset);
 	free(k);
 }
 

@@ -115,6 +115,10 @@ struct d_kplan {
 	 * (kplan_fkey.c's kp_fkeys_make(), before any decision) */
 	struct kp_fsh **fsh;
 	unsigned nfsh;
+	/* the this-> reads after a store at their clause's top level,
+	 * typed as set (kplan_vars.c's kp_dset_make(), before typing) */
+	const struct node **dset;
+	unsigned ndset;
 	bool *ok; /* per clause */
 	/* per clause: a speculating one user space runs whose printf()
 	 * and trace() values the kernel computes (kplan_spec.c's
@@ -548,6 +552,10 @@ int kp_out_sarg(const struct stmt *st, unsigned j);
 /* ... argument j is one value (today's forms: an OUT, OSTR, OVSTR or
  * none, kp_out_arg()'s), not a format-time tree (below) */
 bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j);
+/* kplan_vars.c: the this-> reads typed as set, made; is n one? */
+void kp_dset_make(struct d_kplan *k);
+bool kp_dset(const struct d_kplan *k, const struct node *n);
+
 /* kplan_fkey.c: format-time keys.  The copies made, and freed; the copy
  * of st whose keys are the leaves of its trees, and the keys (*bits),
  * or NULL; the merge's keys of ks made from their leaves' */

@@ -90,6 +90,83 @@ void clause_vars(const struct d_kplan *k, const struct clause *c, bool *mark)
 	kp_clause_vars(k->prog, c, mark);
 }
 
+/*
+ * this-> reads that follow a store (doc/DESIGN.md §8 "A variable set
+ * and unset (F)", this-> reads after a store).  A this-> variable lives
+ * for one firing, 0 of its zero's type at its start (d/stmt.c's
+ * run_pre()), and a store sets it (run.c's var_set(): no store of 0
+ * deletes one, as it does a self->); so a read in clause ci after a
+ * store to it at the clause's top level, in an earlier statement, reads
+ * what was stored: the clause ends where the store's value faults, and
+ * nothing between unsets it.  Such a read is not open: typed as set
+ * whatever k->absent says (kplan.c's kp_ty_at()), no bit in
+ * open_bits(), no form dispatched on it.  The toolkit's flow scripts
+ * (py_flowtime.d: this->delta = (timestamp - self->last) / 1000, then
+ * printed) read such a variable, unsigned where an unset one would be a
+ * signed 0, and were user space's for it ("clause 3 would compute
+ * differently with it set and unset").  The reads into k->dset, by node
+ * (each read is its own node), before any clause is typed.
+ */
+static void dset_reads(struct d_kplan *k, const struct node *n,
+		       const bool *stored)
+{
+	if (!n)
+		return;
+	if (n->op == N_VAR && stored[n->sub]) {
+		k->dset = xrealloc(k->dset, k->ndset + 1, sizeof(*k->dset));
+		k->dset[k->ndset++] = n;
+	}
+	dset_reads(k, n->a, stored);
+	dset_reads(k, n->b, stored);
+	dset_reads(k, n->c, stored);
+	for (unsigned i = 0; i < n->nargs; i++)
+		dset_reads(k, n->args[i], stored);
+}
+
+static void dset_stmts(struct d_kplan *k, const struct stmt *v, unsigned n,
+		       const bool *stored)
+{
+	for (unsigned i = 0; i < n; i++) {
+		dset_reads(k, v[i].e, stored);
+		for (unsigned j = 0; j < v[i].nargs; j++)
+			dset_reads(k, v[i].args[j], stored);
+		for (unsigned j = 0; j < v[i].nkeys; j++)
+			dset_reads(k, v[i].keys[j], stored);
+		dset_stmts(k, v[i].body, v[i].nbody, stored);
+		dset_stmts(k, v[i].els, v[i].nels, stored);
+	}
+}
+
+void kp_dset_make(struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+	bool *stored = xcalloc(p->nvars ? p->nvars : 1, sizeof(*stored));
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		memset(stored, 0, (p->nvars ? p->nvars : 1) * sizeof(*stored));
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct node *e = c->stmts[i].e;
+
+			dset_stmts(k, &c->stmts[i], 1, stored);
+			if (c->stmts[i].kind == S_EXPR && e &&
+			    e->op == N_ASSIGN && e->a->op == N_VAR &&
+			    p->vars[e->a->sub].scope == SC_THIS)
+				stored[e->a->sub] = true;
+		}
+	}
+	free(stored);
+}
+
+bool kp_dset(const struct d_kplan *k, const struct node *n)
+{
+	for (unsigned i = 0; i < k->ndset; i++)
+		if (k->dset[i] == n)
+			return true;
+	return false;
+}
+
 /* An element read that open_bits() did not register: open all the same */
 #define KP_OPEN (1u << 31)
 
@@ -108,7 +185,7 @@ uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg)
 
 	if (!n)
 		return 0;
-	if (n->op == N_VAR && k->vbit[n->sub] >= 0)
+	if (n->op == N_VAR && k->vbit[n->sub] >= 0 && !kp_dset(k, n))
 		b |= 1u << k->vbit[n->sub];
 	if (n->op == N_ASSOC && k->vbit[n->sub] == KV_ELEMS) {
 		for (i = 0; i < k->nelem && k->elem[i] != n; i++)

@@ -1,13 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# run-cgen-fkey.sh: format-time keys (consumer/kplan_fkey.c): an
-# aggregation key that is a string function of a key the kernel keys by
+# run-cgen-toolkit.sh: the DTraceToolkit's and the DTrace book's idioms
+# the generated programs run in the kernel, on tests/data/interp/interp's
+# function-entry probe (FILE, FUNC, LINE: the strings an interpreter
+# passes).
+#
+# Format-time keys (consumer/kplan_fkey.c): an aggregation key that is a
+# string function of a key the kernel keys by
 # (@[pid, basename(copyinstr(arg0)), copyinstr(arg1)] = count(), the
 # DTraceToolkit's and the DTrace book's py_calls.d, rb_calls.d,
 # pl_subcalls.d), aggregated in the kernel by that key and named by
-# dtrace as it merges, on tests/data/interp/interp's function-entry
-# probe (FILE, FUNC, LINE: the strings an interpreter passes):
+# dtrace as it merges:
 #  - the known answer: paths in different folders merged under one
 #    basename(), counts and sums added across the kernel's entries and
 #    the hits the kernel sends to dtrace whole (a path longer than the
@@ -24,18 +28,23 @@
 #  - -v: the clauses aggregated in the kernel, where this tree before
 #    left them to user space ("basename(), a string the kernel does not
 #    key by"); a tree of two leaves stays user space's, -v saying so.
+#
+# this-> reads after a store (kplan_vars.c's kp_dset_make()): a this->
+# variable stored at the clause's top level and read after, of a type
+# that an unset one's signed 0 is not (py_flowtime.d's this->delta =
+# (timestamp - self->last) / 1000, printed): typed as set, so the
+# clause is the kernel's where this tree before left it to user space
+# ("clause N would compute differently with it set and unset"); the
+# unsigned arithmetic of a wrapped value as user space makes it, three
+# ways, known answers; a store in a branch, or a read before the
+# store, leave it as before, the output the same three ways.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
 
 bpf_test_setup usdt
 
-data=$top_srcdir/tests/data/interp
-"$DTRACE" -h -s "$data/interp.d" -o interp.h &&
-	$CC -O2 -fPIE -I. -c "$data/interp.c" -o interp.o &&
-	"$DTRACE" -G -s "$data/interp.d" -o interp-probes.o interp.o &&
-	$CC -pie -o interp interp.o interp-probes.o ||
-	{ fail "cannot build tests/data/interp/interp"; finish; }
+interp_build
 
 long=/a/folder/name/long/enough/that/the/whole/path/passes/sixty-four/bytes
 
@@ -193,5 +202,63 @@ three two two.d known.txt
 expect_grep "two: -v" \
 	'^dtrace: clause 1 (.*) runs in user space, from its record: line 3: its @ = count() is not one the kernel runs: key 1, strjoin(), a string the kernel does not key by$' \
 	two.1.err
+
+# ---------------------------------------------------------------------
+# this-> reads after a store
+
+# py_flowtime.d's shape, its times made known values: this->u is
+# unsigned (LINE - 1000 wraps), an unset one a signed 0
+cat >flow.d <<'EOF'
+interp$target:::function-entry
+/self->last == 0/
+{
+	self->last = (int64_t)1000;
+}
+
+interp$target:::function-entry
+{
+	this->u = (uint64_t)arg2 - self->last;
+	printf("%d %d %d %x\n", this->u / 2, this->u > 0, this->u >> 60,
+	    this->u);
+	@[this->u / 4 > 0] = sum(this->u % 1000);
+	self->last = arg2;
+}
+EOF
+printf 'call /a/x.py f %s\n' 999 2000 1 >flow.txt
+three flow flow.d flow.txt
+kernel flow 1
+expect_grep "flow: -v: printed in the kernel" \
+	'^dtrace: 1 clause printing values computed in the kernel$' flow.1.err
+{
+	echo '9223372036854775807 1 15 ffffffffffffffff'
+	echo '500 1 0 3e9'
+	echo '9223372036854774808 1 15 fffffffffffff831'
+	echo
+	printf '        %d %16d\n' 1 1233
+} >flow.exp
+expect_file_eq "flow: the values" flow.exp flow.1
+
+# a store in a branch, a read before the store: as before, three ways
+cat >flowb.d <<'EOF'
+interp$target:::function-entry
+{
+	if (arg2 > 1) {
+		this->u = (uint64_t)arg2 - 1000;
+	}
+	printf("%d\n", this->u - 1 > 0);
+}
+
+interp$target:::function-entry
+{
+	printf("%d ", this->v - 1 > 0);
+	this->v = (uint64_t)arg2 - 1000;
+	printf("%d\n", this->v - 1 > 0);
+}
+EOF
+three flowb flowb.d flow.txt
+printf '%s\n' 1 '0 1' 1 '0 1' 0 '0 1' '' >flowb.exp
+expect_file_eq "flowb: the values" flowb.exp flowb.1
+expect_grep "flowb: -v: the branch's read user space's" \
+	'^dtrace: clause 1 (.*) runs in user space, .*set and unset' flowb.1.err
 
 finish

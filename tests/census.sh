@@ -5,14 +5,17 @@
 # tool, not part of make check: doc/DESIGN.md §8's "What keeps clauses
 # in user space (census, 2026-12-01)" and its "Census again").
 #
-#	tests/census.sh DTRACE TRIGGERS OUTDIR
+#	tests/census.sh DTRACE TRIGGERS OUTDIR [SCRIPTS]
 #
 # DTRACE: the dtrace binary to measure (copy it first: a build under
 # you changes the figures); TRIGGERS: a built tests/d/triggers folder
 # (make check builds it); OUTDIR: made empty, then holds one folder per
 # program (P.d, its command, its -v output) and the summary.  Run as
 # root from the tree's top, alone (one run at a time: 861 runs, about
-# 4 minutes).
+# 4 minutes).  SCRIPTS: a folder of published D scripts (not in this
+# tree: other projects' text, doc/SCRIPTS.md), each *.d under it
+# censused instead of the tree's programs, as doc/SCRIPTS.md runs them
+# (-C where its #! line asks, $1 "1" and $2 "main", $$1 "bash").
 #
 # The mechanism is the census's *Method*:
 #  1. The programs.  Every tests/d script (tst.*.d, err.*.d) run as
@@ -64,8 +67,13 @@
 # one line a user-space clause).
 
 set -u
-[ $# -eq 3 ] || {
-	echo "usage: tests/census.sh DTRACE TRIGGERS OUTDIR" >&2
+[ $# -eq 3 ] || [ $# -eq 4 ] || {
+	echo "usage: tests/census.sh DTRACE TRIGGERS OUTDIR [SCRIPTS]" >&2
+	exit 2
+}
+scripts=${4:+$(readlink -f "$4")}
+[ -z "${4:-}" ] || [ -d "$scripts" ] || {
+	echo "census.sh: $4: not a folder" >&2
 	exit 2
 }
 dtrace=$(readlink -f "$1")
@@ -85,8 +93,30 @@ DTRACE_STATEDIR=$out/nostate
 export DTRACE_STATEDIR
 census='syscall::getppid:entry /0/ { @census__ = count(); }'
 
+# the published scripts, one folder each: P.d, src (scripts/PATH), and
+# the flags and operands doc/SCRIPTS.md gives it
+if [ -n "$scripts" ]; then
+	k=0
+	find "$scripts" -name '*.d' -type f | LC_ALL=C sort |
+		while IFS= read -r d; do
+			k=$((k + 1))
+			f=$(printf '%s/s%04d' "$out" "$k")
+			mkdir -p "$f"
+			cp "$d" "$f/P.d"
+			echo "scripts/${d#"$scripts"/}" >"$f/src"
+			: >"$f/flags"
+			head -n 1 "$d" | grep -q '^#!.*[[:space:]]-[a-zA-Z]*C' &&
+				echo -C >"$f/flags"
+			if grep -q '\$\$1' "$d"; then
+				echo bash >"$f/args"
+			elif grep -q '\$[12]' "$d"; then
+				echo '1 main' >"$f/args"
+			fi
+		done
+fi
+
 # the embedded programs, one folder each: P.d and src (file:line)
-python3 - "$out" "$top" <<'PY'
+[ -n "$scripts" ] || python3 - "$out" "$top" <<'PY'
 import glob, hashlib, os, re, sys
 out, top = sys.argv[1], sys.argv[2]
 files = sorted(glob.glob(top + "/tests/run-*.sh")) + \
@@ -185,7 +215,8 @@ PY
 
 # the tests/d scripts, one folder each: their path in src
 k=0
-find "$top/tests/d" -path "$top/tests/d/triggers" -prune -o \
+[ -n "$scripts" ] ||
+	find "$top/tests/d" -path "$top/tests/d/triggers" -prune -o \
 	\( -name 'tst.*.d' -o -name 'err.*.d' \) -type f -print |
 	LC_ALL=C sort | while IFS= read -r d; do
 	k=$((k + 1))
@@ -221,7 +252,12 @@ for f in "$out"/*/; do
 		args=
 		cmd=/bin/true
 		p=$f/P.d
-		grep -q '^[[:space:]]*#' "$p" && fl=-C
+		if [ -f "$f/flags" ]; then # a published script's
+			fl=$(cat "$f/flags")
+			[ ! -f "$f/args" ] || args=$(cat "$f/args")
+		else
+			grep -q '^[[:space:]]*#' "$p" && fl=-C
+		fi
 		;;
 	esac
 	grep -Eq '(copyout|copyoutstr|system|raise|stop|panic|chill|breakpoint)[[:space:]]*\(' "$p" && w=-w
@@ -301,7 +337,8 @@ def traced(text):
 for f in sorted(glob.glob(out + "/*/err")):
     d = os.path.dirname(f)
     src = open(d + "/src").read().strip()
-    kind = ("tests/d" if src.startswith("tests/d/") else
+    kind = ("scripts" if src.startswith("scripts/") else
+            "tests/d" if src.startswith("tests/d/") else
             "tests/run" if src.startswith("tests/") else
             "bench" if src.startswith("bench/") else
             "README" if src.startswith("README") else "provider-examples")

@@ -25,6 +25,12 @@
 #    64 bytes: byte for byte DTRACE_KAGG=0's and DTRACE_CGEN=0's, at
 #    strsize 256 and 8 (the leaf cut before the function, as
 #    copyinstr() cuts it);
+#  - string literals among the keys (the toolkit's @num[FILE, "func",
+#    NAME] and @num["-", "total", "-"] into one aggregation, a literal
+#    beside copyinstr(), beside a this-> string past kaggs_v's room at
+#    strsize 256): 0 in the kernel's key, the literal made again by the
+#    merge, cut at strsize - 1 (a 12-byte one at strsize 8), three ways
+#    at strsize 256 and 8;
 #  - -v: the clauses aggregated in the kernel, where this tree before
 #    left them to user space ("basename(), a string the kernel does not
 #    key by"); a tree of two leaves stays user space's, -v saying so.
@@ -190,6 +196,26 @@ kernel mix 2
 three mix8 mix.d mix.txt -x strsize=8
 kernel mix8 2
 expect_grep "mix: a key escaped by printa()" 'a\\x1bb\.py' mix.1
+
+# string literals among the keys: the toolkit's two statements into one
+# aggregation, a literal beside copyinstr(), a this-> string beside a
+# literal (past kaggs_v's room at strsize 256)
+cat >lit.d <<'EOF'
+interp$target:::function-entry
+{
+	this->name = copyinstr(arg1);
+	@num[basename(copyinstr(arg0)), "func", this->name] = count();
+	@num["-", "total", "-"] = count();
+	@s[copyinstr(arg0), "method-entry"] = sum(arg2);
+	@m[pid == $target, "method", this->name] = max(arg2);
+}
+EOF
+three lit lit.d mix.txt
+kernel lit 1
+three lit8 lit.d mix.txt -x strsize=8
+kernel lit8 1
+expect_grep "lit: the total" '^ *- *total *- *300$' lit.1
+expect_grep "lit8: the literal cut" '^ .*method- ' lit8.1
 
 # two leaves: user space's, said
 cat >two.d <<'EOF'

@@ -788,22 +788,14 @@ struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
 	return &k->st[n];
 }
 
-bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
-		    struct kstmt *ks)
+bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
+		   struct kstmt *ks)
 {
 	const struct d_prog *p = k->prog;
 	const struct agg *a;
-	const struct stmt *sh;
-	uint8_t sz, sg, fk;
+	uint8_t sz, sg;
 	int v = k->vars ? kp_assigned_var(st) : -1;
 
-	/* format-time keys: the copy with their leaves, where it is taken
-	 * (kplan_fkey.c) */
-	if ((sh = kp_fkey_stmt(k, st, &fk)) && kp_stmt_ok(k, sh, ks)) {
-		ks->fkeys = fk;
-		ks->ost = st;
-		return true;
-	}
 	memset(ks, 0, sizeof(*ks));
 	ks->st = st;
 	ks->slot = -1;
@@ -933,6 +925,32 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 			      &ks->ksg[i]))
 			return false;
 	}
+	return true;
+}
+
+/*
+ * Can the kernel run st?  Its key types into ks.  Where it cannot as
+ * written and it has format-time keys or string literals among its keys,
+ * its copy with their leaves and 0s instead (kplan_fkey.c), where that
+ * can: ks's st the copy, ost st.
+ */
+bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
+		struct kstmt *ks)
+{
+	const struct stmt *sh;
+	uint8_t fk;
+
+	if (kp_stmt_plain(k, st, ks))
+		return true;
+	if (!(sh = kp_fkey_stmt(k, st, &fk)))
+		return false;
+	if (!kp_stmt_plain(k, sh, ks)) {
+		(void)kp_stmt_plain(k, st,
+				    ks); /* ks as the statement left it */
+		return false;
+	}
+	ks->fkeys = fk;
+	ks->ost = st;
 	return true;
 }
 

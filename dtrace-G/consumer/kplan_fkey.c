@@ -36,13 +36,25 @@
  * strchr(), strrchr(), and lltostr() of a constant base from 2 to 36
  * (kplan_str.c's format-time nodes that return a string; not the
  * address names ufunc() and its kin, whose text depends on the
- * record's process and time).  The leaf is any key kp_stmt_ok() takes in the
- * tree's place: kp_fkeys_make() gives each aggregating statement with such keys
- * a copy whose keys are the leaves (struct kp_fsh), made once before any
- * decision and never moved, and kp_stmt_ok() decides the copy, whose
- * struct kstmt then has st the copy, ost the statement and fkeys its
- * keys (a bit each).  Where the copy is not taken the statement is
- * decided as before (kplan_why.c names the tree's function).
+ * record's process and time).
+ *
+ * Literal keys are the same mechanism with no leaf: a string literal
+ * key is one value for its statement, so the kernel's key holds a 0 in
+ * its place (an integer key, a word) and the merge makes the literal
+ * again (untainted, cut at strsize - 1 as run.c's key is).  So the
+ * toolkit's @num[FILE, "func", NAME] and @num["-", "total", "-"], a
+ * literal beside copyinstr() (a pair kaggs_s does not keep) and one
+ * beside a string variable past kaggs_v's room are the kernel's.
+ *
+ * The decision: kp_fkeys_make() gives each aggregating statement with
+ * such keys a copy whose keys are the leaves and the 0s (struct
+ * kp_fsh), made once before any decision and never moved.  kp_stmt_ok()
+ * takes the statement as written where it can (every plan made before
+ * is made the same) and the copy only where it cannot; its struct kstmt
+ * then has st the copy, ost the statement and fkeys the keys (a bit
+ * each).  kplan_why.c gives the copy's reason where neither is taken.
+ * Only where strsize is fixed for the run (no setopt()), as for any
+ * string key: the merge cuts at the run's strsize.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -63,7 +75,8 @@
 struct kp_fsh {
 	const struct stmt *st; /* the program's statement */
 	struct stmt sh;	       /* ... its copy, the leaves its keys */
-	uint8_t bits;	       /* the keys that are trees */
+	uint8_t bits;	       /* the keys that are trees or literals */
+	struct node zero;      /* a literal's key in the copy */
 };
 
 static bool fkey_func(const struct node *n)
@@ -130,7 +143,8 @@ void kp_fkeys_make(struct d_kplan *k)
 			if (st->kind != S_AGG || st->nkeys > UBPF_KMAXKEYS)
 				continue;
 			for (unsigned j = 0; j < st->nkeys; j++)
-				if (fkey_leaf(st->keys[j]))
+				if (fkey_leaf(st->keys[j]) ||
+				    st->keys[j]->op == N_STR)
 					bits |= (uint8_t)(1u << j);
 			if (!bits)
 				continue;
@@ -140,8 +154,17 @@ void kp_fkeys_make(struct d_kplan *k)
 			f->sh = *st;
 			f->bits = bits;
 			f->sh.keys = xcalloc(st->nkeys, sizeof(*f->sh.keys));
+			f->zero.op = N_INT;
+			f->zero.kind = T_INT;
+			f->zero.sz = 4;
+			f->zero.sg = 1;
+			f->zero.line = st->line;
+			f->zero.col = st->col;
 			for (unsigned j = 0; j < st->nkeys; j++) {
 				const struct node *l = fkey_leaf(st->keys[j]);
+
+				if (st->keys[j]->op == N_STR)
+					l = &f->zero;
 
 				f->sh.keys[j] =
 					(struct node *)(l ? l : st->keys[j]);
@@ -162,6 +185,8 @@ void kp_fkeys_free(struct d_kplan *k)
 const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
 				uint8_t *bits)
 {
+	if (!kp_strsize_fixed(k)) /* the merge cuts at the run's strsize */
+		return NULL;
 	for (unsigned i = 0; i < k->nfsh; i++)
 		if (k->fsh[i]->st == st) {
 			*bits = k->fsh[i]->bits;

@@ -560,6 +560,10 @@ bool kp_dset(const struct d_kplan *k, const struct node *n);
  * of st whose keys are the leaves of its trees, and the keys (*bits),
  * or NULL; the merge's keys of ks made from their leaves' */
 void kp_fkeys_make(struct d_kplan *k);
+/* kplan.c: can the kernel run st as written (kp_stmt_ok() without the
+ * copy)? */
+bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
+		   struct kstmt *ks);
 void kp_fkeys_free(struct d_kplan *k);
 const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
 				uint8_t *bits);

@@ -967,9 +967,12 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				 d_funcs[st->keys[0]->sub].name);
 			return;
 		}
-		/* a format-time key's leaf is what the kernel would key by
-		 * (kplan_fkey.c): its reason is the leaf's */
-		kst = kp_fkey_stmt(k, st, &fk);
+		/* where the statement as written is not one kp_stmt_ok()
+		 * takes, its copy with the format-time keys' leaves and the
+		 * literals' 0s is what the kernel would key by (kplan_fkey.c):
+		 * the reason is the copy's */
+		kst = kp_stmt_plain(k, st, &pks) ? NULL
+						 : kp_fkey_stmt(k, st, &fk);
 		if (!kst)
 			kst = st;
 		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {

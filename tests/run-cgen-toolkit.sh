@@ -35,6 +35,12 @@
 #    left them to user space ("basename(), a string the kernel does not
 #    key by"); a tree of two leaves stays user space's, -v saying so.
 #
+# Globals only BEGIN stores (kplan_fkey.c's kp_run_const()): printed
+# (the toolkit's color scripts: color_shell = "\033[2;35m" in BEGIN) and
+# as keys, by dtrace with BEGIN's values, the clause the kernel's; one
+# that a probe's clause stores too, or that a predicate reads, leaves
+# its clause user space's as before, -v saying so.
+#
 # this-> reads after a store (kplan_vars.c's kp_dset_make()): a this->
 # variable stored at the clause's top level and read after, of a type
 # that an unset one's signed 0 is not (py_flowtime.d's this->delta =
@@ -228,6 +234,77 @@ three two two.d known.txt
 expect_grep "two: -v" \
 	'^dtrace: clause 1 (.*) runs in user space, from its record: line 3: its @ = count() is not one the kernel runs: key 1, strjoin(), a string the kernel does not key by$' \
 	two.1.err
+
+# ---------------------------------------------------------------------
+# Globals only BEGIN stores: printed from the records, and as keys, by
+# dtrace with BEGIN's values (the toolkit's color scripts); one another
+# clause stores, and one a predicate reads, as before
+
+cat >const.d <<'EOF'
+BEGIN
+{
+	color = "\033[2;35m";
+	off = "\033[0m";
+	top = 2;
+	tag = "calls";
+}
+
+interp$target:::function-entry
+{
+	printf("%s%s %d%s %s\n", color, copyinstr(arg1), arg2 + top, off,
+	    strjoin(tag, "!"));
+	@c[tag, copyinstr(arg1)] = count();
+	@t[top, basename(copyinstr(arg0))] = sum(arg2);
+}
+EOF
+three const const.d known.txt
+expect_eq "const: no clause in user space" "" \
+	"$(grep 'runs in user space' const.1.err)"
+expect_grep "const: -v: printed in the kernel" \
+	'^dtrace: 1 clause printing values computed in the kernel$' \
+	const.1.err
+esc=$(printf '\033')
+{
+	for l in 'f 3' 'f 4' 'g 6' 'f 10' 'f 18' 'f 34'; do
+		printf '%s[2;35m%s%s[0m calls!\n' "$esc" "$l" "$esc"
+	done
+	echo
+	printf '  %-50s  %-50s %16d\n' calls g 1 calls f 5
+	printf '%9d  %-50s %16d\n' 2 y.py 8 2 x.py 55
+} >const.exp
+expect_file_eq "const: the values" const.exp const.1
+
+cat >constu.d <<'EOF'
+BEGIN
+{
+	color = "<";
+	top = 2;
+}
+
+interp$target:::function-entry
+/arg2 > 8/
+{
+	color = ">";
+}
+
+interp$target:::function-entry
+{
+	printf("%s %s\n", color, copyinstr(arg1));
+}
+
+interp$target:::function-entry
+/arg2 > top/
+{
+	@[copyinstr(arg1)] = count();
+}
+EOF
+three constu constu.d known.txt
+expect_grep "constu: -v: stored by a probe's clause" \
+	'^dtrace: clause 3 (.*) runs in user space, .*argument 1, a string the kernel does not compute$' \
+	constu.1.err
+expect_grep "constu: -v: read by a predicate" \
+	'^dtrace: clause 4 (.*) runs in user space, .*top is a global variable' \
+	constu.1.err
 
 # ---------------------------------------------------------------------
 # this-> reads after a store

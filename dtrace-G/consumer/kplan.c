@@ -1087,6 +1087,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->vslot = xcalloc(nv, sizeof(*k->vslot));
 	k->varg = xcalloc(nv, sizeof(*k->varg));
 	kp_typed_reach(k); /* before any clause is asked: kplan_here.c */
+	kp_consts_make(k); /* ... the run's constants (kplan_fkey.c) */
 	kp_fkeys_make(k);  /* ... and the copies of kplan_fkey.c */
 	kp_dset_make(k);   /* ... and the this-> reads after a store */
 	/* a predicate that gates the record changes nothing a clause
@@ -1256,6 +1257,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->tied);
 	free(k->traced);
 	kp_fkeys_free(k);
+	free(k->rconst);
 	free(k->dset);
 	free(k);
 }

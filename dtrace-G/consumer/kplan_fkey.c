@@ -103,15 +103,17 @@ static bool fkey_func(const struct node *n)
 }
 
 /* Is n such a tree (root: a function) over one leaf, into *leaf? */
-static bool fkey_walk(const struct node *n, bool root, const struct node **leaf)
+static bool fkey_walk(const struct d_kplan *k, const struct node *n, bool root,
+		      const struct node **leaf)
 {
 	int64_t v;
 
-	if (!root && (n->op == N_STR || d_const_int(n, &v)))
+	if (!root &&
+	    (n->op == N_STR || d_const_int(n, &v) || kp_run_const(k, n)))
 		return true;
 	if (n->op == N_FUNC && fkey_func(n)) {
 		for (unsigned i = 0; i < n->nargs; i++)
-			if (!fkey_walk(n->args[i], false, leaf))
+			if (!fkey_walk(k, n->args[i], false, leaf))
 				return false;
 		return true;
 	}
@@ -121,11 +123,19 @@ static bool fkey_walk(const struct node *n, bool root, const struct node **leaf)
 	return true;
 }
 
-static const struct node *fkey_leaf(const struct node *n)
+static const struct node *fkey_leaf(const struct d_kplan *k,
+				    const struct node *n)
 {
 	const struct node *leaf = NULL;
 
-	return n->kind == T_STR && fkey_walk(n, true, &leaf) ? leaf : NULL;
+	return n->kind == T_STR && fkey_walk(k, n, true, &leaf) ? leaf : NULL;
+}
+
+/* A key that is one value for the run: a string literal, or a global
+ * only BEGIN stores (kp_run_const()) */
+static bool fkey_const(const struct d_kplan *k, const struct node *n)
+{
+	return n->op == N_STR || kp_run_const(k, n);
 }
 
 void kp_fkeys_make(struct d_kplan *k)
@@ -143,8 +153,8 @@ void kp_fkeys_make(struct d_kplan *k)
 			if (st->kind != S_AGG || st->nkeys > UBPF_KMAXKEYS)
 				continue;
 			for (unsigned j = 0; j < st->nkeys; j++)
-				if (fkey_leaf(st->keys[j]) ||
-				    st->keys[j]->op == N_STR)
+				if (fkey_leaf(k, st->keys[j]) ||
+				    fkey_const(k, st->keys[j]))
 					bits |= (uint8_t)(1u << j);
 			if (!bits)
 				continue;
@@ -161,9 +171,10 @@ void kp_fkeys_make(struct d_kplan *k)
 			f->zero.line = st->line;
 			f->zero.col = st->col;
 			for (unsigned j = 0; j < st->nkeys; j++) {
-				const struct node *l = fkey_leaf(st->keys[j]);
+				const struct node *l =
+					fkey_leaf(k, st->keys[j]);
 
-				if (st->keys[j]->op == N_STR)
+				if (fkey_const(k, st->keys[j]))
 					l = &f->zero;
 
 				f->sh.keys[j] =
@@ -223,19 +234,103 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 		pin.n = ks->st->keys[j]; /* the leaf, a node of the tree */
 		pin.v = keys[j];
 		if (d_eval_pinned(k->prog, ci, NULL, ks->ost->keys[j], &pin, 1,
-				  &v, &str, &faddr) != 0 ||
-		    v.k != K_STR) {
-			/* none of fkey_func()'s faults or is no string */
+				  &v, &str, &faddr) != 0) {
+			/* none of fkey_func()'s faults, nor a global's read */
 			fprintf(stderr,
 				"dtrace: internal error: a format-time key "
 				"of line %d could not be made\n",
 				ks->ost->line);
 			abort();
 		}
-		/* as d_agg_update(): a key is at most strsize - 1 bytes */
-		snprintf(kbuf[j], max ? max : 1, "%s", v.s ? v.s : "");
+		if (v.k == K_STR) {
+			/* as d_agg_update(): a key is at most strsize - 1
+			 * bytes */
+			snprintf(kbuf[j], max ? max : 1, "%s", v.s ? v.s : "");
+			v.s = kbuf[j];
+		}
 		free(str);
-		v.s = kbuf[j];
-		keys[j] = v;
+		keys[j] = v; /* an integer global's: its value */
 	}
+}
+
+/*
+ * The run's constants (doc/DESIGN.md §8 "Globals BEGIN stores"): a
+ * global scalar, an integer or a string, that no clause but BEGIN's
+ * stores (a clause whose every description is BEGIN; no store, ++ or
+ * --, of it or into it, in any other clause's predicate or statements).
+ * BEGIN fires before dtrace runs or formats any record (consumer.c:
+ * the records read before it wait for c->begun), so every record is
+ * formatted, and every kernel entry merged, with the value BEGIN left:
+ * the one run.c would read at any hit.  So such a variable is nothing
+ * in the out area where a printf() or trace() argument reads it
+ * (kplan_str.c's format-time trees: d_eval_pinned() reads the global),
+ * and a key that is one is a 0 in the kernel's key, made by the merge
+ * as a literal is (the toolkit's color scripts print
+ * color_shell = "\033[2;35m" so; top = $1 in BEGIN).  Anywhere else (a
+ * predicate, a value the kernel computes) it is what it was: the
+ * kernel keeps no global.
+ */
+static void stores_of(const struct node *n, bool *st)
+{
+	if (!n)
+		return;
+	if ((n->op == N_ASSIGN || n->op == N_INCDEC) && n->a)
+		vars_of(n->a, st); /* the place, its keys too (harmless) */
+	stores_of(n->a, st);
+	stores_of(n->b, st);
+	stores_of(n->c, st);
+	for (unsigned i = 0; i < n->nargs; i++)
+		stores_of(n->args[i], st);
+}
+
+static bool begin_only(const struct clause *c)
+{
+	if (!kp_dtrace_only(c))
+		return false;
+	for (unsigned j = 0; j < c->ndescs; j++) {
+		const char *name = strrchr(c->descs[j], ':');
+
+		if (strcmp(name ? name + 1 : c->descs[j], "BEGIN"))
+			return false;
+	}
+	return true;
+}
+
+void kp_consts_make(struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+	unsigned nv = p->nvars ? p->nvars : 1;
+	bool *st = xcalloc(nv, sizeof(*st));
+
+	k->rconst = xcalloc(nv, sizeof(*k->rconst));
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (begin_only(c))
+			continue;
+		stores_of(c->pred, st);
+		for (unsigned i = 0; i < c->nflat; i++) {
+			const struct stmt *s = c->flat[i];
+
+			stores_of(s->e, st);
+			for (unsigned j = 0; j < s->nargs; j++)
+				stores_of(s->args[j], st);
+			for (unsigned j = 0; j < s->nkeys; j++)
+				stores_of(s->keys[j], st);
+		}
+	}
+	for (unsigned v = 0; v < p->nvars; v++) {
+		const struct var *var = &p->vars[v];
+
+		k->rconst[v] = !st[v] && var->scope == SC_GLOBAL && !var->ptr &&
+			       !var->sou &&
+			       (var->kind == T_STR || var->kind == T_INT);
+	}
+	free(st);
+}
+
+bool kp_run_const(const struct d_kplan *k, const struct node *n)
+{
+	return k->rconst && n->op == N_VAR && !n->ptr && !n->sou &&
+	       (n->kind == T_STR || n->kind == T_INT) && k->rconst[n->sub];
 }

@@ -119,6 +119,9 @@ struct d_kplan {
 	 * typed as set (kplan_vars.c's kp_dset_make(), before typing) */
 	const struct node **dset;
 	unsigned ndset;
+	/* per variable: a global only BEGIN stores (kplan_fkey.c's
+	 * kp_consts_make(), before the copies) */
+	bool *rconst;
 	bool *ok; /* per clause */
 	/* per clause: a speculating one user space runs whose printf()
 	 * and trace() values the kernel computes (kplan_spec.c's
@@ -560,6 +563,9 @@ bool kp_dset(const struct d_kplan *k, const struct node *n);
  * of st whose keys are the leaves of its trees, and the keys (*bits),
  * or NULL; the merge's keys of ks made from their leaves' */
 void kp_fkeys_make(struct d_kplan *k);
+/* ... the globals only BEGIN stores, made; is n a read of one? */
+void kp_consts_make(struct d_kplan *k);
+bool kp_run_const(const struct d_kplan *k, const struct node *n);
 /* kplan.c: can the kernel run st as written (kp_stmt_ok() without the
  * copy)? */
 bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,

@@ -1073,7 +1073,9 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
  *    curpsinfo->pr_psargs (the argument area's bytes the record of
  *    every hit carries in a run whose clauses read it, cgen_rec.c's
  *    cgen_psargs(), turned into text by bpf.c and kprov.c as for a
- *    clause run from the record: the same bytes builtin() reads);
+ *    clause run from the record: the same bytes builtin() reads),
+ *    and a global only BEGIN stores (kplan_fkey.c's kp_run_const():
+ *    the value BEGIN left, which every record is formatted after);
  *  - a leaf: a KV_STR variable (OVSTR), copyinstr(E) of an integer E
  *    the plan computes, or copyinstr(E, N) of a constant count
  *    (kp_ostr_count(): OSTR), an integer the plan computes whole
@@ -1147,8 +1149,9 @@ static bool ftime_walk(const struct d_kplan *k, const struct node *n, bool cond,
 	uint8_t sz, sg;
 
 	if (n->op == N_INT || n->op == N_STR || kp_is_comm(n) ||
-	    (n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS))
-		return true; /* dtrace has it, from the record */
+	    (n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS) ||
+	    kp_run_const(k, n))
+		return true; /* dtrace has it, from the record or BEGIN */
 	if (kp_out_svar(k, n) ||
 	    ((kp_ostr_count(k->prog, n) > 0 || kp_ostr_hit(k, n)) &&
 	     kp_ty(k, n->args[0], &sz, &sg) &&

@@ -347,7 +347,9 @@ done
 # again by the merge: kplan_fkey.c); and two
 # pairs that fit, refused for another reason, which -v says (main said
 # "a second string key, of a pair the kernel does not keep"): a global
-# key after the pair, and the pair in a clause with an if statement
+# key after the pair (one END stores: a global only BEGIN stores is the
+# run's constant, a 0 in the kernel's key: kplan_fkey.c), and the pair
+# in a clause with an if statement
 cat >pair9.d <<'EOF2'
 int glob;
 pid$target::hit:entry { @a[execname] = count(); @m[arg1 & 1 ? execname : "x"] = count(); }
@@ -355,6 +357,7 @@ pid$target::hit:entry { @p[execname, arg1 & 1 ? execname : "yy"] = count(); @q["
 pid$target::hit:entry { self->n += 1; @z[execname, ""] = sum(self->n); }
 pid$target::hit:entry { @g[execname, "z", glob] = count(); }
 pid$target::hit:entry { if (arg1 > 2) { @h[execname, "z"] = count(); } }
+END { glob = 1; }
 EOF2
 pair9_case() {
 	w="pairs of string keys (strsize 9)"

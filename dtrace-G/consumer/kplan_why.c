@@ -949,7 +949,15 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				 sub);
 			return;
 		}
-		if ((v = pair_room(k, st)) > 0) {
+		/* where the statement as written is not one kp_stmt_ok()
+		 * takes, its copy with the format-time keys' leaves and the
+		 * literals' 0s is what the kernel would key by (kplan_fkey.c):
+		 * the reason is the copy's */
+		kst = kp_stmt_plain(k, st, &pks) ? NULL
+						 : kp_fkey_stmt(k, st, &fk);
+		if (!kst)
+			kst = st;
+		if ((v = pair_room(k, kst)) > 0) {
 			snprintf(buf, len,
 				 "key %d: a second string key, whose pair "
 				 "passes kaggs_v's room",
@@ -967,14 +975,6 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				 d_funcs[st->keys[0]->sub].name);
 			return;
 		}
-		/* where the statement as written is not one kp_stmt_ok()
-		 * takes, its copy with the format-time keys' leaves and the
-		 * literals' 0s is what the kernel would key by (kplan_fkey.c):
-		 * the reason is the copy's */
-		kst = kp_stmt_plain(k, st, &pks) ? NULL
-						 : kp_fkey_stmt(k, st, &fk);
-		if (!kst)
-			kst = st;
 		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {
 			const struct node *x = kst->keys[j];
 

@@ -95,6 +95,15 @@ kernel() {
 		"$(grep 'runs in user space' "$1.1.err")"
 }
 
+# both NAME D-FILE SCRIPT COUNT: three and kernel at strsize 256 (NAME)
+# and 8 (NAME8)
+both() {
+	three "$1" "$2" "$3"
+	kernel "$1" "$4"
+	three "${1}8" "$2" "$3" -x strsize=8
+	kernel "${1}8" "$4"
+}
+
 # ---------------------------------------------------------------------
 # The known answer: x.py from three folders and from none, one entry
 # each; the long path's hit is user space's (kaggs_s keeps 64 bytes),
@@ -197,10 +206,7 @@ interp$target:::function-entry
 	@e[toupper(execname)] = count();
 }
 EOF
-three mix mix.d mix.txt
-kernel mix 2
-three mix8 mix.d mix.txt -x strsize=8
-kernel mix8 2
+both mix mix.d mix.txt 2
 expect_grep "mix: a key escaped by printa()" 'a\\x1bb\.py' mix.1
 
 # string literals among the keys: the toolkit's two statements into one
@@ -216,10 +222,7 @@ interp$target:::function-entry
 	@m[pid == $target, "method", this->name] = max(arg2);
 }
 EOF
-three lit lit.d mix.txt
-kernel lit 1
-three lit8 lit.d mix.txt -x strsize=8
-kernel lit8 1
+both lit lit.d mix.txt 1
 expect_grep "lit: the total" '^ *- *total *- *300$' lit.1
 expect_grep "lit8: the literal cut" '^ .*method- ' lit8.1
 

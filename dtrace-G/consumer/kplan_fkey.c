@@ -22,8 +22,9 @@
  * (sums, minima, buckets) of one user-space entry "x.py", added as each
  * CPU's partial values already are; and because the tree is a pure
  * function of the leaf and strsize: its nodes are literals and the
- * functions below, none of which faults, reads the firing (no
- * d_fire: the merge has none) or the program's state.  So the key of
+ * functions below (kplan_str.c's kp_ftime_strfn()), none of which
+ * faults, reads the firing (no d_fire: the merge has none) or the
+ * program's state.  So the key of
  * each hit is the one run.c would have made from the same leaf, and
  * the hits the kernel sends to user space whole (a string longer than
  * kaggs_s keeps, one that cannot be read) are keyed by run.c itself
@@ -79,29 +80,6 @@ struct kp_fsh {
 	struct node zero;      /* a literal's key in the copy */
 };
 
-static bool fkey_func(const struct node *n)
-{
-	int64_t b;
-
-	switch (d_funcs[n->sub].id) {
-	case F_STRJOIN:
-	case F_SUBSTR:
-	case F_BASENAME:
-	case F_DIRNAME:
-	case F_TOUPPER:
-	case F_TOLOWER:
-	case F_STRSTR:
-	case F_STRCHR:
-	case F_STRRCHR:
-		return true;
-	case F_LLTOSTR:
-		return n->nargs < 2 ||
-		       (d_const_int(n->args[1], &b) && b >= 2 && b <= 36);
-	default:
-		return false;
-	}
-}
-
 /* Is n such a tree (root: a function) over one leaf, into *leaf? */
 static bool fkey_walk(const struct d_kplan *k, const struct node *n, bool root,
 		      const struct node **leaf)
@@ -111,7 +89,7 @@ static bool fkey_walk(const struct d_kplan *k, const struct node *n, bool root,
 	if (!root &&
 	    (n->op == N_STR || d_const_int(n, &v) || kp_run_const(k, n)))
 		return true;
-	if (n->op == N_FUNC && fkey_func(n)) {
+	if (n->op == N_FUNC && kp_ftime_strfn(n)) {
 		for (unsigned i = 0; i < n->nargs; i++)
 			if (!fkey_walk(k, n->args[i], false, leaf))
 				return false;
@@ -235,7 +213,7 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 		pin.v = keys[j];
 		if (d_eval_pinned(k->prog, ci, NULL, ks->ost->keys[j], &pin, 1,
 				  &v, &str, &faddr) != 0) {
-			/* none of fkey_func()'s faults, nor a global's read */
+			/* no kp_ftime_strfn() faults, nor a global's read */
 			fprintf(stderr,
 				"dtrace: internal error: a format-time key "
 				"of line %d could not be made\n",

@@ -83,8 +83,17 @@ static unsigned root(unsigned *par, unsigned i)
 
 /* The strlen(args[N]) nodes under n into k->noslen, and its uregs[]
  * nodes where its clause may fire at a kernel probe (kern) */
-static void noslen_node(struct d_kplan *k, const struct node *n, bool kern)
+struct noslen_walk {
+	struct d_kplan *k;
+	bool kern;
+};
+
+static void noslen_node(const struct node *n, void *ctx)
 {
+	const struct noslen_walk *w = ctx;
+	struct d_kplan *k = w->k;
+	bool kern = w->kern;
+
 	if (!n)
 		return;
 	if ((n->op == N_FUNC && d_funcs[n->sub].id == F_STRLEN &&
@@ -94,25 +103,11 @@ static void noslen_node(struct d_kplan *k, const struct node *n, bool kern)
 			xpush_room(k->noslen, k->nnoslen, sizeof(*k->noslen));
 		k->noslen[k->nnoslen++] = n;
 	}
-	noslen_node(k, n->a, kern);
-	noslen_node(k, n->b, kern);
-	noslen_node(k, n->c, kern);
+	noslen_node(n->a, ctx);
+	noslen_node(n->b, ctx);
+	noslen_node(n->c, ctx);
 	for (unsigned i = 0; i < n->nargs; i++)
-		noslen_node(k, n->args[i], kern);
-}
-
-static void noslen_stmts(struct d_kplan *k, const struct stmt *v, unsigned n,
-			 bool kern)
-{
-	for (unsigned i = 0; i < n; i++) {
-		noslen_node(k, v[i].e, kern);
-		for (unsigned j = 0; j < v[i].nargs; j++)
-			noslen_node(k, v[i].args[j], kern);
-		for (unsigned j = 0; j < v[i].nkeys; j++)
-			noslen_node(k, v[i].keys[j], kern);
-		noslen_stmts(k, v[i].body, v[i].nbody, kern);
-		noslen_stmts(k, v[i].els, v[i].nels, kern);
-	}
+		noslen_node(n->args[i], ctx);
 }
 
 void kp_typed_reach(struct d_kplan *k)
@@ -155,12 +150,13 @@ void kp_typed_reach(struct d_kplan *k)
 	}
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
+		struct noslen_walk w = { .k = k, .kern = !kp_uprobes_only(c) };
 
 		k->tyok[ci] = !bad[root(par, ci)];
 		if (k->tyok[ci])
 			continue;
-		noslen_node(k, c->pred, !kp_uprobes_only(c));
-		noslen_stmts(k, c->stmts, c->nstmts, !kp_uprobes_only(c));
+		noslen_node(c->pred, &w);
+		kp_stmts_each(c->stmts, c->nstmts, noslen_node, &w);
 	}
 	free(par);
 	free(owner);

@@ -422,6 +422,10 @@ void kp_vars_decide(struct d_kplan *k);
 void kp_clause_vars(const struct d_prog *p, const struct clause *c, bool *mark);
 /* ... every variable node under n into mark (reads and stores alike) */
 void vars_of(const struct node *n, bool *mark);
+/* fn(tree, ctx) on each expression, argument and key of the statements v
+ * (n), their branches' too, in order (kplan_vars.c) */
+void kp_stmts_each(const struct stmt *v, unsigned n,
+		   void (*fn)(const struct node *, void *), void *ctx);
 /* ... the same of statements v[0..n) */
 void stmts_vars(const struct stmt *v, unsigned n, bool *mark);
 /* ... kp_clause_vars() of k's program */
@@ -588,6 +592,10 @@ struct kp_leaf {
 };
 int kp_out_leaves(const struct d_kplan *k, const struct node *a,
 		  struct kp_leaf *lv);
+/* ... a format-time function that returns a string and reads nothing
+ * but its arguments and strsize (strjoin(), substr(), basename(), ...;
+ * not ufunc() and its kin): kplan_fkey.c's trees too */
+bool kp_ftime_strfn(const struct node *n);
 /* Does format-time tree a name a user address (ufunc(), usym(), umod(),
  * uaddr(): the record's process's modules, kplan_str.c)? */
 bool kp_out_names(const struct node *a);

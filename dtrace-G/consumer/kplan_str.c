@@ -1117,7 +1117,7 @@ bool kp_out_names(const struct node *a)
 	return kp_node_any(a, d_uname_func);
 }
 
-static bool ftime_func(const struct node *n)
+bool kp_ftime_strfn(const struct node *n)
 {
 	int64_t b;
 
@@ -1126,20 +1126,29 @@ static bool ftime_func(const struct node *n)
 	case F_SUBSTR:
 	case F_BASENAME:
 	case F_DIRNAME:
-	case F_STRLEN:
 	case F_TOUPPER:
 	case F_TOLOWER:
 	case F_STRSTR:
 	case F_STRCHR:
 	case F_STRRCHR:
-	case F_INDEX:
-	case F_RINDEX:
 		return true;
 	case F_LLTOSTR:
 		return n->nargs < 2 ||
 		       (d_const_int(n->args[1], &b) && b >= 2 && b <= 36);
 	default:
-		return d_uname_func(n); /* the record's pid and time */
+		return false;
+	}
+}
+
+static bool ftime_func(const struct node *n)
+{
+	switch (d_funcs[n->sub].id) {
+	case F_STRLEN:
+	case F_INDEX:
+	case F_RINDEX:
+		return true;
+	default: /* the names read the record's pid and time */
+		return kp_ftime_strfn(n) || d_uname_func(n);
 	}
 }
 

@@ -63,17 +63,28 @@ void vars_of(const struct node *n, bool *mark)
 		vars_of(n->args[i], mark);
 }
 
-void stmts_vars(const struct stmt *v, unsigned n, bool *mark)
+void kp_stmts_each(const struct stmt *v, unsigned n,
+		   void (*fn)(const struct node *, void *), void *ctx)
 {
 	for (unsigned i = 0; i < n; i++) {
-		vars_of(v[i].e, mark);
+		fn(v[i].e, ctx);
 		for (unsigned j = 0; j < v[i].nargs; j++)
-			vars_of(v[i].args[j], mark);
+			fn(v[i].args[j], ctx);
 		for (unsigned j = 0; j < v[i].nkeys; j++)
-			vars_of(v[i].keys[j], mark);
-		stmts_vars(v[i].body, v[i].nbody, mark);
-		stmts_vars(v[i].els, v[i].nels, mark);
+			fn(v[i].keys[j], ctx);
+		kp_stmts_each(v[i].body, v[i].nbody, fn, ctx);
+		kp_stmts_each(v[i].els, v[i].nels, fn, ctx);
 	}
+}
+
+static void vars_of_fn(const struct node *n, void *mark)
+{
+	vars_of(n, mark);
+}
+
+void stmts_vars(const struct stmt *v, unsigned n, bool *mark)
+{
+	kp_stmts_each(v, n, vars_of_fn, mark);
 }
 
 /* The variables clause c of program p touches, into mark (cleared
@@ -107,40 +118,34 @@ void clause_vars(const struct d_kplan *k, const struct clause *c, bool *mark)
  * differently with it set and unset").  The reads into k->dset, by node
  * (each read is its own node), before any clause is typed.
  */
-static void dset_reads(struct d_kplan *k, const struct node *n,
-		       const bool *stored)
+struct dset_walk {
+	struct d_kplan *k;
+	const bool *stored;
+};
+
+static void dset_reads(const struct node *n, void *ctx)
 {
+	struct dset_walk *w = ctx;
+	struct d_kplan *k = w->k;
+
 	if (!n)
 		return;
-	if (n->op == N_VAR && stored[n->sub]) {
-		k->dset = xrealloc(k->dset, k->ndset + 1, sizeof(*k->dset));
+	if (n->op == N_VAR && w->stored[n->sub]) {
+		k->dset = xpush_room(k->dset, k->ndset, sizeof(*k->dset));
 		k->dset[k->ndset++] = n;
 	}
-	dset_reads(k, n->a, stored);
-	dset_reads(k, n->b, stored);
-	dset_reads(k, n->c, stored);
+	dset_reads(n->a, ctx);
+	dset_reads(n->b, ctx);
+	dset_reads(n->c, ctx);
 	for (unsigned i = 0; i < n->nargs; i++)
-		dset_reads(k, n->args[i], stored);
-}
-
-static void dset_stmts(struct d_kplan *k, const struct stmt *v, unsigned n,
-		       const bool *stored)
-{
-	for (unsigned i = 0; i < n; i++) {
-		dset_reads(k, v[i].e, stored);
-		for (unsigned j = 0; j < v[i].nargs; j++)
-			dset_reads(k, v[i].args[j], stored);
-		for (unsigned j = 0; j < v[i].nkeys; j++)
-			dset_reads(k, v[i].keys[j], stored);
-		dset_stmts(k, v[i].body, v[i].nbody, stored);
-		dset_stmts(k, v[i].els, v[i].nels, stored);
-	}
+		dset_reads(n->args[i], ctx);
 }
 
 void kp_dset_make(struct d_kplan *k)
 {
 	const struct d_prog *p = k->prog;
 	bool *stored = xcalloc(p->nvars ? p->nvars : 1, sizeof(*stored));
+	struct dset_walk w = { .k = k, .stored = stored };
 
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
@@ -149,7 +154,7 @@ void kp_dset_make(struct d_kplan *k)
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct node *e = c->stmts[i].e;
 
-			dset_stmts(k, &c->stmts[i], 1, stored);
+			kp_stmts_each(&c->stmts[i], 1, dset_reads, &w);
 			if (c->stmts[i].kind == S_EXPR && e &&
 			    e->op == N_ASSIGN && e->a->op == N_VAR &&
 			    p->vars[e->a->sub].scope == SC_THIS)

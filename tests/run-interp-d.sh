@@ -31,7 +31,6 @@
 
 . "$top_srcdir/tests/lib.sh"
 
-
 [ "$(id -u)" -eq 0 ] || skip "not root: uprobe_events and perf_event_open need root"
 require_G
 require_uprobe_events

@@ -945,8 +945,8 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	if (!(sh = kp_fkey_stmt(k, st, &fk)))
 		return false;
 	if (!kp_stmt_plain(k, sh, ks)) {
-		(void)kp_stmt_plain(k, st,
-				    ks); /* ks as the statement left it */
+		/* ks as the statement as written left it */
+		(void)kp_stmt_plain(k, st, ks);
 		return false;
 	}
 	ks->fkeys = fk;

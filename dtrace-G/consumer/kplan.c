@@ -938,11 +938,12 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		struct kstmt *ks)
 {
 	const struct stmt *sh;
+	unsigned ci;
 	uint8_t fk;
 
 	if (kp_stmt_plain(k, st, ks))
 		return true;
-	if (!(sh = kp_fkey_stmt(k, st, &fk)))
+	if (!(sh = kp_fkey_stmt(k, st, &fk, &ci)))
 		return false;
 	if (!kp_stmt_plain(k, sh, ks)) {
 		/* ks as the statement as written left it */
@@ -951,6 +952,7 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 	}
 	ks->fkeys = fk;
 	ks->ost = st;
+	ks->fci = ci;
 	return true;
 }
 

@@ -77,6 +77,7 @@ struct kp_fsh {
 	const struct stmt *st; /* the program's statement */
 	struct stmt sh;	       /* ... its copy, the leaves its keys */
 	uint8_t bits;	       /* the keys that are trees or literals */
+	unsigned ci;	       /* its clause (d_eval_pinned()'s) */
 	struct node zero;      /* a literal's key in the copy */
 };
 
@@ -139,6 +140,7 @@ void kp_fkeys_make(struct d_kplan *k)
 			k->fsh = xrealloc(k->fsh, k->nfsh + 1, sizeof(*k->fsh));
 			f = k->fsh[k->nfsh++] = xcalloc(1, sizeof(*f));
 			f->st = st;
+			f->ci = ci;
 			f->sh = *st;
 			f->bits = bits;
 			f->sh.keys = xcalloc(st->nkeys, sizeof(*f->sh.keys));
@@ -172,26 +174,17 @@ void kp_fkeys_free(struct d_kplan *k)
 }
 
 const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
-				uint8_t *bits)
+				uint8_t *bits, unsigned *ci)
 {
 	if (!kp_strsize_fixed(k)) /* the merge cuts at the run's strsize */
 		return NULL;
 	for (unsigned i = 0; i < k->nfsh; i++)
 		if (k->fsh[i]->st == st) {
 			*bits = k->fsh[i]->bits;
+			*ci = k->fsh[i]->ci;
 			return &k->fsh[i]->sh;
 		}
 	return NULL;
-}
-
-/* The clause whose statement st is (d_eval_pinned()'s). */
-static unsigned stmt_clause(const struct d_prog *p, const struct stmt *st)
-{
-	for (unsigned ci = 0; ci < p->nclauses; ci++)
-		for (unsigned i = 0; i < p->clauses[ci].nflat; i++)
-			if (p->clauses[ci].flat[i] == st)
-				return ci;
-	return 0;
 }
 
 void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
@@ -199,7 +192,6 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 {
 	size_t max =
 		k->prog->strsize < D_STRSIZE ? k->prog->strsize : D_STRSIZE;
-	unsigned ci = stmt_clause(k->prog, ks->ost);
 
 	for (unsigned j = 0; j < ks->st->nkeys; j++) {
 		struct d_pin pin = { 0 };
@@ -211,8 +203,8 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 			continue;
 		pin.n = ks->st->keys[j]; /* the leaf, a node of the tree */
 		pin.v = keys[j];
-		if (d_eval_pinned(k->prog, ci, NULL, ks->ost->keys[j], &pin, 1,
-				  &v, &str, &faddr) != 0) {
+		if (d_eval_pinned(k->prog, ks->fci, NULL, ks->ost->keys[j],
+				  &pin, 1, &v, &str, &faddr) != 0) {
 			/* no kp_ftime_strfn() faults, nor a global's read */
 			fprintf(stderr,
 				"dtrace: internal error: a format-time key "
@@ -248,8 +240,10 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
  * predicate, a value the kernel computes) it is what it was: the
  * kernel keeps no global.
  */
-static void stores_of(const struct node *n, bool *st)
+static void stores_of(const struct node *n, void *ctx)
 {
+	bool *st = ctx;
+
 	if (!n)
 		return;
 	if ((n->op == N_ASSIGN || n->op == N_INCDEC) && n->a)
@@ -287,15 +281,7 @@ void kp_consts_make(struct d_kplan *k)
 		if (begin_only(c))
 			continue;
 		stores_of(c->pred, st);
-		for (unsigned i = 0; i < c->nflat; i++) {
-			const struct stmt *s = c->flat[i];
-
-			stores_of(s->e, st);
-			for (unsigned j = 0; j < s->nargs; j++)
-				stores_of(s->args[j], st);
-			for (unsigned j = 0; j < s->nkeys; j++)
-				stores_of(s->keys[j], st);
-		}
+		kp_stmts_each(c->stmts, c->nstmts, stores_of, st);
 	}
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];

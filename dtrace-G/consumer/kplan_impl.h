@@ -80,6 +80,7 @@ struct kstmt {
 	 * (kp_fkey_merge()); 0: none, ost NULL */
 	uint8_t fkeys;
 	const struct stmt *ost;
+	unsigned fci; /* ... ost's clause */
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
@@ -564,9 +565,15 @@ void kp_dset_make(struct d_kplan *k);
 bool kp_dset(const struct d_kplan *k, const struct node *n);
 
 /* kplan_fkey.c: format-time keys.  The copies made, and freed; the copy
- * of st whose keys are the leaves of its trees, and the keys (*bits),
- * or NULL; the merge's keys of ks made from their leaves' */
+ * of st whose keys are the leaves of its trees and the literals' 0s,
+ * its keys (*bits) and clause (*ci), or NULL; the merge's keys of ks
+ * made from their leaves' */
 void kp_fkeys_make(struct d_kplan *k);
+void kp_fkeys_free(struct d_kplan *k);
+const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
+				uint8_t *bits, unsigned *ci);
+void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
+		   struct dv *keys, char (*kbuf)[D_STRSIZE]);
 /* ... the globals only BEGIN stores, made; is n a read of one? */
 void kp_consts_make(struct d_kplan *k);
 bool kp_run_const(const struct d_kplan *k, const struct node *n);
@@ -574,11 +581,6 @@ bool kp_run_const(const struct d_kplan *k, const struct node *n);
  * copy)? */
 bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 		   struct kstmt *ks);
-void kp_fkeys_free(struct d_kplan *k);
-const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
-				uint8_t *bits);
-void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
-		   struct dv *keys, char (*kbuf)[D_STRSIZE]);
 
 /* kplan_str.c: a printf() or trace() argument dtrace computes when it
  * formats from leaves the plan computes at the hit ("String functions

@@ -673,6 +673,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 	char sub[520];
 	struct kstmt pks;
 	uint8_t sz, sg, fk;
+	unsigned fci;
 	bool pair;
 	int v;
 
@@ -953,8 +954,9 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		 * takes, its copy with the format-time keys' leaves and the
 		 * literals' 0s is what the kernel would key by (kplan_fkey.c):
 		 * the reason is the copy's */
-		kst = kp_stmt_plain(k, st, &pks) ? NULL
-						 : kp_fkey_stmt(k, st, &fk);
+		kst = kp_stmt_plain(k, st, &pks)
+			      ? NULL
+			      : kp_fkey_stmt(k, st, &fk, &fci);
 		if (!kst)
 			kst = st;
 		if ((v = pair_room(k, kst)) > 0) {

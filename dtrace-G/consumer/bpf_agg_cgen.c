@@ -448,7 +448,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * minmax()) */
 	if (keyed || flat)
 		k->drops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kdrops", 4, 8,
-				      1, 0);
+				      UBPF_KDROPS, 0);
 	if (flat)
 		k->flat_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, "kflat", 4,
 				     sizeof(struct ubpf_kval), UBPF_KFLAT, 0);

@@ -12,8 +12,11 @@
  * room for, and the min()/max() updates a nested program could not
  * finish (cgen_agg.c's minmax(): kdrops is made for kflat too), were
  * counted per CPU in kdrops and are reported as DTrace
- * reports them ("N aggregation drops on CPU C").  With -v, dtrace says how many
- * clauses ran in the kernel.  The keys with a string variable's,
+ * reports them ("N aggregation drops on CPU C"), apart from the entries
+ * the kernel could not allocate with the map not full (an insert's
+ * -ENOMEM: Linux allocates a BPF_F_NO_PREALLOC map's entries as they
+ * are made, without waiting), whose report says so.  With -v, dtrace says how
+ * many clauses ran in the kernel.  The keys with a string variable's,
  * execname's or a literal's bytes are in kaggs_v, or, where its room
  * is longer than UBPF_KVSHORT bytes and the string ends within them,
  * in kaggs_w (cgen_agg.c's agg_at()): both are read, each key in one.
@@ -301,13 +304,22 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		return;
 	kagg_fold(c, k, false);
 	drops = xcalloc((size_t)k->ncpus, sizeof(*drops));
-	if (bpf_map_lookup_elem(k->drops_fd, &zero, drops) == 0)
+	for (uint32_t why = 0; why < UBPF_KDROPS; why++) {
+		const char *cause = why == UBPF_KDROP_NOMEM
+					    ? " (entries the kernel could not "
+					      "allocate)"
+					    : "";
+
+		if (bpf_map_lookup_elem(k->drops_fd, &why, drops) < 0)
+			continue;
 		for (int cpu = 0; cpu < k->ncpus; cpu++)
 			if (drops[cpu])
 				say(c,
-				    "%" PRIu64 " aggregation drop%s on CPU %d",
-				    drops[cpu], drops[cpu] == 1 ? "" : "s",
-				    cpu);
+				    "%" PRIu64
+				    " aggregation drop%s on CPU %d%s",
+				    drops[cpu], drops[cpu] == 1 ? "" : "s", cpu,
+				    cause);
+	}
 	/* self-> variables the map had no room for, as DTrace says it */
 	memset(drops, 0, (size_t)k->ncpus * sizeof(*drops));
 	if (k->tlsdrops_fd >= 0 &&

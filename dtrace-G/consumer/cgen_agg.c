@@ -213,12 +213,14 @@ static void stddev_sq(struct em *e)
 	xadd(e, 0, 8, 3, false);
 }
 
-/* kdrops' counter (fds[2]), per CPU, += 1 atomically; r0-r5 clobbered */
-static void kdrop(struct em *e, const int *fds)
+/* kdrops' counter idx (fds[2]; UBPF_KDROP, UBPF_KDROP_NOMEM), per
+ * CPU, += 1 atomically; r0-r5 clobbered */
+static void kdrop(struct em *e, const int *fds, int32_t idx)
 {
 	size_t j;
 
-	lookup0(e, fds[2]);
+	st(e, BPF_W, 10, S_KEY8, idx);
+	lookup_at(e, fds[2], S_KEY8);
 	j = jmp_i(e, BPF_JEQ, 0, 0);
 	alu_i(e, BPF_MOV, 1, 1);
 	xadd(e, 0, 0, 1, false);
@@ -272,7 +274,7 @@ static void minmax(struct em *e, uint8_t fn, const int *fds)
 	jdrop[ndrop++] = jmp_i(e, BPF_JA, 0, 0);
 	for (size_t i = 0; i < ndrop; i++)
 		fix(e, jdrop[i]);
-	kdrop(e, fds);
+	kdrop(e, fds, UBPF_KDROP);
 	jend = jmp_i(e, BPF_JA, 0, 0);
 	for (size_t i = 0; i < ndone; i++)
 		fix(e, jdone[i]);
@@ -414,13 +416,18 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 }
 
 /*
- * The entry of the key at kat (key_ptr()) in map, made when absent
- * (a full map counts in kdrops), updated by fn (the value in r9).
+ * The entry of the key at kat (key_ptr()) in map, made when absent,
+ * updated by fn (the value in r9).  An insert that fails is a drop in
+ * kdrops, per CPU: UBPF_KDROP_NOMEM where the kernel could not allocate
+ * the entry (-ENOMEM: Linux allocates a BPF_F_NO_PREALLOC map's entries
+ * at the insert, without waiting, and under memory pressure that fails
+ * with the map nowhere near full), else UBPF_KDROP; either way the
+ * entry is looked up again first, in case another CPU made it.
  */
 static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 		     int32_t kat)
 {
-	size_t j1, j2;
+	size_t j1, j2, j3, jnomem, jfull;
 
 	ldmap(e, 1, map);
 	key_ptr(e, kat);
@@ -431,19 +438,28 @@ static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 	ldmapv(e, 3, fds[11], 0);
 	alu_i(e, BPF_MOV, 4, BPF_NOEXIST);
 	call(e, BPF_FUNC_map_update_elem);
+	jnomem = jmp_i(e, BPF_JEQ, 0, -ENOMEM);
 	ldmap(e, 1, map);
 	key_ptr(e, kat);
 	call(e, BPF_FUNC_map_lookup_elem);
 	j2 = jmp_i(e, BPF_JNE, 0, 0);
-	/* no room: kdrops, per CPU */
-	kdrop(e, fds);
+	kdrop(e, fds, UBPF_KDROP);
+	jfull = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jnomem);
+	ldmap(e, 1, map);
+	key_ptr(e, kat);
+	call(e, BPF_FUNC_map_lookup_elem);
+	j3 = jmp_i(e, BPF_JNE, 0, 0);
+	kdrop(e, fds, UBPF_KDROP_NOMEM);
 	{
 		size_t j4 = jmp_i(e, BPF_JA, 0, 0);
 
 		fix(e, j1);
 		fix(e, j2);
+		fix(e, j3);
 		kval_update(e, fn, fds);
 		fix(e, j4);
+		fix(e, jfull);
 	}
 }
 

@@ -71,7 +71,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, UBPF_KDROPS);
 	__type(key, __u32);
 	__type(value, __u64);
 } kdrops SEC(".maps");
@@ -223,9 +223,8 @@ static __always_inline __s64 kalu(__u8 op, __s64 a, __s64 b)
 	return 0;
 }
 
-static __always_inline void kdrop(void)
+static __always_inline void kdrop(__u32 z)
 {
-	__u32 z = 0;
 	__u64 *dp = bpf_map_lookup_elem(&kdrops, &z);
 
 	if (dp) /* atomic: a program nested in this one may count too */
@@ -263,7 +262,7 @@ static __always_inline void kminmax(struct ubpf_kval *kv, __s64 v, int max)
 		if (__sync_val_compare_and_swap(&kv->a, a, v) == a)
 			return;
 	}
-	kdrop();
+	kdrop(UBPF_KDROP);
 }
 
 /* fn's update of an entry's value: each word another program nested
@@ -342,6 +341,7 @@ static __always_inline void kagg_update(struct kvm *vm,
 					const struct ubpf_kop *o, __s64 v)
 {
 	struct ubpf_kval *kv, zero = {0, 0};
+	int nomem = 0;
 	__u32 z;
 
 	vm->key.agg = o->agg;
@@ -355,12 +355,13 @@ static __always_inline void kagg_update(struct kvm *vm,
 		kv = bpf_map_lookup_elem(&kaggs, &vm->key);
 	}
 	if (!kv) {
-		(void)bpf_map_update_elem(&kaggs, &vm->key, &zero,
-					  BPF_NOEXIST);
+		/* -ENOMEM: cgen_agg.c's agg_find() */
+		nomem = bpf_map_update_elem(&kaggs, &vm->key, &zero,
+					    BPF_NOEXIST) == -12; /* -ENOMEM */
 		kv = bpf_map_lookup_elem(&kaggs, &vm->key);
 	}
 	if (!kv) {
-		kdrop();
+		kdrop(nomem ? UBPF_KDROP_NOMEM : UBPF_KDROP);
 		return;
 	}
 	kval_update(kv, o->n, v);

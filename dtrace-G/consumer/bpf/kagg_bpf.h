@@ -37,7 +37,10 @@
  *
  * An entry the map has no room for is counted per CPU in kdrops, and so
  * is a min() or max() a nested program could not finish (b is 2 while
- * a hit claims an entry's first value: cgen_agg.c's minmax()).  The
+ * a hit claims an entry's first value: cgen_agg.c's minmax()): counter
+ * UBPF_KDROP; an entry the kernel could not allocate (the insert's
+ * -ENOMEM, with room in the map) in counter UBPF_KDROP_NOMEM, which
+ * dtrace reports with its cause.  The
  * words are updated atomically (doc/DESIGN.md's "Programs that nest on
  * a CPU").  An
  * aggregation without keys needs no hash: its statement gets slots of
@@ -67,6 +70,9 @@
 #define UBPF_KMAXKEYS 4	     /* keys of a kernel aggregation */
 #define UBPF_KMAXENTRIES 65536 /* entries of kaggs */
 #define UBPF_KFLAT 4096	       /* slots of kflat */
+#define UBPF_KDROP 0	       /* kdrops' counters: drops... */
+#define UBPF_KDROP_NOMEM 1     /* ... an entry the kernel could not allocate */
+#define UBPF_KDROPS 2
 
 /* instructions */
 enum {

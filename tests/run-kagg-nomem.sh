@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-kagg-nomem.sh: an aggregation entry the kernel cannot allocate is
+# a drop, counted and reported with its cause, never a silent loss.
+# The kernel's aggregation maps are BPF_F_NO_PREALLOC (bpf_agg_cgen.c:
+# 65536 entries preallocated cost 70 ms a map at start-up), so Linux
+# allocates each entry at the hit, without waiting (GFP_NOWAIT), and
+# charges it to the memory cgroup of the dtrace that made the map: at
+# that cgroup's limit the insert fails with -ENOMEM with the map nowhere
+# near full (as a memory-pressed machine makes it fail: an entry was
+# missing from run-cgen-svkey.sh's output once in CI).  So, on a
+# process (built here) that waits, then fires hit(i) for i in 0..19999,
+# then waits again:
+#  - dtrace -n 'pid$target::hit:entry { @[arg0] = count(); }' started in
+#    a memory cgroup of its own (v1's memory controller or v2's), whose
+#    limit is set a little above what it uses once the program is
+#    attached (256 KiB; v1's OOM killer off there, so that a user-space
+#    allocation waits for the limit to be lifted rather than being
+#    killed, as the sanitizers' allocator was; 4 MiB on v2, which has
+#    no such switch), the hits let go, the limit lifted before the
+#    process exits (so END's own work has its memory);
+#  - the generated program and the generic one (DTRACE_CGEN=0), each:
+#    "N aggregation drops on CPU C (entries the kernel could not
+#    allocate)" said (cgen_agg.c's agg_find(), kagg.bpf.h's
+#    kagg_update(): counter UBPF_KDROP_NOMEM, bpf_agg_read.c), the
+#    entries printed, each 1, and the drops adding up to the 20000
+#    hits, some of each.
+# Needs root, uprobes, a dtrace with the BPF backend, a memory cgroup
+# controller (v1 or v2) it may make a group in, and a build without the
+# sanitizers (skipped there: their allocator fails dtrace's own
+# allocations at the limit).
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup uprobe
+# dtrace under ASan at the cgroup's limit: its own allocations fail
+# ("dtrace: out of memory", 1 run in 2 under -j2's load) where the
+# plain build's wait for the limit to be lifted
+[ "${USDT_SANITIZERS:-no}" != yes ] ||
+	skip "under the sanitizers, whose allocator fails dtrace's own" \
+		"allocations at the memory cgroup's limit"
+
+# the memory controller: v1's hierarchy or v2's unified one
+if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] ||
+	[ -f /sys/fs/cgroup/memory/cgroup.procs ]; then
+	cg_root=/sys/fs/cgroup/memory cg_lim=memory.limit_in_bytes
+	cg_use=memory.usage_in_bytes cg_nolim=9223372036854771712 cg_v=1
+elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+	cg_root=/sys/fs/cgroup cg_lim=memory.max cg_use=memory.current
+	cg_nolim=max cg_v=2
+else
+	skip "no memory cgroup controller to limit dtrace's kernel memory"
+fi
+cg=$cg_root/usdt-kagg-nomem.$$
+mkdir "$cg" 2>/dev/null ||
+	skip "cannot make a memory cgroup under $cg_root"
+# at the limit, a user-space allocation of dtrace's (the sanitizers'
+# allocator's, say) waits for the limit to be lifted instead of being
+# killed for it (v1's oom_kill_disable; v2 has none: a wider margin)
+cg_margin=262144
+if [ "$cg_v" = 1 ]; then
+	echo 1 >"$cg/memory.oom_control" 2>/dev/null
+else
+	cg_margin=4194304
+fi
+nm_cleanup() {
+	[ -d "$cg" ] || return 0
+	echo "$cg_nolim" >"$cg/$cg_lim" 2>/dev/null
+	: >go
+	: >done
+	for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do
+		kill -KILL "$p" 2>/dev/null
+	done
+	sleep 0.2
+	rmdir "$cg" 2>/dev/null
+}
+trap 'nm_cleanup; cleanup' EXIT
+
+cat >nm.c <<'EOF'
+#include <fcntl.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int hit(long n)
+{
+	__asm__ volatile("" : : : "memory");
+	return (int)n;
+}
+
+int main(void)
+{
+	close(creat("waiting", 0644));
+	while (access("go", F_OK))
+		usleep(10000);
+	for (long i = 0; i < 20000; i++)
+		hit(i);
+	while (access("done", F_OK))
+		usleep(10000);
+	return 0;
+}
+EOF
+$CC -O1 -o nm nm.c || {
+	fail "building the test program"
+	finish
+}
+
+# nm_run G: dtrace (DTRACE_CGEN=G) in the cgroup, out.G and err.G
+nm_run() {
+	rm -f go done waiting "out.$1"
+	echo "$cg_nolim" >"$cg/$cg_lim"
+	DTRACE_CGEN=$1 sh -c 'echo $$ >"$1/cgroup.procs" && shift &&
+		exec timeout -s KILL 120 "$@"' sh "$cg" "$DTRACE" -q \
+		-n 'pid$target::hit:entry { @[arg0] = count(); }
+		    END { printa("%d %@d\n", @); }' \
+		-o "out.$1" -c ./nm >/dev/null 2>"err.$1" &
+	nr_pid=$!
+	# ./nm runs main() once dtrace has attached (-c starts it stopped)
+	nr_i=0
+	while [ ! -f waiting ] && [ "$nr_i" -lt 600 ]; do
+		sleep 0.1
+		nr_i=$((nr_i + 1))
+	done
+	# ... and has settled: its use the same twice, 0.3 s apart (a
+	# dtrace slowed by load or the sanitizers still allocates after
+	# the attach), 10 s at most
+	nr_u=$(cat "$cg/$cg_use") nr_i=0
+	while [ "$nr_i" -lt 33 ]; do
+		sleep 0.3
+		nr_v=$(cat "$cg/$cg_use")
+		[ "$nr_v" != "$nr_u" ] || break
+		nr_u=$nr_v nr_i=$((nr_i + 1))
+	done
+	echo $((nr_u + cg_margin)) >"$cg/$cg_lim"
+	: >go
+	sleep 1
+	echo "$cg_nolim" >"$cg/$cg_lim"
+	: >done
+	wait "$nr_pid"
+	expect_eq "DTRACE_CGEN=$1: status" 0 "$?"
+	[ -f "out.$1" ] || : >"out.$1"
+	nr_d=$(sed -n 's/^dtrace: \([0-9]*\) aggregation drops\{0,1\} on CPU [0-9]* (entries the kernel could not allocate)$/\1/p' \
+		"err.$1" | awk '{ n += $1 } END { print n + 0 }')
+	nr_e=$(awk 'NF == 2 && $2 == 1' "out.$1" | wc -l)
+	nr_x=$(awk 'NF && !(NF == 2 && $2 == 1)' "out.$1" | wc -l)
+	echo "# DTRACE_CGEN=$1: $nr_e entries, $nr_d drops" \
+		"(the cgroup at $nr_u bytes)" >&2
+	if [ "$nr_d" -gt 0 ] && [ "$nr_e" -gt 0 ]; then
+		pass
+	else
+		fail "DTRACE_CGEN=$1: $nr_e entries and $nr_d drops said" \
+			"(entries the kernel could not allocate): both" \
+			"expected; its messages:"
+		sed 's/^/    | /' "err.$1" >&2
+	fi
+	expect_eq "DTRACE_CGEN=$1: entries and drops" 20000 $((nr_e + nr_d))
+	expect_eq "DTRACE_CGEN=$1: every entry 1" 0 "$nr_x"
+}
+nm_run 1
+nm_run 0
+
+finish

@@ -28,7 +28,12 @@
 #    allocate)" said (cgen_agg.c's agg_find(), kagg.bpf.h's
 #    kagg_update(): counter UBPF_KDROP_NOMEM, bpf_agg_read.c), the
 #    entries printed, each 1, and the drops adding up to the 20000
-#    hits, some of each.
+#    hits, some of each;
+#  - self->a[arg0] = 1 at each hit, a thread-local array the generated
+#    program keeps (cgtlsa), summed by the next clause: "N dynamic
+#    variable drops on CPU C (variables the kernel could not
+#    allocate)" (cgen_plan.c's cgen_tls_drop()), the sum and the drops
+#    adding up to the hits, some of each.
 # Needs root, uprobes, a dtrace with the BPF backend and a memory cgroup
 # controller (v1 or v2) it may make a group in.
 
@@ -95,15 +100,15 @@ $CC -O1 -o nm nm.c || {
 	finish
 }
 
-# nm_run G: dtrace (DTRACE_CGEN=G) in the cgroup, out.G and err.G
-nm_run() {
-	rm -f go done waiting "out.$1"
+# nm_go G OUT PROG: dtrace -n PROG (DTRACE_CGEN=G) in the cgroup, as
+# above, its output in OUT and its messages in OUT.err; the drops it
+# said with CAUSE (its what and cause) summed in nr_d
+nm_go() {
+	rm -f go done waiting "$2"
 	echo "$cg_nolim" >"$cg/$cg_lim"
 	DTRACE_CGEN=$1 sh -c 'echo $$ >"$1/cgroup.procs" && shift &&
 		exec timeout -s KILL 120 "$@"' sh "$cg" "$DTRACE" -q \
-		-n 'pid$target::hit:entry { @[arg0] = count(); }
-		    END { printa("%d %@d\n", @); }' \
-		-o "out.$1" -c ./nm >/dev/null 2>"err.$1" &
+		-n "$3" -o "$2" -c ./nm >/dev/null 2>"$2.err" &
 	nr_pid=$!
 	# ./nm runs main() once dtrace has attached (-c starts it stopped)
 	nr_i=0
@@ -131,26 +136,56 @@ nm_run() {
 	echo "$cg_nolim" >"$cg/$cg_lim"
 	: >done
 	wait "$nr_pid"
-	expect_eq "DTRACE_CGEN=$1: status" 0 "$?"
-	[ -f "out.$1" ] || : >"out.$1"
-	nr_d=$(sed -n 's/^dtrace: \([0-9]*\) aggregation drops\{0,1\} on CPU [0-9]* (entries the kernel could not allocate)$/\1/p' \
-		"err.$1" | awk '{ n += $1 } END { print n + 0 }')
-	nr_e=$(awk 'NF == 2 && $2 == 1' "out.$1" | wc -l)
-	nr_x=$(awk 'NF && !(NF == 2 && $2 == 1)' "out.$1" | wc -l)
-	echo "# DTRACE_CGEN=$1: $nr_e entries, $nr_d drops" \
-		"(the cgroup at $nr_u bytes)" >&2
-	if [ "$nr_d" -gt 0 ] && [ "$nr_e" -gt 0 ]; then
+	expect_eq "$2: status" 0 "$?"
+	[ -f "$2" ] || : >"$2"
+}
+
+# nm_drops OUT WHAT CAUSE: the drops OUT.err said as "N WHAT drops on CPU
+# C (CAUSE)", summed
+nm_drops() {
+	sed -n "s/^dtrace: \([0-9]*\) $2 drops\{0,1\} on CPU [0-9]* ($3)\$/\1/p" \
+		"$1.err" | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# nm_some OUT WHAT N D: both N and D above 0, else a failure naming WHAT
+# and showing OUT.err
+nm_some() {
+	if [ "$3" -gt 0 ] && [ "$4" -gt 0 ]; then
 		pass
 	else
-		fail "DTRACE_CGEN=$1: $nr_e entries and $nr_d drops said" \
-			"(entries the kernel could not allocate): both" \
-			"expected; its messages:"
-		sed 's/^/    | /' "err.$1" >&2
+		fail "$1: $2: $3 and $4: both expected above 0; its messages:"
+		sed 's/^/    | /' "$1.err" >&2
 	fi
-	expect_eq "DTRACE_CGEN=$1: entries and drops" 20000 $((nr_e + nr_d))
-	expect_eq "DTRACE_CGEN=$1: every entry 1" 0 "$nr_x"
 }
-nm_run 1
-nm_run 0
+
+# aggregation entries: those printed and the drops, the hits
+for g in 1 0; do
+	o=agg.$g
+	nm_go "$g" "$o" 'pid$target::hit:entry { @[arg0] = count(); }
+		END { printa("%d %@d\n", @); }'
+	nr_d=$(nm_drops "$o" aggregation 'entries the kernel could not allocate')
+	nr_e=$(awk 'NF == 2 && $2 == 1' "$o" | wc -l)
+	nr_x=$(awk 'NF && !(NF == 2 && $2 == 1)' "$o" | wc -l)
+	echo "# $o: $nr_e entries, $nr_d drops (the cgroup at $nr_u bytes)" >&2
+	nm_some "$o" "entries, drops (entries the kernel could not allocate)" \
+		"$nr_e" "$nr_d"
+	expect_eq "$o: entries and drops" 20000 $((nr_e + nr_d))
+	expect_eq "$o: every entry 1" 0 "$nr_x"
+done
+
+# self-> array elements the kernel keeps (cgtlsa, the generated program
+# alone): each store a 1 the next clause sums, so the sum and the
+# dynamic variable drops are the hits
+o=tls.1
+nm_go 1 "$o" 'pid$target::hit:entry { self->a[arg0] = 1; }
+	pid$target::hit:entry { @n = sum(self->a[arg0]); }
+	END { printa("%@d\n", @n); }'
+nr_d=$(nm_drops "$o" 'dynamic variable' \
+	'variables the kernel could not allocate')
+nr_e=$(awk 'NF == 1 { print $1 }' "$o")
+echo "# $o: $nr_e stored, $nr_d drops (the cgroup at $nr_u bytes)" >&2
+nm_some "$o" "stores, drops (variables the kernel could not allocate)" \
+	"${nr_e:-0}" "$nr_d"
+expect_eq "$o: stores and drops" 20000 $((${nr_e:-0} + nr_d))
 
 finish

@@ -410,7 +410,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				    sizeof(struct ubpf_kvkey), 8, UBPF_KTLS,
 				    BPF_F_NO_PREALLOC);
 		k->tlsdrops_fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY,
-					 "cgtlsdrops", 4, 8, 1, 0);
+					 "cgtlsdrops", 4, 8, UBPF_KDROPS, 0);
 		/* self->a[k]: the same, the keys in the key */
 		k->tlsa_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlsa",
 				     sizeof(struct ubpf_kvakey), 8, UBPF_KTLS,

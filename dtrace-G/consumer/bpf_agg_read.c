@@ -15,11 +15,12 @@
  * reports them ("N aggregation drops on CPU C"), apart from the entries
  * the kernel could not allocate with the map not full (an insert's
  * -ENOMEM: Linux allocates a BPF_F_NO_PREALLOC map's entries as they
- * are made, without waiting), whose report says so.  With -v, dtrace says how
- * many clauses ran in the kernel.  The keys with a string variable's,
- * execname's or a literal's bytes are in kaggs_v, or, where its room
- * is longer than UBPF_KVSHORT bytes and the string ends within them,
- * in kaggs_w (cgen_agg.c's agg_at()): both are read, each key in one.
+ * are made, without waiting), whose report says so (drops_say(); the
+ * self-> variables' cgtlsdrops alike, "dynamic variable drops").  With -v,
+ * dtrace says how many clauses ran in the kernel.  The keys with a string
+ * variable's, execname's or a literal's bytes are in kaggs_v, or, where its
+ * room is longer than UBPF_KVSHORT bytes and the string ends within them, in
+ * kaggs_w (cgen_agg.c's agg_at()): both are read, each key in one.
  *
  * The horizon (kplan_exit.c's "Why exit()"): a program whose tick-N clauses
  * may exit(), printa(), clear() or trunc() gets the array cghzn, one
@@ -294,44 +295,43 @@ void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k)
 	k->folds++;
 }
 
+/*
+ * The drops counted in fd (kdrops, cgtlsdrops: per CPU, counters
+ * UBPF_KDROP and UBPF_KDROP_NOMEM), said as DTrace says them ("N
+ * aggregation drops on CPU C"), those the kernel could not allocate
+ * with nomem after
+ */
+static void drops_say(struct consumer *c, int fd, int ncpus, const char *what,
+		      const char *nomem)
+{
+	uint64_t *d = xcalloc((size_t)ncpus, sizeof(*d));
+
+	for (uint32_t why = 0; why < UBPF_KDROPS; why++) {
+		if (bpf_map_lookup_elem(fd, &why, d) < 0)
+			continue;
+		for (int cpu = 0; cpu < ncpus; cpu++)
+			if (d[cpu])
+				say(c, "%" PRIu64 " %s drop%s on CPU %d%s",
+				    d[cpu], what, d[cpu] == 1 ? "" : "s", cpu,
+				    why == UBPF_KDROP_NOMEM ? nomem : "");
+	}
+	free(d);
+}
+
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 {
-	uint64_t *drops, mixed = 0;
+	uint64_t mixed = 0;
 	unsigned nran = 0, ndirect = 0, nout = 0, nukey = 0, nuname = 0;
-	uint32_t zero = 0;
 
 	if (!k)
 		return;
 	kagg_fold(c, k, false);
-	drops = xcalloc((size_t)k->ncpus, sizeof(*drops));
-	for (uint32_t why = 0; why < UBPF_KDROPS; why++) {
-		const char *cause = why == UBPF_KDROP_NOMEM
-					    ? " (entries the kernel could not "
-					      "allocate)"
-					    : "";
-
-		if (bpf_map_lookup_elem(k->drops_fd, &why, drops) < 0)
-			continue;
-		for (int cpu = 0; cpu < k->ncpus; cpu++)
-			if (drops[cpu])
-				say(c,
-				    "%" PRIu64
-				    " aggregation drop%s on CPU %d%s",
-				    drops[cpu], drops[cpu] == 1 ? "" : "s", cpu,
-				    cause);
-	}
+	drops_say(c, k->drops_fd, k->ncpus, "aggregation",
+		  " (entries the kernel could not allocate)");
 	/* self-> variables the map had no room for, as DTrace says it */
-	memset(drops, 0, (size_t)k->ncpus * sizeof(*drops));
-	if (k->tlsdrops_fd >= 0 &&
-	    bpf_map_lookup_elem(k->tlsdrops_fd, &zero, drops) == 0)
-		for (int cpu = 0; cpu < k->ncpus; cpu++)
-			if (drops[cpu])
-				say(c,
-				    "%" PRIu64 " dynamic variable drop%s on "
-				    "CPU %d",
-				    drops[cpu], drops[cpu] == 1 ? "" : "s",
-				    cpu);
-	free(drops);
+	if (k->tlsdrops_fd >= 0)
+		drops_say(c, k->tlsdrops_fd, k->ncpus, "dynamic variable",
+			  " (variables the kernel could not allocate)");
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		/* printing from values computed there (kplan_out.c) */
 		bool pr = false, un = false,

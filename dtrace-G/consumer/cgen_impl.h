@@ -602,6 +602,9 @@ void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 /* ... r0 = fn (lookup or delete) of cgtlss (fd) at self-> string v's
  * key {tid, v}, built in S_VKEY */
 void cgen_tlss_call(struct em *e, uint16_t v, int fd, int32_t fn);
+/* cgen_plan.c: after a self-> variable's map update (r0 its return), a
+ * failure counted in cgtlsdrops, its cause apart (r0-r5 clobbered) */
+void cgen_tls_drop(struct em *e, const int *fds);
 
 /* cgen_spec.c: speculation() on the nspec words of cgspec (fd words),
  * its tag at tagoff in the out area, output clause bit's ran bit set;

@@ -677,12 +677,12 @@ static void sstr_pre(struct em *e, const struct ubpf_kop *o, const int *fds)
  * variable, whose own bytes are at vbase: a this-> string's slot, or a
  * self-> string's entry in cgtlss (fds[8]), over the thread's entry
  * when it has one, else put there (the map allocates); one the map has
- * no room for counts in cgtlsdrops (fds[4]).
+ * no room for is a dynamic variable drop (cgen_plan.c's cgen_tls_drop()).
  */
 static void sstr_put(struct em *e, const struct ubpf_kop *o, const int *fds,
 		     int32_t base, int32_t vbase)
 {
-	size_t j, jin, jend;
+	size_t jin, jend;
 
 	if (o->n != UBPF_KV_SELF) { /* the this-> string's slot */
 		ldx(e, BPF_DW, 1, 10, S_OBUF);
@@ -707,16 +707,7 @@ static void sstr_put(struct em *e, const struct ubpf_kop *o, const int *fds,
 	alu_i(e, BPF_ADD, 3, base);
 	alu_i(e, BPF_MOV, 4, BPF_ANY);
 	call(e, BPF_FUNC_map_update_elem);
-	j = jmp_i(e, BPF_JSGE, 0, 0);
-	lookup0(e, fds[4]);
-	{
-		size_t j2 = jmp_i(e, BPF_JEQ, 0, 0);
-
-		alu_i(e, BPF_MOV, 1, 1);
-		xadd(e, 0, 0, 1, false);
-		fix(e, j2);
-	}
-	fix(e, j);
+	cgen_tls_drop(e, fds);
 	fix(e, jend);
 }
 

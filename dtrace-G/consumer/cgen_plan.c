@@ -272,15 +272,38 @@ static void tls_load(struct em *e, const int *fds, uint16_t v, int fd)
 }
 
 /*
+ * After a map update of a self-> variable (r0 its return): a failure
+ * counted in cgtlsdrops (fds[4]), per CPU, DTrace's dynamic variable
+ * drops: counter UBPF_KDROP_NOMEM where the kernel could not allocate
+ * the entry (-ENOMEM, the map not full: bpf_agg_read.c says so), else
+ * UBPF_KDROP.  r0-r5 clobbered.
+ */
+void cgen_tls_drop(struct em *e, const int *fds)
+{
+	size_t jok = jmp_i(e, BPF_JSGE, 0, 0), jn, j;
+
+	st(e, BPF_W, 10, S_KEY8, UBPF_KDROP);
+	jn = jmp_i(e, BPF_JNE, 0, -ENOMEM);
+	st(e, BPF_W, 10, S_KEY8, UBPF_KDROP_NOMEM);
+	fix(e, jn);
+	lookup_at(e, fds[4], S_KEY8);
+	j = jmp_i(e, BPF_JEQ, 0, 0);
+	alu_i(e, BPF_MOV, 1, 1);
+	xadd(e, 0, 0, 1, false);
+	fix(e, j);
+	fix(e, jok);
+}
+
+/*
  * self-> variable v of the firing thread = r1: 0 deletes it, as
- * user space's var_set() does; a value the map has no room for is
- * counted in cgtlsdrops, per CPU (DTrace's dynamic variable drops).  An
- * array's element (map cgtlsa, fd >= 0) by the key at S_AKEY.
+ * user space's var_set() does; a value the map has no room for is a
+ * dynamic variable drop (cgen_tls_drop()).  An array's element (map
+ * cgtlsa, fd >= 0) by the key at S_AKEY.
  */
 static void tls_store(struct em *e, const int *fds, uint16_t v, int fd)
 {
 	int16_t key = fd >= 0 ? S_AKEY : S_VKEY;
-	size_t j1, j2, j3;
+	size_t j1, j2;
 
 	if (fd < 0)
 		fd = fds[3];
@@ -307,16 +330,7 @@ static void tls_store(struct em *e, const int *fds, uint16_t v, int fd)
 	alu_i(e, BPF_ADD, 3, S_VVAL);
 	alu_i(e, BPF_MOV, 4, BPF_ANY);
 	call(e, BPF_FUNC_map_update_elem);
-	j3 = jmp_i(e, BPF_JSGE, 0, 0);
-	lookup0(e, fds[4]);
-	{
-		size_t j4 = jmp_i(e, BPF_JEQ, 0, 0);
-
-		alu_i(e, BPF_MOV, 1, 1);
-		xadd(e, 0, 0, 1, false);
-		fix(e, j4);
-	}
-	fix(e, j3);
+	cgen_tls_drop(e, fds);
 	fix(e, j2);
 }
 

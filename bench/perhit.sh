@@ -61,6 +61,12 @@
 #  - selfkey:	enter { self->s = copyinstr(arg1); }
 #		leave { @[self->s] = count(); }  (bpftrace: @s[tid] =
 #		str(arg1), @[@s[tid]] = count())
+#  - selfpair:	enter { self->s = copyinstr(arg1); self->t = self->s; }
+#		leave { @[self->s, self->t] = count(); } (bpftrace: @s[tid],
+#		@t[tid] = str(arg1), @[@s[tid], @t[tid]] = count()): two
+#		string variables keyed side by side at strsize 256, a
+#		552-byte key hashed at each hit (kplan.c's vkey_pair());
+#		before, a record a hit
 #  - execkey:	enter { @[execname] = count(); } (bpftrace: @[comm]),
 #		the comm read into kaggs_v's key at the hit (kplan_str.c's
 #		"execname and literals"); before, a record a hit
@@ -121,6 +127,7 @@ d_of() {
 	selfcmp) echo "$e { self->s = copyinstr(arg1); } $l /self->s == \"beta\"/ { @ = count(); }" ;;
 	tickpa) echo "$e { @ = count(); } tick-1s { printa(@); clear(@); }" ;;
 	selfkey) echo "$e { self->s = copyinstr(arg1); } $l { @[self->s] = count(); }" ;;
+	selfpair) echo "$e { self->s = copyinstr(arg1); self->t = self->s; } $l { @[self->s, self->t] = count(); }" ;;
 	execkey) echo "$e { @[execname] = count(); }" ;;
 	execpred) echo "$e /execname == \"pair\"/ { @ = count(); }" ;;
 	esac
@@ -142,6 +149,7 @@ bt_of() {
 	selfcmp) echo "$e { @s[tid] = str(arg1); } $l { if (@s[tid] == \"beta\") { @ = count(); } }" ;;
 	tickpa) echo "$e { @ = count(); } interval:s:1 { print(@); clear(@); }" ;;
 	selfkey) echo "$e { @s[tid] = str(arg1); } $l { @[@s[tid]] = count(); }" ;;
+	selfpair) echo "$e { @s[tid] = str(arg1); @t[tid] = str(arg1); } $l { @[@s[tid], @t[tid]] = count(); }" ;;
 	execkey) echo "$e { @[comm] = count(); }" ;;
 	execpred) echo "$e /comm == \"pair\"/ { @ = count(); }" ;;
 	esac
@@ -197,7 +205,7 @@ median() {
 		}'
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa selfkey execkey execpred}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa selfkey selfpair execkey execpred}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

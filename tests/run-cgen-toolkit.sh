@@ -27,8 +27,8 @@
 #    copyinstr() cuts it);
 #  - string literals among the keys (the toolkit's @num[FILE, "func",
 #    NAME] and @num["-", "total", "-"] into one aggregation, a literal
-#    beside copyinstr(), beside a this-> string past kaggs_v's room at
-#    strsize 256): 0 in the kernel's key, the literal made again by the
+#    beside copyinstr(), beside a this-> string at strsize 256): 0 in
+#    the kernel's key, the literal made again by the
 #    merge, cut at strsize - 1 (a 12-byte one at strsize 8), three ways
 #    at strsize 256 and 8;
 #  - -v: the clauses aggregated in the kernel, where this tree before
@@ -211,11 +211,14 @@ expect_grep "mix: a key escaped by printa()" 'a\\x1bb\.py' mix.1
 
 # string literals among the keys: the toolkit's two statements into one
 # aggregation, a literal beside copyinstr(), a this-> string beside a
-# literal (past kaggs_v's room at strsize 256)
+# literal, two this-> strings with a literal between them (the toolkit's
+# *_calltime.d key: the two a pair of 256-byte rooms at strsize 256)
 cat >lit.d <<'EOF'
 interp$target:::function-entry
 {
 	this->name = copyinstr(arg1);
+	this->file = copyinstr(arg0);
+	@f[this->file, "func", this->name] = count();
 	@num[basename(copyinstr(arg0)), "func", this->name] = count();
 	@num["-", "total", "-"] = count();
 	@s[copyinstr(arg0), "method-entry"] = sum(arg2);
@@ -225,6 +228,44 @@ EOF
 both lit lit.d mix.txt 1
 expect_grep "lit: the total" '^ *- *total *- *300$' lit.1
 expect_grep "lit8: the literal cut" '^ .*method- ' lit8.1
+
+# the toolkit's *_calltime.d key, @num[FILE, "func", NAME], FILE and
+# NAME this-> strings in a program whose kernel keeps self-> variables
+# (so they are kept as their bytes, kaggs_v's, not as the arguments'
+# copies): the literal a 0, the two strings a pair of 256-byte rooms at
+# strsize 256, names of 254 bytes differing at their last (interp
+# rewrites its names after each line and exits at the end of its input,
+# so a string of 255, which the references' records leave to a read
+# after the hit, would not be the hit's there: run-cgen-svkey.sh's
+# vpair.d has those); this tree before left the clause to user space
+# ("key 2: a second string key, whose pair passes kaggs_v's room")
+f254=$(printf '%0254d' 0 | tr 0 f)
+n254=$(printf '%0254d' 0 | tr 0 n)
+{
+	for i in 1 2 3; do
+		for f in "$f254" "${f254%f}g" short.py; do
+			for n in "$n254" "${n254%n}m" run; do
+				echo "call $f $n $i"
+				echo "return $f $n $i"
+			done
+		done
+	done
+} >calltime.txt
+cat >calltime.d <<'EOF'
+interp$target:::function-entry { self->depth++; }
+interp$target:::function-return /self->depth/
+{
+	this->file = copyinstr(arg0);
+	this->name = copyinstr(arg1);
+	@num[this->file, "func", this->name] = count();
+	@num["-", "total", "-"] = count();
+	@lines[this->file, "func", this->name] = sum(arg2);
+	self->depth--;
+}
+EOF
+both calltime calltime.d calltime.txt 2
+expect_eq "calltime: the pairs counted apart" 9 \
+	"$(grep -c ' func .* 3$' calltime.1)"
 
 # two leaves: user space's, said
 cat >two.d <<'EOF'

@@ -381,10 +381,10 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 	/* a string variable's key: all strsize - 1 bytes its store kept
 	 * (kplan_out.c: strsize at most UBPF_STRMAX), so none is cut;
-	 * with none, execname's 16 or the longest literal's, cut
-	 * (kplan_merge.c's kp_vkey_imm()) */
+	 * with none, execname's 16 or the longest literal's, cut; a pair
+	 * of two, both rooms (kplan_merge.c's kp_vkey_imm()) */
 	k->vroom = d_kplan_vkey_room(k->kp);
-	if (vkeyed && k->vroom && k->vroom <= UBPF_STRMAX)
+	if (vkeyed && k->vroom && k->vroom <= UBPF_KVPAIRMAX)
 		k->vaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_v",
 				      sizeof(struct ubpf_kkey) + k->vroom,
 				      sizeof(struct ubpf_kval),
@@ -395,7 +395,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * "alpha"'s take 72 (the selfkey row of bench/perhit.sh); a key
 	 * is in one map or the other by its bytes, and both are merged
 	 * (d_kplan_merge() adds) */
-	if (vkeyed && k->vroom > UBPF_KVSHORT && k->vroom <= UBPF_STRMAX)
+	if (vkeyed && k->vroom > UBPF_KVSHORT && k->vroom <= UBPF_KVPAIRMAX)
 		k->waggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_w",
 				      sizeof(struct ubpf_kvwkey),
 				      sizeof(struct ubpf_kval),

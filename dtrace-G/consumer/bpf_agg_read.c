@@ -184,13 +184,14 @@ _Static_assert(offsetof(struct ubpf_kskey, s) ==
 			       offsetof(struct ubpf_kvskey, s) &&
 		       offsetof(struct ubpf_kvwkey, s) ==
 			       offsetof(struct ubpf_kvskey, s) &&
-		       UBPF_KSKEY <= UBPF_STRMAX && UBPF_KVSHORT <= UBPF_STRMAX,
+		       UBPF_KSKEY <= UBPF_KVPAIRMAX &&
+		       UBPF_KVSHORT <= UBPF_KVPAIRMAX,
 	       "the string keys' layouts: one buffer reads them all");
 static void fold_skeys(struct consumer *c, struct bpf_kagg *k, int fd,
 		       size_t slen, bool del, struct ubpf_kval *v)
 {
 	struct ubpf_kvskey sk, snext; /* the longest of the three */
-	char str[UBPF_STRMAX + 1];
+	char str[UBPF_KVPAIRMAX + 1];
 	void *sprev = NULL;
 
 	if (fd < 0)

@@ -114,6 +114,14 @@ struct cgen_maps {
 	int spec;
 };
 /*
+ * cgbuf's rooms past its owner word (cgen.c's cg_room_off()): the copy
+ * room (UBPF_KCPYROOM + 8 bytes, where m->cpyroom), the chain room
+ * (UBPF_ANCROOM, where m->anc), then the kaggs_v key room (a struct
+ * ubpf_kvskey, always); CG_ROOM_END is cgbuf's value size (bpf_cg.c).
+ */
+enum cg_room { CG_ROOM_CPY, CG_ROOM_ANC, CG_ROOM_VKEY, CG_ROOM_END };
+uint32_t cg_room_off(const struct cgen_maps *m, enum cg_room r);
+/*
  * A kernel probe's program (cgen_kprov.c): its provider's prologue,
  * entered with the context in r6 and pid_tgid in r7, which leaves the
  * arguments in the stack slots cgen_arg_slot() names (r0-r5 its own,

@@ -246,15 +246,12 @@ void cg_try(struct consumer *c)
 		ecred_wanted(c) || sess_wanted(c) || psargs_wanted(c) ||
 		d_kplan_out_any(c->prog) /* cgen_out.c */ || m->cpyroom;
 	/* ... and its owner word (cgen.c's own_need()), then the copy
-	 * room where there is one (8 bytes of slack after it), then the
-	 * chain room where a clause calls progenyof() (UBPF_ANCROOM:
-	 * cgen_rec.c's cgen_anc_plan() for UBPF_K_PROGX) */
-	m->buf = inbuf ? bpf_map_create(
-				 BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
-				 UBPF_CGOWN(m->ustk_room) + 8 +
-					 (m->cpyroom ? UBPF_KCPYROOM + 8 : 0) +
-					 (m->anc ? UBPF_ANCROOM : 0),
-				 1, NULL)
+	 * room where there is one (8 bytes of slack after it), the chain
+	 * room where a clause calls progenyof() (UBPF_ANCROOM:
+	 * cgen_rec.c's cgen_anc_plan() for UBPF_K_PROGX), and the kaggs_v
+	 * key's room (cgen.c's cg_room_off()) */
+	m->buf = inbuf ? bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "cgbuf", 4,
+					cg_room_off(m, CG_ROOM_END), 1, NULL)
 		       : -1;
 	if (m->buf < 0)
 		m->cpyroom = false;

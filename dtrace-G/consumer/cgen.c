@@ -683,6 +683,35 @@ struct late {
 	bool flags;
 };
 
+/*
+ * The offset of cgbuf's room r (bpf_be.h's enum cg_room): past the owner
+ * word (and the user stack's room before it, where one is kept), each
+ * room there only where the run has it, but the kaggs_v key's, which
+ * every cgbuf has (its 552 bytes a CPU cost less than a test at each
+ * use: cgen_svar.c's vkey_at(), cgen_agg.c's agg_at()).  Every offset
+ * fits an instruction's 16 bits, and the value a per-CPU array's 32 KiB.
+ */
+_Static_assert(UBPF_CGOWN(1) + 8 + UBPF_KCPYROOM + 8 + UBPF_ANCROOM +
+			       sizeof(struct ubpf_kvskey) <=
+		       INT16_MAX,
+	       "cgbuf's rooms: 16-bit offsets");
+_Static_assert(UBPF_ANCROOM % 8 == 0 && UBPF_KCPYROOM % 8 == 0,
+	       "cgbuf's rooms: each at a word");
+uint32_t cg_room_off(const struct cgen_maps *m, enum cg_room r)
+{
+	uint32_t off = UBPF_CGOWN(m->ustk_room) + 8;
+
+	if (r == CG_ROOM_CPY)
+		return off;
+	off += m->cpyroom ? UBPF_KCPYROOM + 8 : 0;
+	if (r == CG_ROOM_ANC)
+		return off;
+	off += m->anc ? UBPF_ANCROOM : 0;
+	if (r == CG_ROOM_VKEY)
+		return off;
+	return off + (uint32_t)sizeof(struct ubpf_kvskey);
+}
+
 static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		 const struct ubpf_kplan *pl, bool own, const struct late *lt,
 		 size_t *rec0, struct bpf_insn **out, size_t *n);
@@ -1496,13 +1525,13 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		.spec = m->spec,
 		.ustk = s->ustk != 0,
 		/* MLD's copies: past cgbuf's owner word (mem_read()) */
-		.cpyoff = m->cpyroom ? (uint16_t)(UBPF_CGOWN(m->ustk_room) + 8)
-				     : 0,
+		.cpyoff =
+			m->cpyroom ? (uint16_t)cg_room_off(m, CG_ROOM_CPY) : 0,
 		/* progenyof()'s chain room: past them (cgen_anc_plan()) */
-		.ancoff = m->anc ? (uint16_t)(UBPF_CGOWN(m->ustk_room) + 8 +
-					      (m->cpyroom ? UBPF_KCPYROOM + 8
-							  : 0))
-				 : 0,
+		.ancoff = m->anc ? (uint16_t)cg_room_off(m, CG_ROOM_ANC) : 0,
+		/* the kaggs_v key's: past them (cgen_svar.c's vkey_at()) */
+		.vkoff = m->buf >= 0 ? (uint16_t)cg_room_off(m, CG_ROOM_VKEY)
+				     : 0,
 	};
 	struct cgprog p = { .m = m, .s = s, .pl = pl, .own = own, .lt = lt };
 

@@ -318,7 +318,7 @@ static void kval_update(struct em *e, uint8_t fn, const int *fds)
 }
 
 /* r2 = the key of an aggregation's entry: on the stack, or cgbuf's
- * at kat (SKEY_AT, VKEY_AT) */
+ * at kat (SKEY_AT, e->vkoff) */
 static void key_ptr(struct em *e, int32_t kat)
 {
 	if (kat) {
@@ -345,7 +345,7 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 	bool vkeyed = (o->flags & UBPF_KF_VKEY) != 0;
 	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0 || vkeyed;
 	int map = vkeyed ? fds[9] : skeyed ? fds[6] : fds[0];
-	int32_t kat = vkeyed ? VKEY_AT : skeyed ? SKEY_AT : 0;
+	int32_t kat = vkeyed ? e->vkoff : skeyed ? SKEY_AT : 0;
 
 	if (o->flags & UBPF_KF_FLAT) {
 		if (fds[1] < 0) {

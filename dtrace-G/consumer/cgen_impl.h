@@ -74,15 +74,17 @@ _Static_assert(S_OWN >= -512, "the generated programs' stack: 512 bytes");
 #define SEQ_AT(j) (UBPF_SCRATCH - UBPF_STRMAX * ((int)(j) + 1))
 /* a kaggs_s key, built below them (a map key may be in a map value) */
 #define SKEY_AT (SEQ_AT(UBPF_KSTRARGS) - (int)sizeof(struct ubpf_kskey))
-/* a kaggs_v key (a string variable's bytes), below it */
-#define VKEY_AT (SKEY_AT - (int)sizeof(struct ubpf_kvskey))
-/* VVCMP's two copies, zero-padded, below it (above TSTR_AT()'s) */
-#define VCMP_AT(i) (VKEY_AT - UBPF_STRMAX * ((int)(i) + 1))
+/* VVCMP's two copies, zero-padded, below it (above TSTR_AT()'s); a
+ * kaggs_v key is built past cgbuf's owner word (e->vkoff: cgen.c's
+ * cg_room_off()), where a pair's two rooms of strsize 256 fit */
+#define VCMP_AT(i) (SKEY_AT - UBPF_STRMAX * ((int)(i) + 1))
 /* SSTR's strings in cgbuf (cgen_out.c): this-> string i < UBPF_KTSTR,
  * and at UBPF_KTSTR a self-> string's copy before it goes into cgtlss;
  * above the record's half (and what its masked offsets may reach) */
 #define TSTR_AT(i)                                                      \
 	(UBPF_SCRATCH / 2 + 512 + (int)sizeof(struct ubpf_kostr) * (int)(i))
+_Static_assert(VCMP_AT(1) >= TSTR_AT(UBPF_KTSTR + 1),
+	       "cgbuf: VVCMP's copies above SSTR's strings");
 
 struct em {
 	struct bpf_insn *v;
@@ -104,6 +106,8 @@ struct em {
 	/* cgbuf's chain room's offset (0: none; bpf_cg.c): the hit's pid
 	 * and its chain of parents, kept by cgen_anc_plan() for PROGX */
 	uint16_t ancoff;
+	/* cgbuf's kaggs_v key room (cg_room_off()), or 0: no cgbuf */
+	uint16_t vkoff;
 	unsigned ncpy;
 	struct {
 		uint8_t arg;

@@ -428,7 +428,7 @@ static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
 	unsigned room = UBPF_KVROOM(v->step > v->imm ? v->step : v->imm);
 	size_t jnone, jbig;
 
-	if (v->imm < 1 || v->imm > UBPF_STRMAX - 1 || room > UBPF_STRMAX ||
+	if (v->imm < 1 || v->imm > UBPF_STRMAX - 1 || room > UBPF_KVPAIRMAX ||
 	    !e->vbuf || (v->n != UBPF_KV_SELF && v->n != UBPF_KV_THIS)) {
 		e->bad = true;
 		return;
@@ -449,22 +449,23 @@ static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
 
 /*
  * Where kaggs_v key instruction o (VKEY, CKEY, LKEY, MKEY) writes its
- * string, room bytes: the key's s at VKEY_AT, or o->sz words into it,
- * a pair's second string (kplan_expr.c's vkey_room(), UBPF_KF_VPAIR),
- * its room after the first's; both within s (kplan.c's vkey_pair()),
- * else the program is refused.
+ * string, room bytes: the key's s in cgbuf's key room (e->vkoff, past
+ * the owner word: cgen.c's cg_room_off()), or o->sz words into it, a
+ * pair's second string (kplan_expr.c's vkey_room(), UBPF_KF_VPAIR), its
+ * room after the first's; both within s (UBPF_KVPAIRMAX bytes: kplan.c's
+ * vkey_pair()), else the program is refused.
  */
 static int32_t vkey_at(struct em *e, const struct ubpf_kop *o, unsigned room)
 {
 	unsigned off = 8u * o->sz;
 
-	if (off + room > UBPF_STRMAX)
+	if (off + room > UBPF_KVPAIRMAX || !e->vkoff)
 		e->bad = true;
-	return VKEY_AT + (int32_t)sizeof(struct ubpf_kkey) + (int32_t)off;
+	return e->vkoff + (int32_t)sizeof(struct ubpf_kkey) + (int32_t)off;
 }
 
 /* VKEY o: the string variable's bytes (o->levels its kind) into the
- * kaggs_v key at VKEY_AT in cgbuf (svar_copy()), the map's room zeroed
+ * kaggs_v key in cgbuf (svar_copy(), vkey_at()), the map's room zeroed
  * (o->step where longer than its own: a pair's elsewhere) */
 void vkey(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	  const int *fds)
@@ -710,7 +711,7 @@ void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j)
 }
 
 /*
- * CKEY o: execname into the kaggs_v key at VKEY_AT in cgbuf: the room
+ * CKEY o: execname into the kaggs_v key in cgbuf (vkey_at()): the room
  * (UBPF_KVROOM(o->imm), kplan_merge.c's kp_vkey_imm(): the map's) zeroed,
  * then bpf_get_current_comm() of o->step bytes (strsize's, 16 at
  * most), which copies the comm cut to one byte less and its NUL
@@ -727,7 +728,7 @@ void ckey(struct em *e, const struct ubpf_kop *o)
 	 * of the key, a pair's second room rewritten after it) */
 	int32_t at = vkey_at(e, o, room > (unsigned)sz ? room : (unsigned)sz);
 
-	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || sz < 2 ||
+	if (o->imm < 1 || o->imm > UBPF_KVPAIRMAX - 1 || !e->vbuf || sz < 2 ||
 	    sz > UBPF_KCOMM || e->bad) {
 		e->bad = true;
 		return;
@@ -740,7 +741,7 @@ void ckey(struct em *e, const struct ubpf_kop *o)
 
 /*
  * LKEY pl->ops[*pc]: the literal's bytes (its SDATA, cut by kplan to
- * strsize - 1 bytes) into the kaggs_v key at VKEY_AT, its room
+ * strsize - 1 bytes) into the kaggs_v key (vkey_at()), its room
  * (UBPF_KVROOM(o->imm), the map's) zeroed first; flagged UBPF_KF_SEL,
  * the value popped into r1 chooses: not 0 the first literal, else the
  * second (SEL's test).  The words past the room are the literal's
@@ -758,7 +759,7 @@ static void lkey_tab(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	int32_t at = vkey_at(e, o, room);
 	size_t jend[UBPF_KLEAVES];
 
-	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || e->bad ||
+	if (o->imm < 1 || o->imm > UBPF_KVPAIRMAX - 1 || !e->vbuf || e->bad ||
 	    o->agg < 2 || o->agg > UBPF_KLEAVES) {
 		e->bad = true;
 		return;
@@ -807,7 +808,7 @@ void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 		lkey_tab(e, pl, pc, sp);
 		return;
 	}
-	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || e->bad ||
+	if (o->imm < 1 || o->imm > UBPF_KVPAIRMAX - 1 || !e->vbuf || e->bad ||
 	    o->step > UBPF_KSTRMAX || (sel && o->levels > UBPF_KSTRMAX) ||
 	    *pc + n1 + n2 >= pl->nops + 1u) {
 		e->bad = true;
@@ -861,7 +862,7 @@ static void mkey_branch(struct em *e, bool comm, unsigned sz, unsigned len,
 /*
  * MKEY pl->ops[*pc]: c popped into r1 chooses a (not 0) or b, each
  * execname or a literal (o->agg's bits), written into the kaggs_v key
- * at VKEY_AT as CKEY and LKEY write them, its room zeroed first; the
+ * at vkey_at() as CKEY and LKEY write them, its room zeroed first; the
  * key's word k[n] (S_KKEY, which AGG copies) says which, 1 execname,
  * and is KEY's as far as AGG is concerned (e->kw).  *pc is left on the
  * last SDATA.
@@ -877,9 +878,9 @@ void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 	int16_t kw = (int16_t)(S_KKEY + 8 + 8 * (int)kn);
 	size_t jelse, jend;
 
-	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1 || !e->vbuf || o->agg < 1 ||
-	    o->agg > 3 || o->slot < 2 || o->slot > UBPF_KCOMM || e->bad ||
-	    (!ca && o->step > UBPF_KSTRMAX) ||
+	if (o->imm < 1 || o->imm > UBPF_KVPAIRMAX - 1 || !e->vbuf ||
+	    o->agg < 1 || o->agg > 3 || o->slot < 2 || o->slot > UBPF_KCOMM ||
+	    e->bad || (!ca && o->step > UBPF_KSTRMAX) ||
 	    (!cb && o->levels > UBPF_KSTRMAX) ||
 	    *pc + n1 + n2 >= pl->nops + 1u) {
 		e->bad = true;

@@ -593,11 +593,13 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
  * kp_vkey_bound(): 15 for execname, the literal's length, strsize - 1
  * for a variable), then the second's, each NUL-padded: fixed rooms
  * tell every pair apart ("ab" "c" from "a" "bc"), where a
- * concatenation would not.  Taken where both rooms fit the s of
- * struct ubpf_kvskey (UBPF_STRMAX bytes), so neither VKEY_AT nor the
- * map's largest key grows: at strsize 256 a variable's pair stays user
- * space's (kplan_why.c says why).  The pair's entries are kaggs_v's
- * alone, never kaggs_w's (its short key would cut the second room:
+ * concatenation would not.  Both rooms fit the s of struct
+ * ubpf_kvskey (UBPF_KVPAIRMAX bytes: two variables' at strsize 256),
+ * the key built in cgbuf's room for it (cgen.c's cg_room_off()); the
+ * map's key is as long as the program's longest room (kplan_merge.c's
+ * kp_vkey_imm()), 552 bytes hashed at each hit for two variables at
+ * strsize 256 (bench/perhit.sh's selfpair row).  The pair's entries are
+ * kaggs_v's alone, never kaggs_w's (its short key would cut the second room:
  * cgen_agg.c's agg_at(), UBPF_KF_VPAIR), and its statement number in
  * the key keeps them apart from a one-string statement's.  Exact as
  * one such key is: each string is the bytes run.c would have keyed
@@ -633,7 +635,7 @@ static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 	if (!kp_vkey_bound(k, st->keys[ks->skey],
 			   ks->svar >= 0 ? KSX_NONE : ks->sx) ||
 	    !kp_vkey_bound(k, n, t.sx2) ||
-	    kp_vkey_pair(k, &t, NULL) > UBPF_STRMAX)
+	    kp_vkey_pair(k, &t, NULL) > UBPF_KVPAIRMAX)
 		return false;
 	*ks = t;
 	return true;

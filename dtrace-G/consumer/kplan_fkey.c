@@ -43,9 +43,10 @@
  * key is one value for its statement, so the kernel's key holds a 0 in
  * its place (an integer key, a word) and the merge makes the literal
  * again (untainted, cut at strsize - 1 as run.c's key is).  So the
- * toolkit's @num[FILE, "func", NAME] and @num["-", "total", "-"], a
- * literal beside copyinstr() (a pair kaggs_s does not keep) and one
- * beside a string variable past kaggs_v's room are the kernel's.
+ * toolkit's @num[FILE, "func", NAME] (three string keys, two of them
+ * variables: the literal a 0, the variables a pair) and @num["-",
+ * "total", "-"], and a literal beside copyinstr() (a pair kaggs_s does
+ * not keep) are the kernel's.
  *
  * The decision: kp_fkeys_make() gives each aggregating statement with
  * such keys a copy whose keys are the leaves and the 0s (struct

@@ -120,9 +120,9 @@ unsigned kp_vkey_pair(const struct d_kplan *k, const struct kstmt *ks,
  * A smaller room is a shorter key to hash at every hit: 16 bytes for
  * @[execname] where strsize 256 would make 256.  Two string keys of a
  * statement (kplan.c's vkey_pair()) take their two rooms side by side,
- * which may pass strsize - 1 (a variable's beside execname's) but not
- * UBPF_STRMAX (vkey_pair() takes no pair that does): the room is then
- * at least their sum (UBPF_KVROOM() of one byte less).
+ * which may pass strsize - 1 (a variable's beside execname's) up to
+ * UBPF_KVPAIRMAX (two variables' at strsize 256): the room is then at
+ * least their sum (UBPF_KVROOM() of one byte less).
  */
 int64_t kp_vkey_imm(const struct d_kplan *k)
 {

@@ -630,38 +630,6 @@ const char *kp_stmt_name(const struct d_kplan *k, const struct stmt *st,
  * kp_out_ok() takes, is not the kernel's, into buf ("" where no more
  * can be said than its kind)
  */
-/*
- * Do st's first two string keys, of kaggs_v's kinds (a this-> or
- * self-> string counted as one whether or not the kernel keeps it:
- * its statement decides that), pass the key's s side by side
- * (kplan.c's vkey_pair())?  The second's number (1 the first key),
- * else 0.
- */
-static int pair_room(const struct d_kplan *k, const struct stmt *st)
-{
-	unsigned room = 0, ns = 0;
-
-	if (!kp_strsize_fixed(k))
-		return 0;
-	for (unsigned j = 0; j < st->nkeys && ns < 2; j++) {
-		const struct node *x = st->keys[j];
-		unsigned sx = kp_str_var_of(k->prog, x) >= 0 ? KSX_NONE
-			      : kp_is_comm(x)		     ? KSX_COMM
-			      : kp_lit_key(k, x)	     ? KSX_LIT
-			      : kp_mix_key(k, x)	     ? KSX_MIX
-							     : ~0u;
-
-		if (x->kind != T_STR)
-			continue;
-		if (sx == ~0u)
-			return 0;
-		room += UBPF_KVROOM(kp_vkey_bound(k, x, sx));
-		if (++ns == 2 && room > UBPF_STRMAX)
-			return (int)j + 1;
-	}
-	return 0;
-}
-
 static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		     char *buf, size_t len)
 {
@@ -959,13 +927,6 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			      : kp_fkey_stmt(k, st, &fk, &fci);
 		if (!kst)
 			kst = st;
-		if ((v = pair_room(k, kst)) > 0) {
-			snprintf(buf, len,
-				 "key %d: a second string key, whose pair "
-				 "passes kaggs_v's room",
-				 v);
-			return;
-		}
 		/* a stack or name key's count(), its key a function
 		 * (kplan_out.c's kp_out_ok()) */
 		if (k->vars && (d_stmt_ukey(p, st) || d_stmt_uname(p, st)) &&

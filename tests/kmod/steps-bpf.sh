@@ -73,6 +73,9 @@
 #  - string variables as keys short (kaggs_w) and long (kaggs_v)
 #    beside a printing clause's argument predicate: the program loads,
 #    the sums exact;
+#  - two string variables as one statement's keys at strsize 256 (a
+#    552-byte kaggs_v key in cgbuf's key room): the map made, the
+#    program loads, the sums exact;
 #  - execname and literals as keys (cgen_svar.c's ckey(), lkey():
 #    kaggs_v) and execname compared with literals and a self-> string
 #    (ccmp(), cvcmp()): the programs load, the clauses run in the
@@ -335,6 +338,21 @@ expect_eq "short and long string keys in the kernel: the output" \
 	"q 2 k hello 7 k aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 8" \
 	"$(grep '^[kq] ' bk.txt | paste -sd' ' -)"
 check "short and long string keys in the kernel: -v" grep -q \
+	'^dtrace: 1 clause aggregated in the kernel$' bk.err
+grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
+# two string variables as one statement's keys at strsize 256: two
+# rooms of 256 bytes side by side, a kaggs_v key of 552 bytes (past
+# MAX_BPF_STACK, which held a hash map's key_size until Linux 5.11) built
+# in cgbuf's key room past its owner word (cgen.c's cg_room_off()): the
+# map made, the program verified, each pair summed on its own
+rm -f bk.txt
+DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bk.txt \
+	-n 'tr$target:::msg { self->s = copyinstr(arg0); self->t = "tail"; @p[self->s, self->t] = sum(arg1); @p[self->t, self->s] = sum(arg1 + 1); }' \
+	-n 'END { printa("p %s %s %@d\n", @p); }' \
+	-c "/kt/trprog msg" >bk.prog 2>bk.err </dev/null
+expect_eq "two string variables as keys at strsize 256: the output" \
+	"p hello tail 7 p tail hello 8" "$(grep '^p ' bk.txt | paste -sd' ' -)"
+check "two string variables as keys at strsize 256: -v" grep -q \
 	'^dtrace: 1 clause aggregated in the kernel$' bk.err
 grep -q 'aggregated in the kernel' bk.err || diag "$(tail -n 40 bk.err)"
 # string variables ordered (VVCMP: cgen_svar.c's vvcmp(), two

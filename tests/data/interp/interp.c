@@ -33,7 +33,7 @@ static char note_buf[64] = "the file's bytes";
 
 int main(void)
 {
-	char line[512], a[256], b[256];
+	char line[1024], a[256], b[256]; /* two names of 255 bytes fit */
 	unsigned cur = 0;
 	int n, m;
 

@@ -50,6 +50,18 @@
 # unsigned arithmetic of a wrapped value as user space makes it, three
 # ways, known answers; a store in a branch, or a read before the
 # store, leave it as before, the output the same three ways.
+#
+# The toolkit's *_calltime.d pair whole (kplan_vars.c's
+# vars_type_pass(), typed_all()): self->exclude[] stored 0 (deleted)
+# and += an unsigned this-> value, so unsigned where set and a signed 0
+# unset, found by supposing the zero's type and then the stores' (a
+# fixpoint); the return clause typed over its 6 open bits (two reads
+# each of self->function[] and self->exclude[], the two this->
+# integers) where 4 were the most; its literal keys ("func", "total")
+# typed as the copy's 0s: both clauses the kernel's where this tree
+# before left them to user space ("key 1, a string the kernel does not
+# key by"), the known sums (nested calls, an unsigned wrap) three ways
+# at strsize 256 and 8, and with timestamp itself the counts.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -407,5 +419,69 @@ printf '%s\n' 1 '0 1' 1 '0 1' 0 '0 1' '' >flowb.exp
 expect_file_eq "flowb: the values" flowb.exp flowb.1
 expect_grep "flowb: -v: the branch's read user space's" \
 	'^dtrace: clause 1 (.*) runs in user space, .*set and unset' flowb.1.err
+
+# ---------------------------------------------------------------------
+# The toolkit's *_calltime.d pair whole, its times made known values
+# (LINE as an unsigned clock): nested calls, the exclusive time of each
+# the inclusive less its callees', and a return before its entry's time
+# (an unsigned wrap, summed as a signed -5)
+
+cat >ctime.d <<'EOF'
+interp$target:::function-entry
+{
+	self->depth++;
+	self->exclude[self->depth] = 0;
+	self->function[self->depth] = (uint64_t)arg2;
+}
+
+interp$target:::function-return
+/self->function[self->depth]/
+{
+	this->elapsed_incl = (uint64_t)arg2 - self->function[self->depth];
+	this->elapsed_excl = this->elapsed_incl - self->exclude[self->depth];
+	self->function[self->depth] = 0;
+	self->exclude[self->depth] = 0;
+	this->file = copyinstr(arg0);
+	this->name = copyinstr(arg1);
+	@num[this->file, "func", this->name] = count();
+	@num["-", "total", "-"] = count();
+	@types_incl[this->file, "func", this->name] = sum(this->elapsed_incl);
+	@types_excl[this->file, "func", this->name] = sum(this->elapsed_excl);
+	@types_excl["-", "total", "-"] = sum(this->elapsed_excl);
+	self->depth--;
+	self->exclude[self->depth] += this->elapsed_incl;
+}
+
+END
+{
+	printa("%s %s %s %@d\n", @num);
+	printa("%s %s %s %@d\n", @types_incl);
+	printa("%s %s %s %@d\n", @types_excl);
+}
+EOF
+printf '%s\n' 'call a.py f 10' 'call a.py g 20' 'call b.py h 21' \
+	'return b.py h 24' 'return a.py g 30' 'call a.py g 31' \
+	'return a.py g 32' 'return a.py f 40' 'return a.py f 41' \
+	'call c.py k 50' 'return c.py k 45' >ctime.txt
+both ctime ctime.d ctime.txt 2
+{
+	printf '%s\n' 'a.py func f 1' 'b.py func h 1' 'c.py func k 1' \
+		'a.py func g 2' '- total - 5'
+	printf '%s\n' 'c.py func k -5' 'b.py func h 3' 'a.py func g 11' \
+		'a.py func f 30'
+	printf '%s\n' 'c.py func k -5' 'b.py func h 3' 'a.py func g 8' \
+		'a.py func f 19' '- total - 25' ''
+} >ctime.exp
+expect_file_eq "ctime: the counts and times" ctime.exp ctime.1
+
+# ... with timestamp, as the toolkit has it: the kernel's, the counts
+sed 's/(uint64_t)arg2/timestamp/; /@types/d' ctime.d >ctimets.d
+three ctimets ctimets.d ctime.txt
+kernel ctimets 2
+{
+	head -n 5 ctime.exp
+	echo
+} >ctimets.exp
+expect_file_eq "ctimets: the counts" ctimets.exp ctimets.1
 
 finish

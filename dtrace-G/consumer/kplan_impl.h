@@ -97,9 +97,14 @@ enum {
 /* reads of this-> place variables (KV_PLACE, kplan_mem.c) a program may
  * have, at most */
 #define KP_PRDS 32
-/* The element reads of thread-local arrays typed apart at once (as the
- * at most 4 variables clause_typed() tries set and unset) */
+/* The element reads of thread-local arrays typed apart at once */
 #define KP_ELEMS 8
+/* the open bits (variables and element reads) one clause, statement or
+ * predicate is typed over, at most: each subset of them typed unset is
+ * one more emit (kplan_vars.c's typed_all(), 2^8 of a clause at most;
+ * the toolkit's *_calltime.d return clause has 6: two reads each of
+ * self->function[] and self->exclude[], two this-> integers) */
+#define KP_TYPED_BITS 8
 /* the forms of one statement dispatched at the hit, at most (two open
  * bits: kplan_vars.c's clause_typed()) */
 #define KP_FORMS 4

@@ -232,7 +232,7 @@ static bool ty_all(struct d_kplan *k, const struct node *n, uint8_t *sz,
 	k->nelem = 0;
 	k->elem_full = false;
 	set = open_bits(k, n, true);
-	if (__builtin_popcount(set) > 4 || k->elem_full)
+	if (__builtin_popcount(set) > KP_TYPED_BITS || k->elem_full)
 		return false;
 	k->absent = 0;
 	if (!kp_ty(k, n, sz, sg))
@@ -343,13 +343,20 @@ static void var_keep(struct d_kplan *k, unsigned v, uint8_t tz, uint8_t tg)
 /*
  * A pass over the variables whose T is not known: true when one became
  * known.  A store that reads the variable itself (self->n = self->n + 1)
- * is known only by supposing T is the zero's type and finding every
- * store gives it that (the last resort, when no pass finds more).
+ * is known only by supposing T (the last resort, when no pass finds
+ * more): the zero's type, every store giving it that; or else the type
+ * U the stores give supposing the zero's, every store giving U again
+ * with the variable read as U set and as its zero unset (the toolkit's
+ * self->exclude[d] += this->elapsed, elapsed unsigned: an unset element
+ * a signed 0, the sum unsigned either way).  Either is a fixpoint: from
+ * unset, each store gives T whatever it reads, so a set variable holds
+ * a T, as run.c's would.
  */
 static bool vars_type_pass(struct d_kplan *k, bool suppose)
 {
 	const struct d_prog *p = k->prog;
-	uint8_t tz, tg;
+	uint8_t tz, tg, z, g;
+	unsigned nbits;
 
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];
@@ -368,8 +375,22 @@ static bool vars_type_pass(struct d_kplan *k, bool suppose)
 		k->vsz[v] = zz;
 		k->vsg[v] = zg;
 		k->vbit[v] = -1;
-		if (stores_type(k, v, &tz, &tg) && tz == zz && tg == zg)
+		if (!stores_type(k, v, &tz, &tg)) {
+			k->vst[v] = KV_CAND;
+			continue;
+		}
+		if (tz == zz && tg == zg)
 			return true;
+		/* U, read apart set and unset (var_keep()'s bit) */
+		z = tz;
+		g = tg;
+		nbits = k->nbits;
+		var_keep(k, v, z, g);
+		if (k->vst[v] == KV_KERN && stores_type(k, v, &tz, &tg) &&
+		    tz == z && tg == g)
+			return true;
+		k->nbits = nbits;
+		k->vbit[v] = -1;
 		k->vst[v] = KV_CAND;
 	}
 	return false;
@@ -405,7 +426,7 @@ static bool typed_all(struct d_kplan *k, unsigned ci)
 	}
 	if (!set)
 		return true;
-	if (__builtin_popcount(set) > 4 || k->elem_full)
+	if (__builtin_popcount(set) > KP_TYPED_BITS || k->elem_full)
 		return false;
 	a = xcalloc(1, sizeof(*a));
 	b = xcalloc(1, sizeof(*b));
@@ -418,10 +439,13 @@ static bool typed_all(struct d_kplan *k, unsigned ci)
 		ok = kp_clause_emit(k, ci, &none, b) && a->nops == b->nops &&
 		     !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
 		/* and the keys' types, which the merge gives them (a
-		 * statement with forms too: one layout for all of them) */
+		 * statement with forms too: one layout for all of them);
+		 * a statement with format-time keys or literal keys
+		 * (kplan_fkey.c) is its copy, whose keys are the leaves
+		 * and the literals' 0s */
 		for (unsigned i = 0; ok && i < c->nflat; i++) {
-			const struct stmt *st = c->flat[i];
 			const struct kstmt *ks = &k->st[k->first[ci] + i];
+			const struct stmt *st = ks->fkeys ? ks->st : c->flat[i];
 
 			for (unsigned j = 0; ok && j < st->nkeys; j++) {
 				uint8_t z, g;

@@ -403,7 +403,7 @@ static bool same_with(struct d_kplan *k, const struct node *n, uint32_t f,
 	k->nelem = 0;
 	k->elem_full = false;
 	set = open_bits(k, n ? n : kp_stored(st, &bin, &one), true);
-	if (__builtin_popcount(set) > 4 || k->elem_full) {
+	if (__builtin_popcount(set) > KP_TYPED_BITS || k->elem_full) {
 		k->nelem = 0;
 		return false;
 	}

@@ -62,6 +62,14 @@
 # before left them to user space ("key 1, a string the kernel does not
 # key by"), the known sums (nested calls, an unsigned wrap) three ways
 # at strsize 256 and 8, and with timestamp itself the counts.
+#
+# A this-> string holding a format-time value as a key (kplan_fkey.c's
+# format-time variables): this->file = basename(copyinstr(arg0)), then
+# @num[this->file, "func", this->name], kept by the kernel as the
+# copy's bytes and named by the merge; a dirname() of another clause;
+# the *_calltime.d pair with its basename(): the kernel's, three ways
+# at strsize 256 and 8, known answers; printed, stored twice, read in a
+# predicate or before its store: user space's, -v saying so.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -483,5 +491,86 @@ kernel ctimets 2
 	echo
 } >ctimets.exp
 expect_file_eq "ctimets: the counts" ctimets.exp ctimets.1
+
+
+# ---------------------------------------------------------------------
+# A this-> string holding a format-time value, then a key (kplan_fkey.c's
+# format-time variables): this->file = basename(copyinstr(arg0)) kept
+# by the kernel as the copy's bytes, the merge making basename() of
+# them; another clause's this->file a dirname(); this->name beside it a
+# pair of bytes kept; three ways at strsize 256 and 8 on the awkward
+# paths, and the known answer
+
+cat >fvar.d <<'EOF'
+interp$target:::function-entry
+{
+	this->file = basename(copyinstr(arg0));
+	this->name = copyinstr(arg1);
+	@num[this->file, "func", this->name] = count();
+	@num["-", "total", "-"] = count();
+	@s[this->file] = sum(arg2);
+}
+
+interp$target:::function-entry
+/arg2 > 100/
+{
+	this->file = toupper(dirname(copyinstr(arg0)));
+	@d[pid == $target, this->file] = max(arg2);
+}
+EOF
+both fvar fvar.d mix.txt 2
+three fvark fvar.d known.txt
+{
+	echo
+	printf '  %-50s  %-50s  %-50s %16d\n' x.py func g 1 y.py func f 1 \
+		x.py func f 4 - total - 6
+	printf '  %-50s %16d\n' y.py 8 x.py 55
+} >fvark.exp
+expect_file_eq "fvark: the counts and sums" fvark.exp fvark.1
+
+# the toolkit's *_calltime.d pair with its basename(), times known
+sed 's/this->file = copyinstr(arg0)/this->file = basename(copyinstr(arg0))/' \
+	ctime.d >ctimeb.d
+sed 's|^\(call\|return\) |&/usr/lib/|' ctime.txt >ctimeb.txt
+both ctimeb ctimeb.d ctimeb.txt 2
+expect_file_eq "ctimeb: the counts and times" ctime.exp ctimeb.1
+
+# as before, user space's, the output the same three ways: the variable
+# printed, stored twice (the toolkit's this->file = this->file != NULL ?
+# this->file : "."), read in a predicate, or read where no store of its
+# clause came first
+cat >fvaru.d <<'EOF'
+interp$target:::function-entry
+{
+	this->a = basename(copyinstr(arg0));
+	printf("%s\n", this->a);
+	@a[this->a] = count();
+}
+
+interp$target:::function-entry
+{
+	this->b = basename(copyinstr(arg0));
+	this->b = this->b != NULL ? this->b : ".";
+	@b[this->b] = count();
+}
+
+interp$target:::function-entry
+/this->c != NULL/
+{
+	this->c = basename(copyinstr(arg0));
+	@c[this->c] = count();
+}
+
+interp$target:::function-entry
+{
+	@d[this->d] = count();
+	this->d = basename(copyinstr(arg0));
+}
+EOF
+three fvaru fvaru.d known.txt
+for c in 1 2 3 4; do
+	expect_grep "fvaru: clause $c user space's" \
+		"^dtrace: clause $c (.*) runs in user space" fvaru.1.err
+done
 
 finish

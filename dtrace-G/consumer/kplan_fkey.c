@@ -80,6 +80,21 @@ struct kp_fsh {
 	uint8_t bits;	       /* the keys that are trees or literals */
 	unsigned ci;	       /* its clause (d_eval_pinned()'s) */
 	struct node zero;      /* a literal's key in the copy */
+	/* per key of bits: the tree the merge evaluates and the leaf in
+	 * it pinned to the kernel's key (a literal's: the literal, zero);
+	 * a format-time variable's key: the tree of its clause's store,
+	 * and the variable's node for the copy (kp_fvar_clone()) */
+	const struct node *tree[UBPF_KMAXKEYS], *leaf[UBPF_KMAXKEYS];
+	struct node var[UBPF_KMAXKEYS];
+};
+
+/* A format-time variable's store (k->fvar) and its copy, v = L */
+struct kp_fst {
+	const struct stmt *st; /* the program's this->v = T */
+	struct stmt sh;	       /* ... its copy: this->v = L */
+	struct node e, a;      /* the copy's assignment, and its place */
+	const struct node *tree, *leaf; /* T, and L in it */
+	unsigned ci, v;
 };
 
 /* Is n such a tree (root: a function) over one leaf, into *leaf? */
@@ -118,10 +133,184 @@ static bool fkey_const(const struct d_kplan *k, const struct node *n)
 	return n->op == N_STR || kp_run_const(k, n);
 }
 
+/*
+ * Format-time variables (doc/DESIGN.md §8 "A this-> holding a
+ * format-time value as a key"): the toolkit's this->file =
+ * basename(copyinstr(arg0)), then @num[this->file, "func", this->name].
+ * A this-> string v whose every store is this->v = T at its clause's
+ * top level, T a tree fkey_walk() takes over a copyinstr() leaf L (not
+ * reading v), one store a clause at most, and whose every read is an
+ * aggregation's whole key at the clause's top level after that
+ * clause's store (none in a predicate, an if, a printed value, before
+ * the store or in a clause without one), is kept by the kernel as L's
+ * bytes: the store's copy this->v = L is a KV_STR store as any
+ * (kplan_out.c's kp_sstr_ok() takes the copy: SSTR, its fault the
+ * store's, ending the clause as run.c's copyinstr() inside T does), and
+ * each statement it keys has the fkeys copy with the variable as the
+ * leaf and T as the tree (the merge evaluates T over the kernel's
+ * bytes of L).  Exact for fkeys' reason: T a pure function of L and
+ * strsize, the aggregations commuting; and L is read once, at the
+ * store, as run.c reads it: the key reads the variable, not the
+ * process again.  The variable's nodes in the program are never a
+ * KV_STR read (kp_out_svar()): the kernel's bytes are L's, not T's, so
+ * only the copies' nodes (the store's place, the keys') are.
+ */
+static const struct node *fvar_tree(const struct d_kplan *k,
+				    const struct stmt *st, unsigned v,
+				    bool *mark)
+{
+	const struct node *e = st->e, *l;
+
+	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
+	    e->a->op != N_VAR || e->a->sub != (int)v)
+		return NULL;
+	l = fkey_leaf(k, e->b);
+	if (!l || !kp_copyinstr_of(l))
+		return NULL;
+	memset(mark, 0, k->prog->nvars * sizeof(*mark));
+	vars_of(e->b, mark);
+	return mark[v] ? NULL : l;
+}
+
+/* Does n read v? */
+static bool reads_v(const struct d_kplan *k, const struct node *n, unsigned v,
+		    bool *mark)
+{
+	memset(mark, 0, k->prog->nvars * sizeof(*mark));
+	vars_of(n, mark);
+	return mark[v];
+}
+
+static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark)
+{
+	const struct d_prog *p = k->prog;
+	const struct var *var = &p->vars[v];
+	bool any = false;
+
+	if (var->scope != SC_THIS || var->kind != T_STR || var->ptr ||
+	    var->psou || var->sou)
+		return false;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+		bool stored = false;
+
+		if (reads_v(k, c->pred, v, mark))
+			return false;
+		for (unsigned i = 0; i < c->nstmts; i++) {
+			const struct stmt *st = &c->stmts[i];
+
+			if (fvar_tree(k, st, v, mark)) {
+				if (stored)
+					return false;
+				stored = any = true;
+				continue;
+			}
+			memset(mark, 0, p->nvars * sizeof(*mark));
+			stmts_vars(st, 1, mark);
+			if (!mark[v])
+				continue;
+			if (!stored || st->kind != S_AGG ||
+			    reads_v(k, st->e, v, mark))
+				return false;
+			for (unsigned j = 0; j < st->nargs; j++)
+				if (reads_v(k, st->args[j], v, mark))
+					return false;
+			for (unsigned j = 0; j < st->nkeys; j++)
+				if ((st->keys[j]->op != N_VAR ||
+				     st->keys[j]->sub != (int)v) &&
+				    reads_v(k, st->keys[j], v, mark))
+					return false;
+		}
+	}
+	return any;
+}
+
+/* The store of format-time variable v in clause ci (fvar_is(): one) */
+static const struct kp_fst *fvar_store_in(const struct d_kplan *k, unsigned ci,
+					  unsigned v)
+{
+	for (unsigned i = 0; i < k->nfst; i++)
+		if (k->fst[i]->ci == ci && k->fst[i]->v == v)
+			return k->fst[i];
+	return NULL;
+}
+
+static void fvars_make(struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+	unsigned nv = p->nvars ? p->nvars : 1;
+	bool *mark = xcalloc(nv, sizeof(*mark));
+
+	k->fvar = xcalloc(nv, sizeof(*k->fvar));
+	for (unsigned v = 0; v < p->nvars; v++) {
+		if (!fvar_is(k, v, mark))
+			continue;
+		k->fvar[v] = true;
+		for (unsigned ci = 0; ci < p->nclauses; ci++) {
+			const struct clause *c = &p->clauses[ci];
+
+			for (unsigned i = 0; i < c->nstmts; i++) {
+				const struct stmt *st = &c->stmts[i];
+				const struct node *l =
+					fvar_tree(k, st, v, mark);
+				struct kp_fst *f;
+
+				if (!l)
+					continue;
+				k->fst = xrealloc(k->fst, k->nfst + 1,
+						  sizeof(*k->fst));
+				f = k->fst[k->nfst++] = xcalloc(1, sizeof(*f));
+				f->st = st;
+				f->ci = ci;
+				f->v = v;
+				f->tree = st->e->b;
+				f->leaf = l;
+				f->a = *st->e->a;
+				f->e = *st->e;
+				f->e.a = &f->a;
+				f->e.b = (struct node *)l;
+				f->sh = *st;
+				f->sh.e = &f->e;
+			}
+		}
+	}
+	free(mark);
+}
+
+const struct stmt *kp_fvar_store(const struct d_kplan *k, const struct stmt *st)
+{
+	for (unsigned i = 0; i < k->nfst; i++)
+		if (k->fst[i]->st == st)
+			return &k->fst[i]->sh;
+	return st;
+}
+
+bool kp_fvar_clone(const struct d_kplan *k, const struct node *n)
+{
+	for (unsigned i = 0; i < k->nfst; i++)
+		if (&k->fst[i]->a == n)
+			return true;
+	for (unsigned i = 0; i < k->nfsh; i++)
+		for (unsigned j = 0; j < UBPF_KMAXKEYS; j++)
+			if (&k->fsh[i]->var[j] == n)
+				return true;
+	return false;
+}
+
+/* Is key n a format-time variable's, read in clause ci? */
+static const struct kp_fst *fvar_key(const struct d_kplan *k, unsigned ci,
+				     const struct node *n)
+{
+	if (n->op != N_VAR || n->sub < 0 || !k->fvar[n->sub])
+		return NULL;
+	return fvar_store_in(k, ci, (unsigned)n->sub);
+}
+
 void kp_fkeys_make(struct d_kplan *k)
 {
 	const struct d_prog *p = k->prog;
 
+	fvars_make(k);
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 
@@ -134,7 +323,8 @@ void kp_fkeys_make(struct d_kplan *k)
 				continue;
 			for (unsigned j = 0; j < st->nkeys; j++)
 				if (fkey_leaf(k, st->keys[j]) ||
-				    fkey_const(k, st->keys[j]))
+				    fkey_const(k, st->keys[j]) ||
+				    fvar_key(k, ci, st->keys[j]))
 					bits |= (uint8_t)(1u << j);
 			if (!bits)
 				continue;
@@ -154,10 +344,19 @@ void kp_fkeys_make(struct d_kplan *k)
 			for (unsigned j = 0; j < st->nkeys; j++) {
 				const struct node *l =
 					fkey_leaf(k, st->keys[j]);
+				const struct kp_fst *fs =
+					fvar_key(k, ci, st->keys[j]);
 
 				if (fkey_const(k, st->keys[j]))
 					l = &f->zero;
-
+				f->tree[j] = st->keys[j];
+				f->leaf[j] = l;
+				if (fs) { /* the variable, T its store's */
+					f->var[j] = *st->keys[j];
+					l = &f->var[j];
+					f->tree[j] = fs->tree;
+					f->leaf[j] = fs->leaf;
+				}
 				f->sh.keys[j] =
 					(struct node *)(l ? l : st->keys[j]);
 			}
@@ -172,6 +371,10 @@ void kp_fkeys_free(struct d_kplan *k)
 		free(k->fsh[i]);
 	}
 	free(k->fsh);
+	for (unsigned i = 0; i < k->nfst; i++)
+		free(k->fst[i]);
+	free(k->fst);
+	free(k->fvar);
 }
 
 const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
@@ -193,7 +396,18 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 {
 	size_t max =
 		k->prog->strsize < D_STRSIZE ? k->prog->strsize : D_STRSIZE;
+	const struct kp_fsh *f = NULL;
 
+	for (unsigned i = 0; i < k->nfsh && !f; i++)
+		if (k->fsh[i]->st == ks->ost)
+			f = k->fsh[i];
+	if (!f) { /* kp_stmt_ok() took ks's copy from k->fsh */
+		fprintf(stderr,
+			"dtrace: internal error: no format-time keys of line "
+			"%d\n",
+			ks->ost->line);
+		abort();
+	}
 	for (unsigned j = 0; j < ks->st->nkeys; j++) {
 		struct d_pin pin = { 0 };
 		uint64_t faddr = 0;
@@ -202,10 +416,10 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 
 		if (!(ks->fkeys >> j & 1))
 			continue;
-		pin.n = ks->st->keys[j]; /* the leaf, a node of the tree */
+		pin.n = f->leaf[j]; /* the leaf, a node of the tree */
 		pin.v = keys[j];
-		if (d_eval_pinned(k->prog, ks->fci, NULL, ks->ost->keys[j],
-				  &pin, 1, &v, &str, &faddr) != 0) {
+		if (d_eval_pinned(k->prog, ks->fci, NULL, f->tree[j], &pin, 1,
+				  &v, &str, &faddr) != 0) {
 			/* no kp_ftime_strfn() faults, nor a global's read */
 			fprintf(stderr,
 				"dtrace: internal error: a format-time key "

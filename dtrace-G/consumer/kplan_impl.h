@@ -121,6 +121,11 @@ struct d_kplan {
 	 * (kplan_fkey.c's kp_fkeys_make(), before any decision) */
 	struct kp_fsh **fsh;
 	unsigned nfsh;
+	/* per variable: a this-> string holding a format-time value, only
+	 * keyed by (kplan_fkey.c's fvar_is()); its stores' copies */
+	bool *fvar;
+	struct kp_fst **fst;
+	unsigned nfst;
 	/* the this-> reads after a store at their clause's top level,
 	 * typed as set (kplan_vars.c's kp_dset_make(), before typing) */
 	const struct node **dset;
@@ -577,6 +582,11 @@ void kp_fkeys_make(struct d_kplan *k);
 void kp_fkeys_free(struct d_kplan *k);
 const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
 				uint8_t *bits, unsigned *ci);
+/* ... a format-time variable's store st: its copy (v = its leaf), else
+ * st; is n a node of the copies (the store's place, a key)? */
+const struct stmt *kp_fvar_store(const struct d_kplan *k,
+				 const struct stmt *st);
+bool kp_fvar_clone(const struct d_kplan *k, const struct node *n);
 void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 		   struct dv *keys, char (*kbuf)[D_STRSIZE]);
 /* ... the globals only BEGIN stores, made; is n a read of one? */

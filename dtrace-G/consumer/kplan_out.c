@@ -742,16 +742,21 @@ const char *d_kplan_out_why(const struct d_kplan *k, unsigned ci)
 
 bool kp_out_svar(const struct d_kplan *k, const struct node *a)
 {
+	/* (a format-time variable's bytes are its leaf's: only its
+	 * copies' nodes read them, kplan_fkey.c) */
 	return k && k->vars && a->op == N_VAR && a->sub >= 0 &&
-	       (unsigned)a->sub < k->prog->nvars && k->vst[a->sub] == KV_STR;
+	       (unsigned)a->sub < k->prog->nvars && k->vst[a->sub] == KV_STR &&
+	       (!k->fvar || !k->fvar[a->sub] || kp_fvar_clone(k, a));
 }
 
 bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		struct kstmt *ks)
 {
-	const struct node *e = st->e, *b;
+	const struct node *e, *b;
 	uint8_t sz, sg;
 
+	st = kp_fvar_store(k, st); /* a format-time variable's: its leaf */
+	e = st->e;
 	memset(ks, 0, sizeof(*ks));
 	ks->st = st;
 	ks->slot = -1;

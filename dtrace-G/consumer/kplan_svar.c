@@ -6,7 +6,9 @@
  * sarg_key() for one that keys an aggregation); this-> and self->
  * strings stored from copyinstr(), a literal or one another and only
  * printed, compared with a literal, another or execname, measured by
- * strlen() or an aggregation's key (KV_STR: str_var()).  What makes
+ * strlen() or an aggregation's key (KV_STR: str_var()), and this->
+ * strings holding a format-time function of copyinstr(), only keyed by
+ * (KV_STR too, the store its copy's: kplan_fkey.c).  What makes
  * each exact is said at sarg_var() and str_var(); what the kernel does
  * with them is kplan_str.c's, kplan_out.c's and cgen_svar.c's.
  */
@@ -223,6 +225,29 @@ static bool keyed_by(const struct stmt *v, unsigned n, unsigned w)
 	return false;
 }
 
+/* Does a statement of v (n of them) key an aggregation by variable w
+ * whole and by a format-time variable (kplan_fkey.c's k->fvar)? */
+static bool keyed_beside_fvar(const struct d_kplan *k, const struct stmt *v,
+			      unsigned n, unsigned w)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bool by_w = false, by_f = false;
+
+		for (unsigned j = 0; j < v[i].nkeys; j++) {
+			const struct node *x = v[i].keys[j];
+
+			by_w |= whole_key(&v[i], j, w);
+			by_f |= x->op == N_VAR && x->sub >= 0 && k->fvar &&
+				k->fvar[x->sub];
+		}
+		if ((by_w && by_f) ||
+		    keyed_beside_fvar(k, v[i].body, v[i].nbody, w) ||
+		    keyed_beside_fvar(k, v[i].els, v[i].nels, w))
+			return true;
+	}
+	return false;
+}
+
 /* Does statement st read v only as a whole printf() or trace()
  * argument (OVSTR), compared with a literal (VSEQ), measured (VSLEN)
  * or stored whole into another string variable (SMOV), if at all? */
@@ -381,7 +406,8 @@ bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 				if (!clr && !kp_copyinstr_of(e->b) &&
 				    !kp_str_lit_store(p, e->b) &&
 				    !kp_comm_store(p, e->b) &&
-				    kp_str_var_of(p, e->b) < 0)
+				    kp_str_var_of(p, e->b) < 0 &&
+				    !(k->fvar && k->fvar[v])) /* kplan_fkey.c */
 					return false;
 				copy |= !clr;
 				memset(mark, 0, p->nvars * sizeof(*mark));
@@ -402,13 +428,22 @@ bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
  * (sarg_var()), read only as whole keys and compared with literals
  * (prog_lit_reads()), where the program may copy arguments' strings,
  * stays that: SKEY copies the argument, as before string variables
- * were keys, rather than a copy kept in cgbuf (str_var()).
+ * were keys, rather than a copy kept in cgbuf (str_var()); but not one
+ * keying a statement beside a format-time variable (the toolkit's
+ * this->name beside this->file = basename(...)), which kaggs_v keys
+ * as a pair of bytes kept (vkey_pair()).
  */
 bool sarg_key(const struct d_kplan *k, unsigned v, bool *mark, unsigned nthis)
 {
 	const struct d_prog *p = k->prog;
 	bool keyed = false;
 
+	/* (not beside a format-time variable's key, a KV_STR's bytes:
+	 * kaggs_v keys such a pair, kaggs_s does not) */
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (keyed_beside_fvar(k, p->clauses[ci].stmts,
+				      p->clauses[ci].nstmts, v))
+			return false;
 	for (unsigned ci = 0; ci < p->nclauses && !keyed; ci++)
 		keyed = keyed_by(p->clauses[ci].stmts, p->clauses[ci].nstmts,
 				 v);

@@ -58,6 +58,10 @@
 #  - a self-> or this-> string ordered against copyinstr(arg0) and
 #    against literals (< <= > >=, VACMP's and VSEQ's order), byte for
 #    byte DTRACE_CGEN=0's on cut's, order's, pair's and pack's strings;
+#  - a dead this-> string (stored, never read) holding a function of
+#    two copyinstr()s: the kernel makes both copies in run.c's order,
+#    the first fault ending the clause with its address, byte for byte
+#    DTRACE_CGEN=0's, messages and ERROR included;
 #  - -v counts the clauses aggregated in the kernel, so each case
 #    fails on a tree that left them to user space.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
@@ -571,6 +575,40 @@ for xo in '' '-x strsize=16'; do
 done
 same_check tordp 4
 same_check tordk 4
+
+# A dead this-> string (kplan_fkey.c's format-time variables): stored,
+# never read, as the toolkit's pl_syscolors.d, py_syscolors.d and
+# php_syscolors.d store this->name = strjoin(strjoin(copyinstr(arg1),
+# "::"), copyinstr(arg0)).  The kernel makes each copyinstr() of the
+# store in run.c's order and keeps nothing else of it; the first that
+# faults ends the clause there, reported as run.c reports it (its
+# action, its address, ERROR's arguments): pair's 0x10 on either side,
+# and two leaves that both fault (0x100 + i before 0x200 + i).  Byte for
+# byte DTRACE_CGEN=0's at 256 and 16; this tree before left these
+# clauses to user space ("a string the kernel does not keep").
+cat >dead.d <<'EOF2'
+pid$target::hit2:entry { this->n = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg2)); @c[arg1] = count(); }
+pid$target::hit2:entry { @s[arg1] = sum(arg1); this->n = toupper(strjoin(substr(copyinstr(arg2), 1), copyinstr(arg0))); printf("%d\n", arg1); }
+pid$target::hit2:entry { this->m = strjoin(copyinstr(arg1 + 0x100), basename(copyinstr(arg1 + 0x200))); @m[arg1] = count(); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+same_bg dead dead.d pair
+run_join
+same_check dead 2
+for xo in '' '-x strsize=16'; do
+	w="a dead this-> string${xo:+ ($xo)}"
+	d1=dead${xo:+-16}.1.txt
+	expect_grep "$w: -v, the printing clause" \
+		'^dtrace: 1 clause printing values computed in the kernel$' \
+		$d1.err
+	# (ERROR's epid, action, -1, invalid address, the address)
+	expect_eq "$w: the faults" '2 ERROR 1 1 -1 1 0x10|2 ERROR 2 3 -1 1 0x10' \
+		"$(grep '^ERROR [12] ' $d1 | sort | uniq -c |
+			sed 's/^ *//' | paste -sd'|' -)"
+	expect_eq "$w: each hit's first leaf's fault" 8 \
+		"$(grep -c '^ERROR 3 1 -1 1 0x10[0-7]$' $d1)"
+	expect_eq "$w: no second leaf's" 0 "$(grep -c '^ERROR 3 .* 0x20' $d1)"
+done
 
 # A string variable ordered against a literal (VSEQ with an order,
 # cgen_svar.c's vseq_ord(): the variable zero-padded, the literal's

@@ -69,7 +69,12 @@
 # copy's bytes and named by the merge; a dirname() of another clause;
 # the *_calltime.d pair with its basename(): the kernel's, three ways
 # at strsize 256 and 8, known answers; printed, stored twice, read in a
-# predicate or before its store: user space's, -v saying so.
+# predicate or before its store: user space's, -v saying so.  A dead
+# one, never read, may hold a function of two copyinstr() leaves (the
+# toolkit's *_syscolors.d: this->name = strjoin(strjoin(copyinstr(arg0),
+# "::"), copyinstr(arg1))): the kernel makes the copies, so the color
+# scripts' clauses of self->last are the kernel's, three ways at 256
+# and 8, known lines (run-cgen-svkey.sh's dead.d: the faults).
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -534,6 +539,75 @@ sed 's/this->file = copyinstr(arg0)/this->file = basename(copyinstr(arg0))/' \
 sed 's|^\(call\|return\) |&/usr/lib/|' ctime.txt >ctimeb.txt
 both ctimeb ctimeb.d ctimeb.txt 2
 expect_file_eq "ctimeb: the counts and times" ctime.exp ctimeb.1
+
+# the toolkit's *_syscolors.d (php_syscolors.d's clauses but the
+# syscall ones, (uint64_t)LINE as the clock): its dead this->name =
+# strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1)), the two
+# copies made and nothing kept, which this tree before left to user
+# space with every clause of self->last; three ways at strsize 256 and
+# 8, the known lines, and the awkward paths entered and returned from
+cat >colors.d <<'EOF'
+self int depth;
+
+dtrace:::BEGIN
+{
+	color_on = "\033[2;35m";
+	color_off = "\033[0m";
+	self->depth = 0;
+}
+
+interp$target:::function-entry,
+interp$target:::function-return
+/self->last == 0/
+{
+	self->last = (uint64_t)arg2;
+}
+
+interp$target:::function-entry
+/arg0/
+{
+	this->delta = ((uint64_t)arg2 - self->last) / 2;
+	printf("%s%d %16s:%-4d %*s-> %s%s\n", color_on, this->delta,
+	    basename(copyinstr(arg0)), arg2, self->depth * 2, "",
+	    copyinstr(arg1), color_off);
+	self->depth++;
+	self->last = (uint64_t)arg2;
+}
+
+interp$target:::function-return
+/arg0/
+{
+	this->delta = ((uint64_t)arg2 - self->last) / 2;
+	this->name = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1));
+	self->depth -= self->depth > 0 ? 1 : 0;
+	printf("%s%d %16s:%-4d %*s<- %s%s\n", color_on, this->delta,
+	    basename(copyinstr(arg0)), arg2, self->depth * 2, "",
+	    copyinstr(arg1), color_off);
+	self->last = (uint64_t)arg2;
+}
+EOF
+for x in '' 8; do
+	three colors$x colors.d ctime.txt ${x:+-x strsize=$x}
+	expect_grep "colors$x: -v" \
+		'^dtrace: 2 clauses printing values computed in the kernel$' \
+		colors$x.1.err
+	kernel colors$x 1
+done
+# (delta, file, line, indent, arrow, name; the last return's line
+# before its entry's: an unsigned wrap halved)
+printf '%s\n' '0 a.py 10 0 -> f' '5 a.py 20 2 -> g' '0 b.py 21 4 -> h' \
+	'1 b.py 24 4 <- h' '3 a.py 30 2 <- g' '0 a.py 31 2 -> g' \
+	'0 a.py 32 2 <- g' '4 a.py 40 0 <- f' '0 a.py 41 0 <- f' \
+	'4 c.py 50 0 -> k' '9223372036854775805 c.py 45 0 <- k' |
+	while read -r d f l i a n; do
+		printf '\033[2;35m%s %16s:%-4d %*s%s %s\033[0m\n' \
+			"$d" "$f" "$l" "$i" '' "$a" "$n"
+	done >colors.exp
+echo >>colors.exp
+expect_file_eq "colors: the lines" colors.exp colors.1
+awk '{ print; $1 = "return"; print }' mix.txt >colorsm.txt
+three colorsm colors.d colorsm.txt
+kernel colorsm 1
 
 # as before, user space's, the output the same three ways: the variable
 # printed, stored twice (the toolkit's this->file = this->file != NULL ?

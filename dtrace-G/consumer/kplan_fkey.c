@@ -94,12 +94,18 @@ struct kp_fst {
 	struct stmt sh;	       /* ... its copy: this->v = L */
 	struct node e, a;      /* the copy's assignment, and its place */
 	const struct node *tree, *leaf; /* T, and L in it */
+	/* ... a dead variable's T may have several leaves, L the first;
+	 * the copy makes each, in d_eval()'s order (kp_fvar_leaves()) */
+	const struct node *leaves[KP_FLEAVES];
+	unsigned nleaves;
 	unsigned ci, v;
 };
 
-/* Is n such a tree (root: a function) over one leaf, into *leaf? */
+/* Is n such a tree (root: a function) over at most max leaves, each
+ * into lv[*nl] in d_eval()'s order (d/func.c's d_eval_func(): the
+ * arguments first, left to right)? */
 static bool fkey_walk(const struct d_kplan *k, const struct node *n, bool root,
-		      const struct node **leaf)
+		      const struct node **lv, unsigned *nl, unsigned max)
 {
 	int64_t v;
 
@@ -108,13 +114,13 @@ static bool fkey_walk(const struct d_kplan *k, const struct node *n, bool root,
 		return true;
 	if (n->op == N_FUNC && kp_ftime_strfn(n)) {
 		for (unsigned i = 0; i < n->nargs; i++)
-			if (!fkey_walk(k, n->args[i], false, leaf))
+			if (!fkey_walk(k, n->args[i], false, lv, nl, max))
 				return false;
 		return true;
 	}
-	if (root || *leaf)
+	if (root || *nl >= max)
 		return false;
-	*leaf = n;
+	lv[(*nl)++] = n;
 	return true;
 }
 
@@ -122,8 +128,10 @@ static const struct node *fkey_leaf(const struct d_kplan *k,
 				    const struct node *n)
 {
 	const struct node *leaf = NULL;
+	unsigned nl = 0;
 
-	return n->kind == T_STR && fkey_walk(k, n, true, &leaf) ? leaf : NULL;
+	return n->kind == T_STR && fkey_walk(k, n, true, &leaf, &nl, 1) ? leaf
+									: NULL;
 }
 
 /* A key that is one value for the run: a string literal, or a global
@@ -154,22 +162,35 @@ static bool fkey_const(const struct d_kplan *k, const struct node *n)
  * process again.  The variable's nodes in the program are never a
  * KV_STR read (kp_out_svar()): the kernel's bytes are L's, not T's, so
  * only the copies' nodes (the store's place, the keys') are.
+ *
+ * A dead one, never read anywhere (fvar_read(): the toolkit's
+ * *_syscolors.d store this->name = strjoin(strjoin(copyinstr(arg1),
+ * "::"), copyinstr(arg0)) and never use it), may have up to KP_FLEAVES
+ * copyinstr() leaves in T: nothing reads what the store keeps, so all
+ * the kernel owes run.c is the leaves' faults.  The store's copy makes
+ * each leaf in d_eval()'s order into the variable's bytes, an SSTR
+ * each (kp_fvar_leaves(), kplan_stmt.c), the first that faults ending
+ * the clause with that leaf's address at the store's action, as
+ * run.c's d_eval_func() evaluates the arguments left to right and
+ * unwinds at the first fault; T's functions fault on nothing.
  */
-static const struct node *fvar_tree(const struct d_kplan *k,
-				    const struct stmt *st, unsigned v,
-				    bool *mark)
+static unsigned fvar_leaves(const struct d_kplan *k, const struct stmt *st,
+			    unsigned v, bool *mark, unsigned max,
+			    const struct node **lv)
 {
-	const struct node *e = st->e, *l;
+	const struct node *e = st->e;
+	unsigned nl = 0;
 
 	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    e->a->op != N_VAR || e->a->sub != (int)v)
-		return NULL;
-	l = fkey_leaf(k, e->b);
-	if (!l || !kp_copyinstr_of(l))
-		return NULL;
+	    e->a->op != N_VAR || e->a->sub != (int)v || e->b->kind != T_STR ||
+	    !fkey_walk(k, e->b, true, lv, &nl, max))
+		return 0;
+	for (unsigned l = 0; l < nl; l++)
+		if (!kp_copyinstr_of(lv[l]))
+			return 0;
 	memset(mark, 0, k->prog->nvars * sizeof(*mark));
 	vars_of(e->b, mark);
-	return mark[v] ? NULL : l;
+	return mark[v] ? 0 : nl;
 }
 
 /* Does n read v? */
@@ -181,15 +202,56 @@ static bool reads_v(const struct d_kplan *k, const struct node *n, unsigned v,
 	return mark[v];
 }
 
+/* Is v read anywhere, but as the place of its own stores v = T, T not
+ * reading it?  (Then it is dead: the stores' values are never used.) */
+static bool fvar_read(const struct d_kplan *k, unsigned v, bool *mark)
+{
+	const struct d_prog *p = k->prog;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (reads_v(k, c->pred, v, mark))
+			return true;
+		for (unsigned i = 0; i < c->nflat; i++) {
+			const struct stmt *st = c->flat[i];
+			const struct node *e = st->e;
+
+			if (st->kind == S_EXPR && e && e->op == N_ASSIGN &&
+			    e->sub == '=' && e->a->op == N_VAR &&
+			    e->a->sub == (int)v) {
+				if (reads_v(k, e->b, v, mark))
+					return true;
+				continue;
+			}
+			memset(mark, 0, p->nvars * sizeof(*mark));
+			stmts_vars(st, 1, mark);
+			if (mark[v])
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The leaves a store of v may have: one, or, where v is dead, up to
+ * KP_FLEAVES (each copied in d_eval()'s order by the store's copy) */
+static unsigned fvar_max(const struct d_kplan *k, unsigned v, bool *mark)
+{
+	return fvar_read(k, v, mark) ? 1 : KP_FLEAVES;
+}
+
 static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark)
 {
 	const struct d_prog *p = k->prog;
 	const struct var *var = &p->vars[v];
+	const struct node *lv[KP_FLEAVES];
 	bool any = false;
+	unsigned max;
 
 	if (var->scope != SC_THIS || var->kind != T_STR || var->ptr ||
 	    var->psou || var->sou)
 		return false;
+	max = fvar_max(k, v, mark);
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool stored = false;
@@ -199,7 +261,7 @@ static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark)
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct stmt *st = &c->stmts[i];
 
-			if (fvar_tree(k, st, v, mark)) {
+			if (fvar_leaves(k, st, v, mark, max, lv)) {
 				if (stored)
 					return false;
 				stored = any = true;
@@ -241,21 +303,25 @@ static void fvars_make(struct d_kplan *k)
 	unsigned nv = p->nvars ? p->nvars : 1;
 	bool *mark = xcalloc(nv, sizeof(*mark));
 
+	unsigned max;
+
 	k->fvar = xcalloc(nv, sizeof(*k->fvar));
 	for (unsigned v = 0; v < p->nvars; v++) {
 		if (!fvar_is(k, v, mark))
 			continue;
 		k->fvar[v] = true;
+		max = fvar_max(k, v, mark);
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
 			const struct clause *c = &p->clauses[ci];
 
 			for (unsigned i = 0; i < c->nstmts; i++) {
 				const struct stmt *st = &c->stmts[i];
-				const struct node *l =
-					fvar_tree(k, st, v, mark);
+				const struct node *lv[KP_FLEAVES];
+				unsigned nl =
+					fvar_leaves(k, st, v, mark, max, lv);
 				struct kp_fst *f;
 
-				if (!l)
+				if (!nl)
 					continue;
 				k->fst = xrealloc(k->fst, k->nfst + 1,
 						  sizeof(*k->fst));
@@ -264,11 +330,13 @@ static void fvars_make(struct d_kplan *k)
 				f->ci = ci;
 				f->v = v;
 				f->tree = st->e->b;
-				f->leaf = l;
+				f->leaf = lv[0];
+				memcpy(f->leaves, lv, nl * sizeof(*lv));
+				f->nleaves = nl;
 				f->a = *st->e->a;
 				f->e = *st->e;
 				f->e.a = &f->a;
-				f->e.b = (struct node *)l;
+				f->e.b = (struct node *)lv[0];
 				f->sh = *st;
 				f->sh.e = &f->e;
 			}
@@ -283,6 +351,18 @@ const struct stmt *kp_fvar_store(const struct d_kplan *k, const struct stmt *st)
 		if (k->fst[i]->st == st)
 			return &k->fst[i]->sh;
 	return st;
+}
+
+const struct node *const *kp_fvar_leaves(const struct d_kplan *k,
+					 const struct stmt *sh, unsigned *n)
+{
+	for (unsigned i = 0; i < k->nfst; i++)
+		if (&k->fst[i]->sh == sh) {
+			*n = k->fst[i]->nleaves;
+			return k->fst[i]->leaves;
+		}
+	*n = 1;
+	return (const struct node *const *)&sh->e->b;
 }
 
 bool kp_fvar_clone(const struct d_kplan *k, const struct node *n)

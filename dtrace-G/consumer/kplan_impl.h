@@ -24,6 +24,10 @@ struct kstmt {
 	bool assign; /* self->v = e or this->v = e, not an aggregation */
 	bool out;    /* printf() or trace() computed at the hit (and assign) */
 	bool sstr;   /* a KV_STR variable = copyinstr(E) (and assign) */
+	/* ... E's copyinstr()s, each an SSTR in turn (a dead format-time
+	 * variable's several: kp_fvar_leaves()), and their count */
+	const struct node *const *sleaves;
+	unsigned nsleaves;
 	bool sclr;   /* ... = 0 or "" */
 	/* an if statement (D_KPLAN_VARS: kplan_vars.c's kp_flat_ok()): its
 	 * condition's test (assign set, agg ~0u: no aggregation) */
@@ -587,6 +591,13 @@ const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
 const struct stmt *kp_fvar_store(const struct d_kplan *k,
 				 const struct stmt *st);
 bool kp_fvar_clone(const struct d_kplan *k, const struct node *n);
+/* ... the leaves the copy sh (kp_fvar_store()'s) makes, in d_eval()'s
+ * order: several where the variable is dead (never read: a store's
+ * only effect is its copies' faults), up to KP_FLEAVES; sh's own
+ * e->b, one, for any other store */
+#define KP_FLEAVES 4
+const struct node *const *kp_fvar_leaves(const struct d_kplan *k,
+					 const struct stmt *sh, unsigned *n);
 void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 		   struct dv *keys, char (*kbuf)[D_STRSIZE]);
 /* ... the globals only BEGIN stores, made; is n a read of one? */

@@ -778,8 +778,14 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return true;
 	}
 	ks->sstr = true;
-	return kp_copyinstr_of(b) && kp_ty(k, b->args[0], &sz, &sg) &&
-	       !kp_has_str_cmp(k, b->args[0]);
+	ks->sleaves = kp_fvar_leaves(k, st, &ks->nsleaves);
+	for (unsigned l = 0; l < ks->nsleaves; l++) {
+		b = ks->sleaves[l];
+		if (!kp_copyinstr_of(b) || !kp_ty(k, b->args[0], &sz, &sg) ||
+		    kp_has_str_cmp(k, b->args[0]))
+			return false;
+	}
+	return true;
 }
 
 /* Does argument j of st (a printf(), trace() or name key) copy at the
@@ -1051,7 +1057,7 @@ static unsigned list_bytes(const struct d_kplan *k, unsigned clause,
 			n += out_size(false) +
 			     list_bytes(k, clause, st->fbody, st->fend);
 		if (ks->sstr)
-			n += SSTR_SIZE;
+			n += SSTR_SIZE * ks->nsleaves;
 		if (ks->spec)
 			n += KTAG_SIZE;
 		if (!ks->out)
@@ -1572,17 +1578,20 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			r->off += KTAG_SIZE;
 			continue;
 		}
-		if (ks->sstr) { /* the store's copy */
-			struct ubpf_kostr so;
+		if (ks->sstr) { /* the store's copies, up to a fault */
+			for (unsigned l = 0; l < ks->nsleaves && !r->rv; l++) {
+				struct ubpf_kostr so;
 
-			if (r->off + SSTR_SIZE > r->len) {
-				r->rv = -1;
-				return;
+				if (r->off + SSTR_SIZE > r->len) {
+					r->rv = -1;
+					return;
+				}
+				memcpy(&so, r->data + r->off, SSTR_SIZE);
+				r->off += SSTR_SIZE;
+				if (so.len < 0)
+					run_fault(r, st->action, out_faddr(&so),
+						  false);
 			}
-			memcpy(&so, r->data + r->off, SSTR_SIZE);
-			r->off += SSTR_SIZE;
-			if (so.len < 0)
-				run_fault(r, st->action, out_faddr(&so), false);
 			continue;
 		}
 		if (!ks->out)

@@ -281,20 +281,28 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		}
 		return;
 	}
-	if (ks->sstr && apre && kp_copyinstr_arg(st->e->b) >= 0) {
-		/* R2: seq_read()'s copy, nothing popped, no jump */
-		o = put(m, UBPF_K_SSTR, 0, 0);
-		var_op(m, o, (unsigned)st->e->a->sub);
-		o->flags = UBPF_KF_APRE;
-		o->step = (uint16_t)kp_copyinstr_arg(st->e->b);
+	/* a string variable's copy, each of a dead one's in turn (the
+	 * first fault ends the clause, the copies after it unmade) */
+	for (unsigned l = 0; ks->sstr && l < ks->nsleaves; l++) {
+		const struct node *b = ks->sleaves[l];
+
+		if (apre && kp_copyinstr_arg(b) >= 0) {
+			/* R2: seq_read()'s copy, nothing popped, no jump */
+			o = put(m, UBPF_K_SSTR, 0, 0);
+			var_op(m, o, (unsigned)st->e->a->sub);
+			o->flags = UBPF_KF_APRE;
+			o->step = (uint16_t)kp_copyinstr_arg(b);
+		} else {
+			emit(m, b->args[0]);
+			o = put(m, UBPF_K_SSTR, 1, 0);
+			var_op(m, o, (unsigned)st->e->a->sub);
+		}
 		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
-		return;
 	}
-	if (ks->sstr || ks->sclr) { /* a string variable's */
-		if (ks->sstr)
-			emit(m, st->e->b->args[0]);
-		o = put(m, ks->sstr ? UBPF_K_SSTR : UBPF_K_SCLR,
-			ks->sstr ? 1 : 0, 0);
+	if (ks->sstr)
+		return;
+	if (ks->sclr) {
+		o = put(m, UBPF_K_SCLR, 0, 0);
 		var_op(m, o, (unsigned)st->e->a->sub);
 		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
 		return;

@@ -68,7 +68,8 @@
 # @num[this->file, "func", this->name], kept by the kernel as the
 # copy's bytes and named by the merge; a dirname() of another clause;
 # the *_calltime.d pair with its basename(): the kernel's, three ways
-# at strsize 256 and 8, known answers; printed, stored twice, read in a
+# at strsize 256 and 8, known answers (and *_cputime.d's, vtimestamp
+# read beside the kept strings: the counts); printed, stored twice, read in a
 # predicate or before its store: user space's, -v saying so.  A dead
 # one, never read, may hold a function of two copyinstr() leaves (the
 # toolkit's *_syscolors.d: this->name = strjoin(strjoin(copyinstr(arg0),
@@ -539,6 +540,17 @@ sed 's/this->file = copyinstr(arg0)/this->file = basename(copyinstr(arg0))/' \
 sed 's|^\(call\|return\) |&/usr/lib/|' ctime.txt >ctimeb.txt
 both ctimeb ctimeb.d ctimeb.txt 2
 expect_file_eq "ctimeb: the counts and times" ctime.exp ctimeb.1
+# ... and as *_cputime.d has it, with vtimestamp: the return clause
+# keeps this->file's copy and this->name (an out area) and reads the
+# clock, a fault site there (the kernel keeps self-> variables), which
+# this tree before refused; the counts
+# (vtimestamp's seed needs the kernel's BTF: run-vtimestamp.sh)
+if [ -f /sys/kernel/btf/vmlinux ]; then
+	sed 's/(uint64_t)arg2/vtimestamp/; /@types/d' ctimeb.d >cputime.d
+	three cputime cputime.d ctimeb.txt
+	kernel cputime 2
+	expect_file_eq "cputime: the counts" ctimets.exp cputime.1
+fi
 
 # the toolkit's *_syscolors.d (php_syscolors.d's clauses but the
 # syscall ones, (uint64_t)LINE as the clock): its dead this->name =

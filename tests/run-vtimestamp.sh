@@ -32,7 +32,9 @@
 #    its first hit), three ways: without self-> in the kernel the hits
 #    go to user space whole and fault there, with them each read in
 #    the kernel a fault site ending its clause (a store, the right of
-#    && in a predicate), the reports run.c's;
+#    && in a predicate; in a clause printing, or keeping a this->
+#    string, from its out area too: nothing of it printed), the
+#    reports run.c's;
 #  - the uprobe events backend refuses vtimestamp, naming itself, and
 #    runs a script that does not read it.
 # Where the kernel did not report a switch of a traced thread (the VM CI
@@ -325,6 +327,50 @@ v 1 1" "$(grep '^[cv] ' vk.txt)"
 	[ -n "$vk_w" ] ||
 		expect_grep "lost, self->: -v, the sites' clauses in the kernel" \
 			'^dtrace: 3 clauses aggregated in the kernel' vkerr.txt
+done
+
+# ... in clauses with an out area (a this-> string kept, a printf():
+# the toolkit's *_cputime.d keep this->file and this->name beside
+# self->function[] = vtimestamp): each read a site all the same, whose
+# fault leaves the area unrun, so the clause prints nothing and the
+# fault is reported in its place, as run.c abandons the clause (its
+# printf() before the read dropped with its record); a copy faulting
+# before the read, or after it (arg0 is no address), ends the clause
+# first, or is not reached.  This tree before left these clauses to
+# user space ("a lost clock cannot end the clause at the read").
+for vk_w in "" DTRACE_KAGG=0 DTRACE_CGEN=0; do
+	vk_run "DTRACE_VTIME_LOST=1 $vk_w" -v \
+		-n 'tr$target:::tick { self->n++; }
+		tr$target:::tick { this->s = copyinstr(arg1); printf("p %d %s\n", self->n, this->s); self->v = vtimestamp; @k[this->s] = count(); }
+		tr$target:::tick /self->n > 3/ { printf("q %d\n", self->n); @j[vtimestamp > 0] = count(); }
+		tr$target:::tick { this->t = copyinstr(arg1); self->w = vtimestamp; @l[this->t] = count(); }
+		tr$target:::tick { this->u = copyinstr(arg0); self->x = vtimestamp; }
+		tr$target:::tick { self->y = vtimestamp; this->u = copyinstr(arg0); }
+		dtrace:::ERROR { printf("err %d %d %d 0x%x\n", (int)arg1 - (int)epid, arg2, arg4, arg5); }
+		END { printa("k %s %@d\n", @k); printa("j %d %@d\n", @j); printa("l %s %@d\n", @l); }'
+	expect_eq "lost, out areas ($vk_w): status" 0 "$vk_status"
+	# (ERROR's: the clause's epid past ERROR's own, the action, the
+	# fault (3 an illegal operation, 1 an invalid address), the
+	# address; arg0 is 0 to 4)
+	expect_eq "lost, out areas ($vk_w): the lines" "1 err 10 1 1 0x0
+1 err 10 1 1 0x1
+1 err 10 1 1 0x2
+1 err 10 1 1 0x3
+1 err 10 1 1 0x4
+4 err 11 1 3 0x0
+1 err 11 2 1 0x0
+4 err 7 4 3 0x0
+2 err 8 2 3 0x0
+4 err 9 2 3 0x0
+1 k alpha 1
+1 l alpha 1
+1 p 1 alpha" "$(grep '^[a-z]' vk.txt | grep -v '^ok' | sort | uniq -c |
+		sed 's/^ *//')"
+	[ -n "$vk_w" ] ||
+		expect_eq "lost, out areas: -v, every tick clause in the kernel" \
+			"dtrace: 4 clauses aggregated in the kernel
+dtrace: 2 clauses printing values computed in the kernel" \
+			"$(grep 'clauses* \(aggregated\|printing\)' vkerr.txt)"
 done
 
 # the uprobe events backend has no per-thread CPU time: refused

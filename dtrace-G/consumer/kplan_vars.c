@@ -1071,10 +1071,19 @@ static bool vsite_walk(struct d_kplan *k, const struct node *n, unsigned ci,
  * fault site after the first nfs (strings', copies'), with run.c's
  * action where it is evaluated (as fsite_assign()'s): a lost clock
  * sets its bits and ends the clause there, d_kplan_fault() giving an
- * illegal operation, as run.c's read faults.  false where one cannot
- * be: a speculating clause's or an out area's clause (whose faults
- * d_kplan_out_run() reports), a ?: branch, more sites than the record
- * has bits for.
+ * illegal operation, as run.c's read faults.  A clause with an out
+ * area too (a this-> string it keeps, a printf(): the toolkit's
+ * *_cputime.d): the site's jump, the clause's end, passes its ODONE,
+ * so the area says the clause did not run and dtrace reports the
+ * site's fault in its place (records.c's hit_run_kagg(): cg_out_run()
+ * finds no area, bpf_kagg_fault() the site), printing nothing of it
+ * -- run.c's abandoned clause, whose printf()s before the read DTrace
+ * drops with its record.  No area's own fault comes first unseen: a
+ * copy that faults (SSTR, OSTR with a jump) ends the clause there, and
+ * one that does not jump has only printf()s after it, which read no
+ * vtimestamp here (novtout).  false where a site cannot be: a
+ * speculating clause's (its area's tags, kplan_spec.c), a ?: branch,
+ * more sites than the record has bits for.
  */
 static bool vt_sites(struct d_kplan *k, unsigned nfs)
 {
@@ -1087,8 +1096,7 @@ static bool vt_sites(struct d_kplan *k, unsigned nfs)
 		if (!(d_clause_needs(p, ci) & D_NEED_VTIME) ||
 		    (!k->ok[ci] && !k->sout[ci]))
 			continue;
-		if (k->sout[ci] || kp_out_clause(k, ci) ||
-		    !vsite_walk(k, c->pred, ci, 0))
+		if (k->sout[ci] || !vsite_walk(k, c->pred, ci, 0))
 			return false;
 		for (unsigned i = 0; i < c->nflat; i++) {
 			const struct kstmt *ks = &k->st[k->first[ci] + i];
@@ -1367,10 +1375,11 @@ void kp_vars_decide(struct d_kplan *k)
 	 * too: not where the kernel keeps self-> variables, whose reads of
 	 * vtimestamp are fault sites after the others instead (vfault:
 	 * vt_sites()).  A clause printing from its out area reports its
-	 * faults from it (d_kplan_out_run()), which knows none of these:
-	 * no printed value reads it (novtout, kplan_out.c's kp_out_ok()),
-	 * and where a site cannot be, no clause reads it in the kernel
-	 * (novt).
+	 * copies' faults from it (d_kplan_out_run()), which knows none of
+	 * these: no printed value reads it (novtout, kplan_out.c's
+	 * kp_out_ok()); a read elsewhere in such a clause is a site like
+	 * any (its fault leaves the area unrun), and where a site cannot
+	 * be, no clause reads it in the kernel (novt).
 	 */
 	k->vfault = false;
 	if (tls && k->vtime && !k->novt && prog_reads_vtime(k)) {

@@ -463,8 +463,8 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 			 "vtimestamp is not read in the kernel of a program "
 			 "that keeps self-> variables where a lost clock "
 			 "cannot end the clause at the read: a clause that "
-			 "prints or speculates, a ?: branch, or more than "
-			 "16 fault sites");
+			 "speculates, a ?: branch, or more than 16 fault "
+			 "sites");
 		return;
 	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_PROGENYOF &&

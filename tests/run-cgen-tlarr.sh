@@ -25,7 +25,9 @@
 #  - self-> and this-> integers set and unset computing differently,
 #    statements and predicates dispatched at the hit (doc/DESIGN.md §8
 #    "vtimestamp, copyout() and unset variables ...", part 3), gc.d's
-#    shape beside, and what stays user space's.
+#    shape beside, and what stays user space's; printf() and trace()
+#    values so too, each form's slots the same and its types said in
+#    the out area (kplan_out.c's "Printed forms").
 # Each of the first two fails on a tree that kept such arrays in user
 # space (-v counted no clause in the kernel), each of the last three on
 # one without the forms (the this-> one on one with self->'s alone).
@@ -116,17 +118,18 @@ expect_grep "two types: -v says why" \
 # hits' uint32_t - 1 in bucket -1 (a signed 0 - 1), the set ones'
 # 0 - 1 wrapped; two variables (four forms), in an if's branch too; a
 # kernel clause's predicate and a vin clause's (kplan_vin.c's
-# vpred_ok(): user space runs the clause, its printf() of self->t
-# being its own (a value of two types, set and unset: -v says so; since
-# ufunc's branch uaddr(0) is the kernel's), from the hits whose
-# predicate held: 8 records, not 10); the stores of 0
+# vpred_ok(): user space runs the clause, its printf() of strtoll()
+# being its own (before printed forms, self->t's value of two types,
+# set and unset, was), from the hits whose predicate held: 8 records,
+# not 10); the stores of 0
 # delete (the set test is the value)
 three "forms" 4 8 '
 tr$target:::tick /arg0 % 2/ { self->t = (uint32_t)arg0; }
 tr$target:::tick /arg0 % 3 == 0/ { self->u = (uint16_t)(arg0 + 1); }
 tr$target:::tick /self->t - 1 < 5/ { @p = count(); @s = sum(self->t - 1); }
 tr$target:::tick /self->t - 1 < 5/ {
-	printf("%d %d ", arg0, self->t); trace(uaddr(0));
+	printf("%d %d %d ", arg0, self->t, strtoll("12"));
+	trace(uaddr(0));
 }
 tr$target:::tick {
 	@q = quantize(self->t - 1);
@@ -138,6 +141,39 @@ tr$target:::tick {
 expect_grep "forms: a vin clause" \
 	'^dtrace: 1 clause in user space reading self-> variables the kernel keeps' \
 	errg.txt
+
+# printed values typed apart set and unset (kplan_out.c's "Printed
+# forms"): printf() and trace() of self->u (uint32_t) and self->v
+# (uint16_t), one each and both (four forms), beside a string copy, a
+# width, in an if's branch, and of a this-> integer stored by another
+# clause at the odd hits (its bit at the hit); each form writes the same slots and its
+# own in the slot before them, which dtrace prints them by: the unset
+# hits' 0 - 1 signed (-1, %x ffffffffffffffff), the set ones' in 32
+# bits (4 - 10 is 4294967290).  This tree before left all five
+# clauses to user space ("no forms are chosen at the hit for a printed
+# value").
+three "printed forms" 3 10 '
+tr$target:::tick /arg0 & 1/ { self->u = (uint32_t)arg0 + 1; }
+tr$target:::tick /arg0 % 3 == 0/ { self->v = (uint16_t)(arg0 + 7); }
+tr$target:::tick {
+	printf("%d: %d %x %u [%*s] %s", arg0, self->u - 1, self->u - 1,
+	    self->u * 2, self->u, "x", copyinstr(arg1));
+	trace(self->v - 8);
+	printf(" %d %x\n", self->u - self->v, (self->u - 2) * (self->v - 3));
+	if (arg0 > 5) { printf("b %d\n", self->u - 1); }
+	self->u = (uint32_t)0;
+	self->v = (uint16_t)0;
+}
+tr$target:::tick /arg0 & 1/ { this->x = (uint32_t)arg0; }
+tr$target:::tick { printf("t %d %x %d\n", arg0, this->x - 1, this->x * 2); }' 2
+expect_eq "printed forms: a this-> integer" \
+	't 0 ffffffffffffffff 0|t 1 0 2|t 2 ffffffffffffffff 0|t 3 2 6' \
+	"$(grep '^t [0-3] ' outg.txt | paste -sd'|' -)"
+expect_eq "printed forms: hits 0 to 3" \
+	'0: -1 ffffffffffffffff 0 [x] alpha-1 -7 fffffffffffffff8|1: 1 1 4 [ x] beta-8 2 0|2: -1 ffffffffffffffff 0 [x] gamma-8 0 6|3: 3 3 8 [   x] delta2 4294967290 e' \
+	"$(grep '^[0-3]: ' outg.txt | paste -sd'|' -)"
+expect_eq "printed forms: the branch's" 'b -1|b 7|b -1|b 9' \
+	"$(grep '^b ' outg.txt | paste -sd'|' -)"
 
 # this-> integers the same (doc/DESIGN.md §8 part 3: a this-> variable
 # is set when the firing stored it, 0 included, cgen_plan.c's
@@ -161,9 +197,12 @@ tr$target:::tick {
 	@v[arg0] = sum(this->w - 1);
 }'
 
-# what stays: a printed value (the out area has one type a slot) and a
-# key whose type differs set and unset (one layout a statement): those
-# clauses read self->t from the record (vin), -v says why.  And
+# what stays: a key whose type differs set and unset (one layout a
+# statement): that clause reads self->t from the record (vin), -v
+# says why; a printed value typed apart set and unset is the kernel's
+# since, its forms chosen at the hit (kplan_out.c's "Printed forms":
+# the form's slot in the out area, user space printing the value with
+# that form's type; before, the out area had one type a slot).  And
 # run-interp-d.sh's gc.d (clauses 5 to 7): a string comparison's fault
 # site is numbered only once the kernel's clauses are decided, so a
 # clause typed before (clause 5, storing self->trace) found it "not
@@ -176,13 +215,16 @@ tr$target:::tick { @k[self->t] = count(); }
 tr$target:::tick /self->t - 1 < 5/ { @p = count(); self->t = 0; }
 tr$target:::tick /copyinstr(arg1) == "beta"/ { self->trace = 1; }
 tr$target:::tick /self->trace/ { printf("%d %d\n", arg0, timestamp > 0); }
-tr$target:::tick /arg0 == 7/ { self->trace = 0; }' 1
-# each names its statement and why it has no forms (main said "its
-# plan would differ with its variables set and unset" for both)
+tr$target:::tick /arg0 == 7/ { self->trace = 0; }' 2
+# the printed value, set (uint32_t) and unset (a signed 0): its lines
+expect_eq "forms: a printed value, set and unset" \
+	'0 -1|1 0|2 -1|3 2|4 -1|5 4|6 -1|7 6|8 6|9 8' \
+	"$(awk '/^[0-9]+ -?[0-9]+$/ && $2 != 1' outg.txt | paste -sd'|' -)"
+expect_eq "forms: a printed value: the kernel's" '' \
+	"$(grep '^dtrace: clause 2 ' errg.txt)"
+# the key names its statement and why it has no forms (main said "its
+# plan would differ with its variables set and unset")
 ty='(its stores are unsigned 4-byte values, unset it is a signed 8-byte 0: declare it, or cast the value to int64_t)$'
-expect_grep "forms: what stays: -v says why (clause 2)" \
-	"^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 3: its printf() would compute differently with self->t set and unset, and no forms are chosen at the hit for a printed value, the out area having one type a slot $ty" \
-	errg.txt
 expect_grep "forms: what stays: -v says why (clause 3)" \
 	"^dtrace: clause 3 (tr[0-9]*:::tick) runs in user space, from its record: line 4: its @k = count() would compute differently with self->t set and unset, and its forms would need a layout each, key 1's type differing $ty" \
 	errg.txt

@@ -199,6 +199,25 @@
  * counts as other).  ODONE runs on both paths: a hit whose path
  * printed nothing still writes its record, which prints nothing.
  *
+ * Printed forms (doc/DESIGN.md §8 "Printed values typed apart set and
+ * unset").  A printf() or trace() argument reading a self-> or this->
+ * integer whose type set (T, its stores') is not its type unset (a
+ * signed 8-byte 0) is computed in each type by the statement's typed
+ * forms, dispatched at the hit as a store's or an aggregation's are
+ * (kplan_vars.c's form_bits(), kplan_stmt.c's emit_forms(): one or two
+ * open bits, two or four forms).  The area's layout is static: every
+ * form writes its values into the same slots (kp_out_op() lays out
+ * the last form and passes over the others' instructions, flagged
+ * UBPF_KF_ALT), after an 8-byte slot of its own holding the form, the
+ * bits it typed unset (kplan_stmt.c's form_slot()).  out_list() reads
+ * that slot first and types the values with those bits unset (the
+ * same k->absent the form was emitted with), so each value is printed
+ * with the type run.c's evaluation gave it at that hit: unset, 0 - 1
+ * is -1 and %x prints 16 digits; set to a uint32_t, 32 bits.  Not a
+ * speculating clause's that user space runs (kplan_spec.c's sout: its
+ * statements are emitted once, emit_list()'s sout), nor a name key's
+ * count().
+ *
  * The record's stack (OSTK, doc/DESIGN.md §8 "Printed user stacks
  * from the record").  Every record of an event whose clauses read the
  * user stack carries it, the kernel's clauses' too (the spec's ustk is
@@ -943,7 +962,9 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 	uint8_t sz = 8, sg = 1;
 
 	for (unsigned pc = 0; pc < at; pc++) {
-		off += ubpf_kop_room(pl->ops[pc].op);
+		/* (a form's but the last's: the last's slots, below) */
+		if (!(pl->ops[pc].flags & UBPF_KF_ALT))
+			off += ubpf_kop_room(pl->ops[pc].op);
 		nd += pl->ops[pc].op == UBPF_K_ODONE;
 	}
 	switch (o->op) {
@@ -1062,6 +1083,9 @@ static unsigned list_bytes(const struct d_kplan *k, unsigned clause,
 			n += KTAG_SIZE;
 		if (!ks->out)
 			continue;
+		if (ks->forms) /* the form's slot (kplan_stmt.c's form_slot())
+				*/
+			n += out_size(false);
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			bool s;
 			const struct node *a = kp_out_arg(st, j, &s);
@@ -1534,7 +1558,10 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 static void out_list(struct orun *r, unsigned from, unsigned to)
 {
 	const struct d_kplan *k = r->k;
+	/* (its typing state: a form's, for the values it printed) */
+	struct d_kplan *kw = (struct d_kplan *)r->k;
 	const struct clause *c = &k->prog->clauses[r->clause];
+	uint32_t was;
 
 	for (unsigned i = from; i < to && !r->rv && r->fat < 0; i++) {
 		const struct stmt *st = c->flat[i];
@@ -1596,6 +1623,25 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 		}
 		if (!ks->out)
 			continue;
+		/* a statement with forms: the form the hit took, whose types
+		 * its values have (kplan_stmt.c's form_slot(): "Printed forms"
+		 * above) */
+		was = k->absent;
+		if (ks->forms) {
+			uint64_t f;
+
+			if (r->off + out_size(false) > r->len) {
+				r->rv = -1;
+				return;
+			}
+			memcpy(&f, r->data + r->off, 8);
+			r->off += out_size(false);
+			if (f & ~(uint64_t)ks->forms) {
+				r->rv = -1; /* not the plan's record */
+				return;
+			}
+			kw->absent = (uint32_t)f;
+		}
 		for (unsigned j = 0; j < kp_out_nargs(st) && !r->rv; j++) {
 			struct dv *v = &r->vals[r->nv++];
 			struct ubpf_kostr so;
@@ -1608,7 +1654,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 
 			if (!kp_out_whole(k, st, j)) { /* from its leaves */
 				if (!out_ftime(r, st, j, kp_out_ends(c, i), v))
-					return;
+					goto done;
 				continue;
 			}
 			if (!s && kp_out_here(a)) { /* as d_eval() has it */
@@ -1631,7 +1677,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			s |= kp_out_svar(k, a) || kp_out_mstr(k, a);
 			if (r->off + out_size(s) > r->len) {
 				r->rv = -1; /* not the plan's record */
-				return;
+				goto done;
 			}
 			if (!s) {
 				memcpy(&x, r->data + r->off, 8);
@@ -1663,7 +1709,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			    r->sout) { /* if the clause gets there */
 				r->fat = (int)r->nv - 1;
 				r->faddr = fa;
-				return;
+				goto done;
 			}
 			if (so.len < 0) { /* the hit's fault, reported here */
 				run_fault(r,
@@ -1671,7 +1717,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 						  ? st->action
 						  : st->action + (int)j,
 					  fa, false);
-				return;
+				goto done;
 			}
 			r->strs[r->ns] =
 				late ? late
@@ -1685,6 +1731,8 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 					  .k = K_STR,
 					  .tn = 1 };
 		}
+	done:
+		kw->absent = was;
 	}
 }
 

@@ -523,6 +523,21 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
  * variable before its reads (the kernel's stores are whole statements,
  * VST last).  Every jump lands at depth 0, as emit_list()'s do.
  */
+/* A printed statement's form, absent, into the out area's 8 bytes
+ * before its values (an OUT of the constant, unsigned) */
+static void form_slot(struct em *m, uint32_t absent)
+{
+	/* (its type for kp_out_op(): 8 bytes, unsigned) */
+	static const struct node mask = { .op = N_INT, .kind = T_INT, .sz = 8 };
+	struct ubpf_kop *o = put(m, UBPF_K_CONST, 0, 1);
+
+	o->imm = absent;
+	o->sz = 8;
+	o->sg = 0;
+	put(m, UBPF_K_OUT, 1, 0);
+	m->full |= !m->full && !kp_out_op(m->k, m->pl, m->n - 1, &mask);
+}
+
 static void emit_forms(struct em *m, const struct clause *c, unsigned clause,
 		       unsigned i, uint32_t bits, uint32_t absent,
 		       unsigned *jmps, unsigned *nj)
@@ -532,11 +547,21 @@ static void emit_forms(struct em *m, const struct clause *c, unsigned clause,
 	unsigned pj;
 
 	if (!bits) {
+		const struct kstmt *ks = &m->k->st[m->k->first[clause] + i];
 		uint32_t was = kw->absent;
+		unsigned start = m->n;
 
 		kw->absent = absent;
+		if (ks->out) /* the form's slot: kplan_out.c's printed forms */
+			form_slot(m, absent);
 		emit_stmt(m, c, clause, i, false);
 		kw->absent = was;
+		/* a form but the last: its area's slots are the last one's
+		 * (kp_out_op() lays out the last's) */
+		for (unsigned q = start;
+		     ks->out && absent != ks->forms && !m->full && q < m->n;
+		     q++)
+			m->pl->ops[q].flags |= UBPF_KF_ALT;
 		return;
 	}
 	if (!form_load(m, b))

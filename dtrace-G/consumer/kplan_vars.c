@@ -506,21 +506,26 @@ uint32_t kp_form_bits(struct d_kplan *k, const struct node *n)
 /*
  * The open bits statement i of clause ci may be dispatched on at the
  * hit (kstmt's forms; form_check()), or 0: an aggregation or a store
- * of an integer the kernel computes, no printf()/trace() value (the
- * out area has one type a slot) and no string.
+ * of an integer the kernel computes, or a printf() or trace() of a
+ * clause the kernel runs (each form's values in the same slots, the
+ * form's own typing said by the slot before them: kplan_out.c's
+ * "Printed forms"; not a speculating clause's, whose values a clause
+ * user space runs prints: kplan_spec.c), and no string stored.
  */
 static uint32_t form_bits(struct d_kplan *k, unsigned ci, unsigned i)
 {
 	const struct clause *c = &k->prog->clauses[ci];
 	const struct stmt *st = c->flat[i];
 	const struct kstmt *ks = &k->st[k->first[ci] + i];
+	bool pr = ks->out && (st->kind == S_PRINTF || st->kind == S_TRACE) &&
+		  !k->sout[ci];
 	uint32_t b;
 
 	/* (a speculation's step: one tag at one place, no forms) */
-	if (ks->cond || ks->out || ks->sstr || ks->sclr || ks->smov ||
-	    ks->spec || (st->kind != S_AGG && st->kind != S_EXPR))
+	if (ks->cond || (ks->out && !pr) || ks->sstr || ks->sclr || ks->smov ||
+	    ks->spec || (st->kind != S_AGG && st->kind != S_EXPR && !pr))
 		return 0;
-	if (ks->assign &&
+	if (ks->assign && !pr && /* (an out statement's assign: no store) */
 	    (k->vst[kp_assigned_var(st)] != KV_KERN || kp_place_store(k, st)))
 		return 0;
 	b = open_bits(k, st->e, false);

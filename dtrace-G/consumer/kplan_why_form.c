@@ -10,8 +10,9 @@
  * variable whose type is open (open_bits(): T is not its zero's type),
  * is typed differently with those variables set and unset (a node's
  * type differs: ty_differs()) and cannot be dispatched at the hit
- * as form_bits() and form_check() say (an if's condition, a printed
- * value, a string store, more than two open bits, an array's element,
+ * as form_bits() and form_check() say (an if's condition, a
+ * speculating clause's printed value, a string store, more than two
+ * open bits, an array's element,
  * a this-> variable: bits_why()) or, where it may, has a key whose
  * type differs (a statement's forms share one layout: typed_all()'s
  * key test).  A replay on the plan as decided, typing as typed_all()
@@ -202,22 +203,28 @@ static bool form_why1(struct d_kplan *kw, unsigned ci, int only_v,
 				 "condition");
 			return true;
 		}
-		if (ks.out) {
+		if (ks.out && kw->sout[ci]) {
 			snprintf(f->why, sizeof(f->why),
 				 "no forms are chosen at the hit for a "
-				 "printed value, the out area having one type "
-				 "a slot");
+				 "speculating clause's printed value");
+			return true;
+		}
+		if (ks.out && st->kind != S_PRINTF && st->kind != S_TRACE) {
+			snprintf(f->why, sizeof(f->why),
+				 "no forms are chosen at the hit for a key "
+				 "dtrace names");
 			return true;
 		}
 		if (ks.sstr || ks.sclr || ks.smov ||
-		    (st->kind != S_AGG && st->kind != S_EXPR)) {
+		    (st->kind != S_AGG && st->kind != S_EXPR && !ks.out)) {
 			snprintf(f->why, sizeof(f->why),
 				 "no forms are chosen at the hit but for an "
 				 "aggregation or an integer store");
 			return true;
 		}
-		if (ks.assign && (kw->vst[kp_assigned_var(st)] != KV_KERN ||
-				  kp_place_store(kw, st))) {
+		if (ks.assign && !ks.out &&
+		    (kw->vst[kp_assigned_var(st)] != KV_KERN ||
+		     kp_place_store(kw, st))) {
 			snprintf(f->why, sizeof(f->why),
 				 "no forms are chosen at the hit for a store "
 				 "of a variable the kernel does not keep");

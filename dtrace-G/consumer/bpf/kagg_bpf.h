@@ -482,6 +482,11 @@ struct ubpf_kop {
 /* LKEY: leaf number levels of a nested ?: key's agg leaves (kplan_expr.c's
  * lit_key()): the first pops the number of the leaf to write */
 #define UBPF_KF_TAB 0x4000
+/* OUT, OSTR, OVSTR, MSTR of a printed statement's form but its last
+ * (../kplan_stmt.c's emit_forms()): its slot the last form's, the
+ * same place in the out area, so the layout (../kplan_out.c's
+ * kp_out_op()) passes over it; the program writes what it says */
+#define UBPF_KF_ALT 0x8000
 #define UBPF_KLEAVES 16	 /* LKEY with UBPF_KF_TAB: the most leaves */
 #define UBPF_KCOMM 16	 /* bytes of execname, NUL included */
 

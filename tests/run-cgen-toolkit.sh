@@ -629,6 +629,24 @@ awk '{ print; $1 = "return"; print }' mix.txt >colorsm.txt
 three colorsm colors.d colorsm.txt
 kernel colorsm 1
 
+# -v names the root (kplan_why.c's tie_clause()): with this->name a
+# function of an integer leaf (lltostr(LINE): a dead store's leaves are
+# copyinstr()s only), the return clause is user space's for it, and the
+# other clauses for self->last, which that clause touches; -v said
+# "this->delta: its store reads self->last" of each, the dead store
+# named nowhere
+sed 's/this->name = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1));/this->name = strjoin(copyinstr(arg0), lltostr(arg2));/' \
+	colors.d >colorsu.d
+three colorsu colorsu.d ctime.txt
+expect_grep "colorsu: -v names the store" \
+	'^dtrace: clause 4 (.*) runs in user space, from its record: line [0-9]*: its store to this->name is not one the kernel runs: this->name is a string the kernel does not keep' \
+	colorsu.1.err
+for c in 2 3; do
+	expect_grep "colorsu: -v ties clause $c to it" \
+		"^dtrace: clause $c (.*) runs in user space, from its record: .*also touched by clause 4, which runs in user space\$" \
+		colorsu.1.err
+done
+
 # as before, user space's, the output the same three ways: the variable
 # printed, stored twice (the toolkit's this->file = this->file != NULL ?
 # this->file : "."), read in a predicate, or read where no store of its

@@ -27,6 +27,14 @@
  * own, its own is said (the variable's fate follows from some clause's
  * own reason: the clause sharing self->p with one whose printf() the
  * kernel cannot compute names that one, which names its printf()).
+ * A variable left to user space only because a clause touching it is
+ * names that clause where its reason is its own or another variable's
+ * own ("self->last is also touched by clause 4", tie_clause(): one
+ * step, so a ring of ties ends at the general reason), and so does a
+ * store reading such a variable; both are ties, said after any reason
+ * of a variable's own in the clause (why_weak), so the toolkit's color
+ * scripts name the store that keeps them in user space, not the
+ * this->delta every clause computes from self->last.
  * Within a statement it names the innermost part the kernel does not
  * compute (culprit()): a function, a builtin, a string comparison, a
  * string key of a form kp_stmt_ok() does not take (a pair of string
@@ -136,6 +144,10 @@ static bool why_var, why_nested;
 /* ... and the variable's reason is only that its clauses are user
  * space's, or its own store (d_kplan_why() prefers another) */
 static bool why_weak;
+/* d_kplan_why()'s last reason's pass (0: the clause's own, 1: a
+ * variable's own, 2: a variable's tie), and how deep var_why() is
+ * following a tie to another clause (one step: tie_clause()) */
+static int why_pass, why_depth;
 
 static bool own_fail(const struct d_kplan *k, unsigned ci);
 static const struct node *culprit(const struct d_kplan *k,
@@ -168,6 +180,43 @@ static const char *fwhy_types(const struct d_kplan *k, const struct fwhy *f,
 		 tg ? "signed" : "unsigned", (unsigned)tz,
 		 arr ? "an unset element" : "unset it is");
 	return buf;
+}
+
+/*
+ * A clause other than ci touching v that user space runs for a reason
+ * d_kplan_why() says of it at pass 0 or 1 (its own, or one of another
+ * variable's own: not a tie), or nclauses.  One step deep: the reasons
+ * of that clause's variables are not followed further (why_depth), so
+ * two clauses tied through each other end at the old reason.
+ */
+static unsigned tie_clause(const struct d_kplan *k, unsigned ci, unsigned v,
+			   bool *mark)
+{
+	const struct d_prog *p = k->prog;
+	bool sv = why_var, sw = why_weak;
+	char tmp[600];
+	unsigned o;
+
+	if (why_depth)
+		return p->nclauses;
+	for (o = 0; o < p->nclauses; o++) {
+		const char *r;
+		int pass;
+
+		if (o == ci || k->ok[o] || k->sout[o] ||
+		    kp_dtrace_only(&p->clauses[o]) ||
+		    !touches(p, &p->clauses[o], v, mark))
+			continue;
+		why_depth++;
+		r = d_kplan_why(k, o, tmp, sizeof(tmp));
+		pass = why_pass;
+		why_depth--;
+		if (r && pass < 2)
+			break;
+	}
+	why_var = sv;
+	why_weak = sw;
+	return o;
 }
 
 /* Why the kernel does not keep variable v (clause ci's), into buf. */
@@ -326,6 +375,18 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 				 "which is typed per probe, and a variable "
 				 "the kernel keeps is not (arg0..arg11 are)",
 				 name, bad->line);
+		else if (w >= 0 && w != (int)v &&
+			 (o = tie_clause(k, ci, (unsigned)w, mark)) <
+				 p->nclauses)
+			snprintf(
+				buf, len,
+				"%s: its store at line %d reads %s, which "
+				"the kernel does not keep: it is also "
+				"touched by clause %u, which runs in user "
+				"space",
+				name, bad->line,
+				kp_var_name(p, (unsigned)w, what, sizeof(what)),
+				o + 1);
 		else if (w >= 0 && w != (int)v)
 			snprintf(buf, len,
 				 "%s: its store at line %d reads %s, which "
@@ -346,7 +407,20 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 				 "%s: its store at line %d is not one the "
 				 "kernel computes",
 				 name, bad->line);
-		why_weak = w < 0 || w == (int)v;
+		/* (reading another variable not kept is a tie to it, as
+		 * weak as a clause's: a reason of the clause's own, or a
+		 * variable's own, is said before it) */
+		why_weak = true;
+		goto out;
+	}
+	/* a clause touching it that user space runs for a reason of its
+	 * own or of another variable's own: the tie followed one step */
+	if ((o = tie_clause(k, ci, v, mark)) < p->nclauses) {
+		snprintf(buf, len,
+			 "%s is also touched by clause %u, which runs in "
+			 "user space",
+			 name, o + 1);
+		why_weak = true; /* a tie: the clause's own said first */
 		goto out;
 	}
 	why_weak = true;
@@ -1088,7 +1162,9 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 	 * first that fails for a reason of its own (pass 0), else the
 	 * first that fails for a variable with a reason of its own (pass
 	 * 1), else the first that fails for a variable at all (pass 2) */
+	why_pass = 0;
 	for (int pass = 0; pass < 3; pass++) {
+		why_pass = pass;
 		if (c->pred && !kp_ty_at(k, KP_ANYPROBE, c->pred, &sz, &sg)) {
 			why_var = why_weak = false;
 			expr_why(k, ci, c->pred, vwhy, sizeof(vwhy));
@@ -1132,6 +1208,7 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 			return buf;
 		}
 	}
+	why_pass = 0;
 	if (kp_out_clause(k, ci) &&
 	    sizeof(struct ubpf_kout) + d_kplan_out_bytes(k, ci) >
 		    UBPF_KOUTMAX) {

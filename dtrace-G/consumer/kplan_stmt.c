@@ -506,23 +506,6 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	}
 }
 
-/*
- * Statement i dispatched on its open bits (kstmt's forms: self-> and
- * this-> integers whose type set and unset differ; kplan_vars.c's
- * clause_typed()), absent those typed unset so far.  A bit at a time,
- * lowest first: the variable's set test (kplan_emit.c's form_load():
- * a self-> variable's VLD, set exactly when non-zero, a store of 0
- * deleting it, cgen_plan.c's tls_store(), run.c's dyn_put(); a this->
- * variable's TSET, set when the firing stored it, 0 included, as
- * run.c's var_set() stores a 0 of its type), a PRED to its unset
- * forms, its set forms
- * then a JMP past the last form (jmps, patched by the caller), the
- * unset forms.  Each form is the statement emitted with k->absent
- * those bits alone (it reads no other open bit), as run.c types its
- * reads at the statement's start: nothing in a statement stores a
- * variable before its reads (the kernel's stores are whole statements,
- * VST last).  Every jump lands at depth 0, as emit_list()'s do.
- */
 /* A printed statement's form, absent, into the out area's 8 bytes
  * before its values (an OUT of the constant, unsigned) */
 static void form_slot(struct em *m, uint32_t absent)
@@ -538,6 +521,26 @@ static void form_slot(struct em *m, uint32_t absent)
 	m->full |= !m->full && !kp_out_op(m->k, m->pl, m->n - 1, &mask);
 }
 
+/*
+ * Statement i dispatched on its open bits (kstmt's forms: self-> and
+ * this-> integers whose type set and unset differ; kplan_vars.c's
+ * clause_typed()), absent those typed unset so far.  A bit at a time,
+ * lowest first: the variable's set test (kplan_emit.c's form_load():
+ * a self-> variable's VLD, set exactly when non-zero, a store of 0
+ * deleting it, cgen_plan.c's tls_store(), run.c's dyn_put(); a this->
+ * variable's TSET, set when the firing stored it, 0 included, as
+ * run.c's var_set() stores a 0 of its type), a PRED to its unset
+ * forms, its set forms
+ * then a JMP past the last form (jmps, patched by the caller), the
+ * unset forms.  Each form is the statement emitted with k->absent
+ * those bits alone (it reads no other open bit), as run.c types its
+ * reads at the statement's start: nothing in a statement stores a
+ * variable before its reads (the kernel's stores are whole statements,
+ * VST last).  Every jump lands at depth 0, as emit_list()'s do.  A
+ * printf() or trace()'s form writes its slot first (form_slot()), and
+ * every form's instructions but the last's are flagged UBPF_KF_ALT:
+ * they write the last form's slots (kplan_out.c's "Printed forms").
+ */
 static void emit_forms(struct em *m, const struct clause *c, unsigned clause,
 		       unsigned i, uint32_t bits, uint32_t absent,
 		       unsigned *jmps, unsigned *nj)

@@ -1083,8 +1083,7 @@ static unsigned list_bytes(const struct d_kplan *k, unsigned clause,
 			n += KTAG_SIZE;
 		if (!ks->out)
 			continue;
-		if (ks->forms) /* the form's slot (kplan_stmt.c's form_slot())
-				*/
+		if (ks->forms) /* its form's slot (form_slot()) */
 			n += out_size(false);
 		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
 			bool s;

@@ -610,6 +610,42 @@ for xo in '' '-x strsize=16'; do
 	expect_eq "$w: no second leaf's" 0 "$(grep -c '^ERROR 3 .* 0x20' $d1)"
 done
 
+# An argument's string beside a string variable in one key (AKEY: kplan.c's
+# vkey_pair(), cgen_svar.c's akey()), either way round, as the toolkit's
+# js_calls.d and rb_calls.d key @calls[basename(copyinstr(arg0)), "func",
+# this->name] with this->name copyinstr(arg2) in one clause and
+# copyinstr(arg1) in another (so a string the kernel keeps, not one
+# argument's): the argument's room strsize - 1 bytes of seq_read()'s
+# copy, cut as copyinstr() cuts it, on pair's strings (past 64 bytes,
+# equal, "", 0x10 on either side: a string that cannot be read sends
+# the hit to user space whole, which faults as run.c does).  Byte for
+# byte DTRACE_CGEN=0's at 256 and 16, ERROR's arguments included; this
+# tree before left both clauses to user space ("key 2, a string the
+# kernel does not key by").
+cat >akey.d <<'EOF2'
+pid$target::hit2:entry { this->q = copyinstr(arg2); @a[copyinstr(arg0), this->q] = count(); @b[this->q, "x", copyinstr(arg0)] = sum(arg1); }
+pid$target::hit2:entry { this->q = copyinstr(arg0); @f[basename(copyinstr(arg2)), "func", this->q] = count(); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+same_bg akey akey.d pair
+run_join
+same_check akey 2
+for xo in '' '-x strsize=16'; do
+	w="an argument's string beside a variable${xo:+ ($xo)}"
+	a1=akey${xo:+-16}.1.txt
+	# (each clause, each side's 0x10: the whole hit in user space)
+	expect_eq "$w: the faults" '1 ERROR 1 1 -1 1 0x10|1 ERROR 1 2 -1 1 0x10|1 ERROR 2 1 -1 1 0x10|1 ERROR 2 2 -1 1 0x10' \
+		"$(grep '^ERROR ' $a1 | sort | uniq -c | sed 's/^ *//' |
+			paste -sd'|' -)"
+	expect_grep "$w: the records" '^dtrace: BPF: .* 2 records read$' \
+		$a1.err
+done
+# (the 100 'b's, cut at 15 by 16)
+expect_grep "an argument's string beside a variable: a key past 64 bytes" \
+	'^ *short *x *b\{100\} *3$' akey.1.txt
+expect_grep "an argument's string beside a variable (16): cut" \
+	'^ *short *x *b\{15\} *3$' akey-16.1.txt
+
 # A string variable ordered against a literal (VSEQ with an order,
 # cgen_svar.c's vseq_ord(): the variable zero-padded, the literal's
 # words immediates), < <= > >= either way round, self-> and this->, in

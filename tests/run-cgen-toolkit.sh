@@ -295,6 +295,58 @@ both calltime calltime.d calltime.txt 2
 expect_eq "calltime: the pairs counted apart" 9 \
 	"$(grep -c ' func .* 3$' calltime.1)"
 
+# the toolkit's js_calls.d and rb_calls.d shape: this->name an argument's
+# string, a different argument in each clause (so a string the kernel
+# keeps as its bytes, not one argument's), keyed beside basename() of
+# another argument, a format-time this-> string and literals: the
+# argument's string a room of the pair beside the variable's (AKEY:
+# kplan.c's vkey_pair()), every clause the kernel's where this tree
+# before left them to user space ("key 3, a string the kernel does not
+# key by"); the known counts three ways at strsize 256 and 8
+cat >jscalls.d <<'EOF'
+interp$target:::function-entry
+{
+	this->name = copyinstr(arg1);
+	@calls[basename(copyinstr(arg0)), "func", this->name] = count();
+}
+interp$target:::function-return
+{
+	this->filename = basename(copyinstr(arg0));
+	@calls[this->filename, "exec", "."] = count();
+}
+interp$target:::line
+{
+	this->name = copyinstr(arg0);
+	this->filename = basename(copyinstr(arg1));
+	@calls[this->filename, "obj-new", this->name] = count();
+}
+interp$target:::function-return
+{
+	this->name = copyinstr(arg1);
+	@calls["<null>", "obj-free", this->name] = count();
+}
+END
+{
+	printa(" %-24s %-10s %-30s %@8d\n", @calls);
+}
+EOF
+{
+	cat known.txt
+	echo "return /usr/lib/x.py f 1"
+	echo "return $long/y.py $f254 2"
+	echo "line /usr/lib/a.js /x/obj.js 3"
+	echo "line $long/b.js z/obj.js 3"
+} >jscalls.txt
+both jscalls jscalls.d jscalls.txt 4
+{
+	printf ' %-24s %-10s %-30s %8d\n' '<null>' obj-free f 1 \
+		'<null>' obj-free "$f254" 1 obj.js obj-new "$long/b.js" 1 \
+		obj.js obj-new /usr/lib/a.js 1 x.py exec . 1 x.py func g 1 \
+		y.py exec . 1 y.py func f 1 x.py func f 4
+	echo
+} >jscalls.exp
+expect_file_eq "jscalls: the counts" jscalls.exp jscalls.1
+
 # two leaves: user space's, said
 cat >two.d <<'EOF'
 interp$target:::function-entry

@@ -424,9 +424,11 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 static bool pre_pred(const struct cgen_maps *m, const struct ubpf_kplan *pl,
 		     unsigned nargs)
 {
-	static const uint8_t reads[] = { UBPF_K_SEQ,   UBPF_K_SKEY, UBPF_K_VKEY,
-					 UBPF_K_VVCMP, UBPF_K_CKEY, UBPF_K_LKEY,
-					 UBPF_K_CVCMP, UBPF_K_CCMP };
+	static const uint8_t reads[] = {
+		UBPF_K_SEQ,   UBPF_K_SKEY, UBPF_K_VKEY,
+		UBPF_K_VVCMP, UBPF_K_CKEY, UBPF_K_LKEY,
+		UBPF_K_CVCMP, UBPF_K_CCMP, UBPF_K_AKEY
+	};
 	const struct ubpf_kop *a, *p;
 
 	if (!pl || m->kp || m->armed < 0 || m->arm1 < 0 || !m->ev1 ||

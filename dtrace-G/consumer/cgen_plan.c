@@ -747,6 +747,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	 * test: seq_read()'s way out) */
 	if (!e->vbuf && fds[5] >= 0 &&
 	    (cgen_plan_has(pl, UBPF_K_VKEY, -1) ||
+	     cgen_plan_has(pl, UBPF_K_AKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_VVCMP, -1) ||
 	     cgen_plan_has(pl, UBPF_K_CKEY, -1) ||
 	     cgen_plan_has(pl, UBPF_K_LKEY, -1) ||
@@ -1015,6 +1016,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_VKEY:
 			vkey(e, pl, o, fds);
+			continue;
+		case UBPF_K_AKEY:
+			akey(e, o);
 			continue;
 		case UBPF_K_CKEY:
 			ckey(e, o);

@@ -110,9 +110,9 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		    (o->op == UBPF_K_SPECU && o->n) ||
 		    (o->op == UBPF_K_SPECX && o->levels))
 			any = true;
-		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
-			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2 ||
-			 o->op == UBPF_K_SLEN ||
+		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_AKEY ||
+			 o->op == UBPF_K_CACMP || o->op == UBPF_K_SMKEY ||
+			 o->op == UBPF_K_SKEY2 || o->op == UBPF_K_SLEN ||
 			 ((o->op == UBPF_K_OSTR || o->op == UBPF_K_SSTR) &&
 			  (o->flags & UBPF_KF_APRE)))
 			none = true;
@@ -184,9 +184,9 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 		unsigned j;
 
 		/* VACMP's compare reads cgbuf's copy (vacmp()), and so
-		 * does an ordered SEQ's (seq_ord()) */
+		 * do an ordered SEQ's (seq_ord()) and AKEY (akey()) */
 		if (o->op == UBPF_K_VACMP || o->op == UBPF_K_SLEN ||
-		    (o->op == UBPF_K_SEQ && o->levels))
+		    o->op == UBPF_K_AKEY || (o->op == UBPF_K_SEQ && o->levels))
 			return false;
 		if (o->op != UBPF_K_SEQ)
 			continue;

@@ -740,6 +740,47 @@ void ckey(struct em *e, const struct ubpf_kop *o)
 }
 
 /*
+ * AKEY o: argument o->slot's string, seq_read()'s copy of it in cgbuf
+ * (a string that cannot be read, or that the copy cut, already sent the
+ * hit to user space whole: no fault sites, cgen_fsites()), into its
+ * room of the kaggs_v pair at vkey_at() (o->sz words in where it is the
+ * second, as VKEY's), the room (UBPF_KVROOM() of imm, or of step where
+ * the map's is longer) zeroed first: the copy's count less its NUL, cut
+ * to imm (strsize - 1) as copyinstr() cuts it, bytes of it.  The copy
+ * read UBPF_STRMAX bytes at most (seq_read() without sites), so every
+ * byte of those strsize - 1 is the string's as d_read_user_str() reads
+ * them; past them the copy may have read more, which run.c never
+ * reads, and a fault there sends to user space a hit it would not
+ * fault on, which runs it alike.  "" (a count of 1): the room's zeroes.
+ */
+void akey(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned room = UBPF_KVROOM(o->step > o->imm ? o->step : o->imm), j;
+	int32_t at = vkey_at(e, o, room);
+	size_t jnone, jcut;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != o->slot; j++)
+		;
+	if (j >= e->nsarg || o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
+	    !e->vbuf || e->sn || e->bad) {
+		e->bad = true;
+		return;
+	}
+	room_zero(e, at, room);
+	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j));
+	jnone = jmp_i(e, BPF_JSLE, 2, 1);
+	alu_i(e, BPF_SUB, 2, 1);
+	jcut = jmp_i(e, BPF_JLE, 2, (int32_t)o->imm);
+	alu_i(e, BPF_MOV, 2, (int32_t)o->imm);
+	fix(e, jcut);
+	sbuf_at(e, 1, at);
+	ldx(e, BPF_DW, 3, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 3, SEQ_AT(j));
+	call(e, BPF_FUNC_probe_read_kernel);
+	fix(e, jnone);
+}
+
+/*
  * LKEY pl->ops[*pc]: the literal's bytes (its SDATA, cut by kplan to
  * strsize - 1 bytes) into the kaggs_v key (vkey_at()), its room
  * (UBPF_KVROOM(o->imm), the map's) zeroed first; flagged UBPF_KF_SEL,

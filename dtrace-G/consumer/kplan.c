@@ -584,6 +584,20 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 }
 
 /*
+ * copyinstr(argN) (or stringof(args[N]), or a this-> string that is it,
+ * KV_SARG; not args[N] bare, whose kind is each probe's) as a kaggs_v
+ * room beside a KV_STR variable's (AKEY, vkey_pair()), strsize fixed
+ * for the run (the room is strsize - 1 bytes, the copy's cut): N, else
+ * -1
+ */
+static int arg_room(const struct d_kplan *k, const struct node *n)
+{
+	if (n->op == N_ARGS || !kp_strsize_fixed(k))
+		return -1;
+	return kp_arg_str(k, n);
+}
+
+/*
  * Key i of st beside ks's string key skey, both of kaggs_v's kinds: a
  * pair (doc/DESIGN.md §8 "String functions printed from the out area",
  * two string keys).  skey's is execname (CKEY), a literal or a probe's
@@ -603,22 +617,47 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
  * cgen_agg.c's agg_at(), UBPF_KF_VPAIR), and its statement number in
  * the key keeps them apart from a one-string statement's.  Exact as
  * one such key is: each string is the bytes run.c would have keyed
- * by, cut where agg.c cuts a key.  Into ks (vkey2, sx2, svar2), else
- * false and ks as it was.
+ * by, cut where agg.c cuts a key.  A variable's room may also have
+ * an argument's string beside it, either way round (the toolkit's
+ * @calls[basename(copyinstr(arg0)), "func", this->name], its first key
+ * the leaf: kplan_fkey.c): AKEY copies into its room, strsize - 1 bytes,
+ * the copy seq_read() makes for SKEY, cut as copyinstr() cuts it (a
+ * string that cannot be read, or that the copy cut, sends the hit to
+ * user space whole before the plan, as SKEY's does; a program with
+ * fault sites has no argument's string as a key at all: kp_arg_str()),
+ * KSX_ARG (arg_room()).  Not an argument's beside execname or a
+ * literal: kaggs_s keys those (CWKEY; a literal is a format-time key's
+ * 0) in 64 bytes, not 512.  Into ks (vkey2, sx2, svar2, an argument's
+ * sx or sarg2), else false and ks as it was.
  */
 static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 		      unsigned i, struct kstmt *ks)
 {
 	const struct node *n = st->keys[i];
 	struct kstmt t = *ks;
+	/* skey an argument's string (SKEY so far), which may become a
+	 * pair's first room beside a variable (AKEY) */
+	bool arg1 = ks->skey >= 0 && ks->svar < 0 && ks->sx == KSX_NONE &&
+		    !ks->skey2 && !ks->kcomm &&
+		    arg_room(k, st->keys[ks->skey]) >= 0;
+	int a;
 
 	if (ks->skey < 0 || ks->vkey2 ||
 	    (ks->svar < 0 && ks->sx != KSX_COMM && ks->sx != KSX_LIT &&
-	     ks->sx != KSX_MIX))
+	     ks->sx != KSX_MIX && !arg1))
 		return false;
 	t.vkey2 = (uint8_t)(i + 1);
 	t.svar2 = -1;
-	if (kp_out_svar(k, n)) {
+	if (arg1) { /* beside a variable only (AKEY) */
+		if (!kp_out_svar(k, n))
+			return false;
+		t.sx = KSX_ARG;
+		t.sx2 = KSX_NONE;
+		t.svar2 = n->sub;
+	} else if (ks->svar >= 0 && (a = arg_room(k, n)) >= 0) {
+		t.sx2 = KSX_ARG; /* a variable's, then an argument's */
+		t.sarg2 = (uint8_t)a;
+	} else if (kp_out_svar(k, n)) {
 		t.sx2 = KSX_NONE;
 		t.svar2 = n->sub;
 	} else if (kp_is_comm(n) && kp_strsize_fixed(k)) {

@@ -326,7 +326,7 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
 /*
  * d_kplan_op_strargs(): the argument strings plan instruction o reads
  * from the copies cgen_sarg.c's seq_read() makes before the plan's
- * first clause (SEQ, SKEY, SKEY2, CACMP, SMKEY, VACMP, SLEN, and R2's
+ * first clause (SEQ, SKEY, SKEY2, AKEY, CACMP, SMKEY, VACMP, SLEN, and R2's
  * OSTR and SSTR flagged UBPF_KF_APRE) into a, their count (0 to 2);
  * kplan_emit.c's clause_emit() counts them against UBPF_KSTRARGS.
  * d_kplan_apre(): the argument clause (the kernel's) copies ahead at

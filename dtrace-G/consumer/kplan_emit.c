@@ -73,6 +73,7 @@ unsigned d_kplan_op_strargs(const struct ubpf_kop *o, uint8_t a[2])
 		return 1;
 	case UBPF_K_SKEY:
 	case UBPF_K_SKEY2:
+	case UBPF_K_AKEY:
 		a[0] = (uint8_t)o->slot;
 		return 1;
 	case UBPF_K_SMKEY: /* of two strings: its second, levels */

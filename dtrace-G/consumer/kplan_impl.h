@@ -44,7 +44,7 @@ struct kstmt {
 	 * gives the key that type, so every probe whose plan runs the
 	 * statement has it) */
 	uint8_t kargs, kfixed;
-	uint8_t sx;		/* or KSX_COMM, KSX_LIT (CKEY, LKEY) */
+	uint8_t sx;		/* or KSX_COMM, KSX_LIT (CKEY, LKEY), ... */
 	int slot;		/* without keys: its first slot in kflat, or -1 */
 	unsigned nslots;
 	/* execname's key + 1 beside the copyinstr(argN) key skey (SKEY,
@@ -52,7 +52,8 @@ struct kstmt {
 	 * (UBPF_K_CWKEY); 0: none */
 	uint8_t kcomm;
 	/* or the second copyinstr(argM) key + 1 (SKEY2: its string after
-	 * the first's NUL in kaggs_s's s) and its M; 0: none */
+	 * the first's NUL in kaggs_s's s) and its M; 0: none (a pair's
+	 * second copyinstr(argM), KSX_ARG: its M too) */
 	uint8_t skey2, sarg2;
 	/* the keys of skey and skey2 that are args[N] bare (a bit each:
 	 * kplan.c's str_pair_keys() with k->bare), and the statement's
@@ -63,8 +64,8 @@ struct kstmt {
 	unsigned alt;
 	/* or the second kaggs_v string key + 1 beside skey's (a pair:
 	 * kplan.c's vkey_pair(), its room after the first's in the
-	 * key's s), its kind (KSX_COMM, KSX_LIT, KSX_MIX; KSX_NONE: the
-	 * KV_STR variable svar2); 0: none */
+	 * key's s), its kind (KSX_COMM, KSX_LIT, KSX_MIX, KSX_ARG;
+	 * KSX_NONE: the KV_STR variable svar2); 0: none */
 	uint8_t vkey2, sx2;
 	int svar2;
 	/* the open bits (vbit) of self->, this-> integers the statement is
@@ -94,8 +95,10 @@ enum {
 	KSX_NONE,
 	KSX_COMM,
 	KSX_LIT,
-	KSX_MIX, /* MKEY: kp_mix_key() */
-	KSX_SMIX /* SMKEY, in kaggs_s (not kaggs_v): kp_smix_key() */
+	KSX_MIX,  /* MKEY: kp_mix_key() */
+	KSX_SMIX, /* SMKEY, in kaggs_s (not kaggs_v): kp_smix_key() */
+	KSX_ARG	  /* AKEY: copyinstr(argN) beside a KV_STR variable, a
+		   * pair in kaggs_v (kplan.c's vkey_pair()) */
 };
 
 /* reads of this-> place variables (KV_PLACE, kplan_mem.c) a program may
@@ -753,7 +756,8 @@ bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
  * of it */
 int64_t kp_vkey_imm(const struct d_kplan *k);
 /* ... the bytes kaggs_v key n of kind sx (KSX_NONE: a KV_STR
- * variable) holds at most: its room is UBPF_KVROOM() of it */
+ * variable; KSX_ARG: an argument's string) holds at most: its room is
+ * UBPF_KVROOM() of it */
 size_t kp_vkey_bound(const struct d_kplan *k, const struct node *n,
 		     unsigned sx);
 /* ... a pair's (ks->vkey2) rooms' bytes, the two side by side, the

@@ -88,7 +88,9 @@ size_t kp_vkey_bound(const struct d_kplan *k, const struct node *n, unsigned sx)
 {
 	size_t max = k->prog->strsize - 1, l;
 
-	if (sx == KSX_NONE) { /* a string variable: all its store kept */
+	if (sx == KSX_NONE || sx == KSX_ARG) {
+		/* a string variable: all its store kept; an argument's:
+		 * copyinstr()'s cut */
 		l = max;
 	} else if (sx == KSX_COMM) {
 		l = UBPF_KCOMM - 1;

@@ -384,6 +384,28 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			}
 			continue;
 		}
+		if (((int)j == ks->skey || second) && sx == KSX_ARG) {
+			/* an argument's string beside a variable's, in
+			 * its room of the pair (kplan.c's vkey_pair()) */
+			unsigned an = second ? ks->sarg2 : ks->sarg;
+
+			if (kp_args_index(st->keys[j]) >= 0 &&
+			    !d_args_str(probe, an))
+				unfit(m, "args[%u] is no string there", an);
+			o = put(m, UBPF_K_AKEY, 0, 0);
+			o->n = (uint8_t)j;
+			o->slot = (uint16_t)an;
+			o->imm = (int64_t)k->prog->strsize - 1;
+			if (second) {
+				unsigned r1;
+
+				(void)kp_vkey_pair(k, ks, &r1);
+				o->sz = (uint8_t)(r1 / 8);
+			} else if (kp_vkey_imm(k) > o->imm) {
+				o->step = (uint16_t)kp_vkey_imm(k);
+			}
+			continue;
+		}
 		if (j + 1 == ks->skey2 && ks->skey >= 0) {
 			/* a second copyinstr(): after the first's
 			 * NUL in the kaggs_s key; args[N]: where a

@@ -112,11 +112,14 @@
  * copyinstr() (both).  Two keys of kaggs_v's kinds (execname, a
  * literal or ?: of them, a KV_STR variable) are one kaggs_v key, their
  * rooms side by side in its s (kplan.c's vkey_pair(): where both fit
- * UBPF_STRMAX bytes; the second's instruction offset by its sz,
- * cgen_svar.c's vkey_at(); split by kplan_merge.c's kp_vkey_pair()).
+ * UBPF_KVPAIRMAX bytes; the second's instruction offset by its sz,
+ * cgen_svar.c's vkey_at(); split by kplan_merge.c's kp_vkey_pair()),
+ * and so are a KV_STR variable and copyinstr(argN), either way round
+ * (UBPF_K_AKEY: the argument's room strsize - 1 bytes of seq_read()'s
+ * copy, cut as copyinstr() cuts it; not with fault sites).
  * What stays user space's: execname beside another string key in one
  * statement but those, other three string keys, a pair of a kaggs_v
- * kind and a kaggs_s one, a
+ * kind but a variable and a kaggs_s one, a
  * ?: key whose branches are not
  * execname and literals nor copyinstr(argN) and a literal or another
  * copyinstr(argM) (kp_smix_key(): UBPF_K_SMKEY, in kaggs_s, tagged as

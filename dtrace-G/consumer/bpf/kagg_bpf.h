@@ -372,6 +372,13 @@ enum {
 		      * offset, what its record's registers are
 		      * (kplan_expr.c's kp_ureg()); never at a kernel
 		      * probe */
+	UBPF_K_AKEY, /* key n is copyinstr(argument slot) as SKEY reads it
+		      * (seq_read()'s copy; a string that cannot be read,
+		      * or that the copy cut, sends the hit to user space
+		      * whole: no fault sites), cut to imm bytes (strsize
+		      * - 1), in a kaggs_v room beside a string
+		      * variable's, for an AGG with UBPF_KF_VPAIR: step and
+		      * sz as VKEY's (../kplan.c's vkey_pair()) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

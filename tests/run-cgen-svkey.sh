@@ -646,6 +646,58 @@ expect_grep "an argument's string beside a variable: a key past 64 bytes" \
 expect_grep "an argument's string beside a variable (16): cut" \
 	'^ *short *x *b\{15\} *3$' akey-16.1.txt
 
+# Where the kernel keeps self-> variables, an argument's string as a key
+# (AKEY with a fault site, kplan.c's fmode: SKEY's kaggs_s key cannot
+# fault, one too long for it going to user space, so this tree before
+# left every such clause there, "key 1, copyinstr(), a string the kernel
+# does not key by"): alone, beside a self-> string (either way round),
+# beside execname and an integer, and two arguments' beside each other
+# and beside a format-time key, as the toolkit's php_syscalls.d keys
+# @calls[pid, basename(copyinstr(arg1)), "func", copyinstr(arg0)] beside
+# self->php.  The copy reads strsize - 1 bytes, as run.c reads them;
+# one that cannot be read ends the clause there, reported as run.c
+# reports it (its action: the aggregation's plus the key's index, its
+# address).  On cut's strings (running into an unreadable page) at 256,
+# 9 and 8 and on pair's (0x10 on either side) at 256 and 16: byte for
+# byte DTRACE_CGEN=0's, messages and ERROR included.
+cat >fakey.d <<'EOF2'
+pid$target::hit:entry { self->n++; @a[copyinstr(arg0)] = sum(arg1); @c[self->s, copyinstr(arg0)] = count(); self->s = copyinstr(arg0); }
+pid$target::hit:entry /self->n > 2/ { @e[copyinstr(arg0), execname, arg1 & 3] = max(self->n); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+fakey_case() {
+	w="an argument's string keyed beside self-> variables${1:+ ($1)}"
+	cut_both fakey "$w" $1
+	# (the strings 6 to 254 bytes before the page, each hit faulting
+	# in both clauses where its read of strsize - 1 bytes reaches it)
+	case $1 in
+	'') f=14 ;;
+	*=9) f=4 ;;
+	*) f=2 ;;
+	esac
+	expect_eq "$w: faults" $f "$(grep -c '^ERROR' fakey1.txt)"
+	expect_eq "$w: at the keys' actions" $f \
+		"$(grep -c '^ERROR [12] [12] -1 [12] ' fakey1.txt)"
+}
+cgout_bg fakey fakey_case ''
+cgout_bg fakey-9 fakey_case '-x strsize=9'
+cgout_bg fakey-8 fakey_case '-x strsize=8'
+cat >fpair.d <<'EOF2'
+pid$target::hit2:entry { self->k++; @p[self->k > 1, basename(copyinstr(arg2)), "func", copyinstr(arg0)] = count(); }
+pid$target::hit2:entry /self->k/ { @q[copyinstr(arg0), copyinstr(arg2)] = sum(self->k); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+same_bg fpair fpair.d pair
+run_join
+same_check fpair 2
+for xo in '' '-x strsize=16'; do
+	w="two arguments' strings keyed beside self-> variables${xo:+ ($xo)}"
+	f1=fpair${xo:+-16}.1.txt
+	expect_eq "$w: the faults" '1 ERROR 1 3 -1 1 0x10|1 ERROR 1 5 -1 1 0x10|1 ERROR 2 1 -1 1 0x10|1 ERROR 2 2 -1 1 0x10' \
+		"$(grep '^ERROR ' $f1 | sort | uniq -c | sed 's/^ *//' |
+			paste -sd'|' -)"
+done
+
 # A string variable ordered against a literal (VSEQ with an order,
 # cgen_svar.c's vseq_ord(): the variable zero-padded, the literal's
 # words immediates), < <= > >= either way round, self-> and this->, in

@@ -551,7 +551,7 @@ void vacmp(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 void vkey(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	  const int *fds);
 /* ... AKEY o: an argument's string into its room of a kaggs_v pair */
-void akey(struct em *e, const struct ubpf_kop *o);
+void akey(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o);
 /* ... r1 = VVCMP o: two string variables in strcmp()'s order */
 void vvcmp(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	   const int *fds);

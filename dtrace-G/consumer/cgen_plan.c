@@ -1017,8 +1017,17 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_VKEY:
 			vkey(e, pl, o, fds);
 			continue;
-		case UBPF_K_AKEY:
-			akey(e, o);
+		case UBPF_K_AKEY: /* a fault site's jump as SEQ's */
+			if (o->agg && (o->jump <= pc || o->jump > pl->nops)) {
+				e->bad = true;
+				continue;
+			}
+			e->sfj = SIZE_MAX;
+			akey(e, pl, o);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
 			continue;
 		case UBPF_K_CKEY:
 			ckey(e, o);

@@ -82,7 +82,7 @@
  */
 /*
  * Does the plan's SEQ fault at the hit (kplan.c's fault sites: every
- * SEQ and VACMP has one, or none does), or an MLD (a copy's fault site,
+ * SEQ, VACMP and AKEY has one, or none does), or an MLD (a copy's fault site,
  * cgen_mem.c's mld_fault(): the record carries those bits alike)?  A
  * plan with sites reads
  * pl->fstr bytes of each string (strsize - 1, the helper's size: it
@@ -90,10 +90,11 @@
  * its own NUL), the bytes run.c's d_read_user_str() reads (at most
  * strsize - 1, a page at a time, the string up to its NUL or cut
  * there), so a string faults here exactly where it would there; a
- * VACMP's copy that filled them has that last byte read again
- * (e->rbarg), so it holds strsize - 1 bytes as copyinstr() gives them.
- * It has no SKEY (a key too long is not a fault, and goes to user
- * space).  e->bad when mixed.
+ * VACMP's or AKEY's copy that filled them has that last byte read
+ * again (e->rbarg), so it holds strsize - 1 bytes as copyinstr() gives
+ * them.  It has no SKEY (a key too long is not a fault, and goes to
+ * user space: an argument's string is AKEY's there).  e->bad when
+ * mixed.
  */
 bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 {
@@ -102,7 +103,8 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
 
-		bool cmp = o->op == UBPF_K_SEQ || o->op == UBPF_K_VACMP;
+		bool cmp = o->op == UBPF_K_SEQ || o->op == UBPF_K_VACMP ||
+			   o->op == UBPF_K_AKEY;
 
 		if ((cmp && o->agg) ||
 		    ((o->op == UBPF_K_MLD || o->op == UBPF_K_VTIME) &&
@@ -110,9 +112,9 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		    (o->op == UBPF_K_SPECU && o->n) ||
 		    (o->op == UBPF_K_SPECX && o->levels))
 			any = true;
-		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_AKEY ||
-			 o->op == UBPF_K_CACMP || o->op == UBPF_K_SMKEY ||
-			 o->op == UBPF_K_SKEY2 || o->op == UBPF_K_SLEN ||
+		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
+			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2 ||
+			 o->op == UBPF_K_SLEN ||
 			 ((o->op == UBPF_K_OSTR || o->op == UBPF_K_SSTR) &&
 			  (o->flags & UBPF_KF_APRE)))
 			none = true;
@@ -256,10 +258,11 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 }
 
 /* Does o read its argument's string whole, as copyinstr() gives it
- * (VACMP, an ordered SEQ), not only up to a literal's length? */
+ * (VACMP, an ordered SEQ, AKEY), not only up to a literal's length? */
 static bool seq_whole(const struct ubpf_kop *o)
 {
-	return o->op == UBPF_K_VACMP || (o->op == UBPF_K_SEQ && o->levels);
+	return o->op == UBPF_K_VACMP || o->op == UBPF_K_AKEY ||
+	       (o->op == UBPF_K_SEQ && o->levels);
 }
 
 /* Does an SLEN of the plan measure argument a's string? */

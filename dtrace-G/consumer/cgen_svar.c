@@ -740,20 +740,25 @@ void ckey(struct em *e, const struct ubpf_kop *o)
 }
 
 /*
- * AKEY o: argument o->slot's string, seq_read()'s copy of it in cgbuf
- * (a string that cannot be read, or that the copy cut, already sent the
- * hit to user space whole: no fault sites, cgen_fsites()), into its
- * room of the kaggs_v pair at vkey_at() (o->sz words in where it is the
- * second, as VKEY's), the room (UBPF_KVROOM() of imm, or of step where
- * the map's is longer) zeroed first: the copy's count less its NUL, cut
- * to imm (strsize - 1) as copyinstr() cuts it, bytes of it.  The copy
- * read UBPF_STRMAX bytes at most (seq_read() without sites), so every
- * byte of those strsize - 1 is the string's as d_read_user_str() reads
- * them; past them the copy may have read more, which run.c never
- * reads, and a fault there sends to user space a hit it would not
- * fault on, which runs it alike.  "" (a count of 1): the room's zeroes.
+ * AKEY o: argument o->slot's string, seq_read()'s copy of it in cgbuf,
+ * into its room of the kaggs_v key at vkey_at() (o->sz words in where
+ * it is a pair's second, as VKEY's), the room (UBPF_KVROOM() of imm,
+ * or of step where the map's is longer) zeroed first: the copy's first
+ * min(count, imm) bytes, count the helper's (the NUL's included), imm
+ * strsize - 1, so the string as copyinstr() cuts it, its NUL copied
+ * where it came before the cut.  Without fault sites the copy read
+ * UBPF_STRMAX bytes at most and a string that cannot be read, or that
+ * the copy cut, already sent the hit to user space whole
+ * (cgen_fsites()): every byte up to the cut is the string's as
+ * d_read_user_str() reads it, and a fault past the cut, which run.c
+ * never reads, sends a hit it would not fault on, which runs it alike.
+ * With them (o->agg its site + 1: kplan.c's fmode), the copy read
+ * pl->fstr bytes (strsize - 1, as run.c reads) and its last again
+ * (e->rbarg): a string that cannot be read sets the site's bits and
+ * ends the clause (fault_at(), the jump cgen_plan() points at o->jump),
+ * and one that filled the copy has all imm bytes there.
  */
-void akey(struct em *e, const struct ubpf_kop *o)
+void akey(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o)
 {
 	unsigned room = UBPF_KVROOM(o->step > o->imm ? o->step : o->imm), j;
 	int32_t at = vkey_at(e, o, room);
@@ -762,14 +767,16 @@ void akey(struct em *e, const struct ubpf_kop *o)
 	for (j = 0; j < e->nsarg && e->sarg[j] != o->slot; j++)
 		;
 	if (j >= e->nsarg || o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
-	    !e->vbuf || e->sn || e->bad) {
+	    !e->vbuf || e->sn || e->bad ||
+	    (o->agg && (!e->rbarg[j] || pl->fstr != o->imm))) {
 		e->bad = true;
 		return;
 	}
+	if (o->agg) /* a fault site: one unread ends the clause */
+		fault_at(e, j, o->agg);
 	room_zero(e, at, room);
 	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j));
-	jnone = jmp_i(e, BPF_JSLE, 2, 1);
-	alu_i(e, BPF_SUB, 2, 1);
+	jnone = jmp_i(e, BPF_JSLE, 2, 0); /* not reached: read, or away */
 	jcut = jmp_i(e, BPF_JLE, 2, (int32_t)o->imm);
 	alu_i(e, BPF_MOV, 2, (int32_t)o->imm);
 	fix(e, jcut);

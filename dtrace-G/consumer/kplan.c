@@ -586,15 +586,15 @@ const struct node *kp_stored(const struct stmt *st, struct node *bin,
 /*
  * copyinstr(argN) (or stringof(args[N]), or a this-> string that is it,
  * KV_SARG; not args[N] bare, whose kind is each probe's) as a kaggs_v
- * room beside a KV_STR variable's (AKEY, vkey_pair()), strsize fixed
- * for the run (the room is strsize - 1 bytes, the copy's cut): N, else
- * -1
+ * room (AKEY, vkey_pair()), strsize fixed for the run (the room is
+ * strsize - 1 bytes, the copy's cut); where the kernel keeps self->
+ * variables too, the copy a fault site (fmode): N, else -1
  */
 static int arg_room(const struct d_kplan *k, const struct node *n)
 {
 	if (n->op == N_ARGS || !kp_strsize_fixed(k))
 		return -1;
-	return kp_arg_str(k, n);
+	return k->fmode ? kp_arg_room(k, n) : kp_arg_str(k, n);
 }
 
 /*
@@ -623,12 +623,16 @@ static int arg_room(const struct d_kplan *k, const struct node *n)
  * the leaf: kplan_fkey.c): AKEY copies into its room, strsize - 1 bytes,
  * the copy seq_read() makes for SKEY, cut as copyinstr() cuts it (a
  * string that cannot be read, or that the copy cut, sends the hit to
- * user space whole before the plan, as SKEY's does; a program with
- * fault sites has no argument's string as a key at all: kp_arg_str()),
- * KSX_ARG (arg_room()).  Not an argument's beside execname or a
- * literal: kaggs_s keys those (CWKEY; a literal is a format-time key's
- * 0) in 64 bytes, not 512.  Into ks (vkey2, sx2, svar2, an argument's
- * sx or sarg2), else false and ks as it was.
+ * user space whole before the plan, as SKEY's does), KSX_ARG
+ * (arg_room()).  Not an argument's beside execname or a literal:
+ * kaggs_s keys those (CWKEY; a literal is a format-time key's 0) in 64
+ * bytes, not 512.  But where the kernel keeps self-> variables (fmode)
+ * an argument's string is a key of kaggs_v alone, beside any of its
+ * kinds or another argument's, or on its own (kp_stmt_plain()): there
+ * its copy is a fault site (AKEY's, kplan_vars.c's akey_site()), where
+ * SKEY's key too long for kaggs_s would be no fault.  Into ks (vkey2,
+ * sx2, svar2, an argument's sx or sarg2), else false and ks as it
+ * was.
  */
 static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 		      unsigned i, struct kstmt *ks)
@@ -644,7 +648,7 @@ static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 
 	if (ks->skey < 0 || ks->vkey2 ||
 	    (ks->svar < 0 && ks->sx != KSX_COMM && ks->sx != KSX_LIT &&
-	     ks->sx != KSX_MIX && !arg1))
+	     ks->sx != KSX_MIX && ks->sx != KSX_ARG && !arg1))
 		return false;
 	t.vkey2 = (uint8_t)(i + 1);
 	t.svar2 = -1;
@@ -654,8 +658,10 @@ static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 		t.sx = KSX_ARG;
 		t.sx2 = KSX_NONE;
 		t.svar2 = n->sub;
-	} else if (ks->svar >= 0 && (a = arg_room(k, n)) >= 0) {
-		t.sx2 = KSX_ARG; /* a variable's, then an argument's */
+	} else if ((ks->svar >= 0 || k->fmode) && (a = arg_room(k, n)) >= 0) {
+		/* a variable's, then an argument's; with fault sites, beside
+		 * any (no kaggs_s there) */
+		t.sx2 = KSX_ARG;
 		t.sarg2 = (uint8_t)a;
 	} else if (kp_out_svar(k, n)) {
 		t.sx2 = KSX_NONE;
@@ -918,13 +924,24 @@ bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 	    (k->bare && str_pair_keys(k, st, ks, false)))
 		return true;
 	for (unsigned i = 0; i < st->nkeys; i++) {
-		int sa = kp_arg_str(k, st->keys[i]);
+		int sa = kp_arg_str(k, st->keys[i]), ar;
 
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
 		ks->ksg[i] = 0;
 		if (ks->kid[i] < 0 && vkey_pair(k, st, i, ks))
 			continue; /* a second kaggs_v string key */
+		ar = k->fmode && ks->skey < 0 ? arg_room(k, st->keys[i]) : -1;
+		if (ar >= 0) {
+			/* where the kernel keeps self-> variables, an
+			 * argument's string is kaggs_v's, its copy a fault
+			 * site (AKEY), not kaggs_s's (SKEY), whose too long
+			 * a key is no fault */
+			ks->skey = (int)i;
+			ks->sarg = (uint8_t)ar;
+			ks->sx = KSX_ARG;
+			continue;
+		}
 		if (ks->skey < 0 && kp_smix_key(k, st->keys[i]) >= 0) {
 			/* c ? copyinstr(argN) : "lit" (SMKEY, kaggs_s) */
 			ks->skey = (int)i;

@@ -626,7 +626,8 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	/* a string that faults ends the clause here too */
 	for (i = pl->nops; i < m.n; i++) {
 		if (((pl->ops[i].op == UBPF_K_SEQ ||
-		      pl->ops[i].op == UBPF_K_VACMP) &&
+		      pl->ops[i].op == UBPF_K_VACMP ||
+		      pl->ops[i].op == UBPF_K_AKEY) &&
 		     pl->ops[i].agg) ||
 		    ((pl->ops[i].op == UBPF_K_MLD ||
 		      pl->ops[i].op == UBPF_K_VTIME) &&

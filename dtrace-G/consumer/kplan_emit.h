@@ -45,6 +45,9 @@ bool form_load(struct em *m, uint32_t b);
 
 /* kplan_expr.c */
 void mem_site(struct em *m, struct ubpf_kop *o, const struct node *n);
+/* ... o, the string comparison or AKEY key n, a fault site (fmode):
+ * o->agg */
+void fault_site(struct em *m, struct ubpf_kop *o, const struct node *n);
 bool skey_int(const struct kstmt *ks, unsigned j, const struct d_probe *probe);
 void sdata(struct em *m, const char *s, size_t len);
 void vkey_room(struct em *m, const struct kstmt *ks, struct ubpf_kop *o,

@@ -46,7 +46,7 @@
  * the plan's list (kplan.c's fault mode), which holds every one the
  * clause can reach, so one not found cannot be reached (the plan full).
  */
-static void fault_site(struct em *m, struct ubpf_kop *o, const struct node *n)
+void fault_site(struct em *m, struct ubpf_kop *o, const struct node *n)
 {
 	for (unsigned i = 0; m->k->fmode && i < m->k->nfs; i++)
 		if (m->k->fs[i].n == n)

@@ -417,6 +417,8 @@ bool kp_comm_store(const struct d_prog *p, const struct node *n);
 int kp_str_var_of(const struct d_prog *p, const struct node *n);
 /* ... the N of a key or operand that is copyinstr(argN), or -1 */
 int kp_arg_str(const struct d_kplan *k, const struct node *n);
+/* ... the same, where the kernel keeps self-> variables too (AKEY) */
+int kp_arg_room(const struct d_kplan *k, const struct node *n);
 /* ... of strlen(copyinstr(argN)) or strlen(args[N]) the kernel computes
  * (args[N] a string at the probe: kp_ty_at()), or -1 */
 int kp_arg_strlen(const struct d_kplan *k, const struct node *n);

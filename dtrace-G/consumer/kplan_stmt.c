@@ -396,6 +396,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			o->n = (uint8_t)j;
 			o->slot = (uint16_t)an;
 			o->imm = (int64_t)k->prog->strsize - 1;
+			fault_site(m, o, st->keys[j]); /* fmode's */
 			if (second) {
 				unsigned r1;
 

@@ -116,7 +116,9 @@
  * cgen_svar.c's vkey_at(); split by kplan_merge.c's kp_vkey_pair()),
  * and so are a KV_STR variable and copyinstr(argN), either way round
  * (UBPF_K_AKEY: the argument's room strsize - 1 bytes of seq_read()'s
- * copy, cut as copyinstr() cuts it; not with fault sites).
+ * copy, cut as copyinstr() cuts it; where the kernel keeps self->
+ * variables, a fault site, and so any copyinstr(argN) key there:
+ * kp_arg_room()).
  * What stays user space's: execname beside another string key in one
  * statement but those, other three string keys, a pair of a kaggs_v
  * kind but a variable and a kaggs_s one, a
@@ -994,6 +996,16 @@ static int sarg_of(const struct d_kplan *k, const struct node *n)
 int kp_arg_str(const struct d_kplan *k, const struct node *n)
 {
 	if (!k || !k->vars || k->nostr || k->fmode)
+		return -1;
+	return sarg_of(k, n);
+}
+
+/* ... or as a kaggs_v room (kplan.c's AKEY), which may fault at the
+ * hit where the kernel keeps self-> variables (a fault site: fmode):
+ * N, else -1 */
+int kp_arg_room(const struct d_kplan *k, const struct node *n)
+{
+	if (!k || !k->vars || k->nostr)
 		return -1;
 	return sarg_of(k, n);
 }

@@ -937,9 +937,28 @@ static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 	return true;
 }
 
+/* ... and key j of ks, where it is an argument's string (AKEY: kplan.c's
+ * KSX_ARG), its copy, in the same action */
+static bool akey_site(struct d_kplan *k, const struct kstmt *ks, unsigned j,
+		      unsigned clause, int action)
+{
+	bool first = (int)j == ks->skey && ks->sx == KSX_ARG;
+	bool second = ks->vkey2 && j + 1 == ks->vkey2 && ks->sx2 == KSX_ARG;
+
+	if (!first && !second)
+		return true;
+	if (k->nfs >= UBPF_KFSITES)
+		return false;
+	k->fs[k->nfs++] =
+		(struct kfsite){ ks->st->keys[j], clause, action,
+				 first ? ks->sarg : ks->sarg2, false };
+	return true;
+}
+
 /*
  * fmode: each string comparison of a clause the kernel runs is a fault
- * site, numbered here, with what run.c's report_fault() needs to say
+ * site (and each argument's string an aggregation keys by: AKEY),
+ * numbered here, with what run.c's report_fault() needs to say
  * of it: the clause, the action (run.c's x->action where it is
  * evaluated: 0 in the predicate, an assignment's own, an aggregation's
  * plus the key's index, or plus the keys' count for its value) and
@@ -969,10 +988,14 @@ static bool fsite_assign(struct d_kplan *k)
 					return false;
 				continue;
 			}
-			for (unsigned j = 0; j < st->nkeys; j++)
+			for (unsigned j = 0; j < st->nkeys; j++) {
 				if (!fsite_walk(k, st->keys[j], ci,
 						st->action + (int)j))
 					return false;
+				if (!akey_site(k, ks, j, ci,
+					       st->action + (int)j))
+					return false;
+			}
 			if (st->nargs &&
 			    !fsite_walk(k, st->args[0], ci,
 					st->action + (int)st->nkeys))
@@ -1332,10 +1355,11 @@ void kp_vars_decide(struct d_kplan *k)
 	 * A string the kernel cannot read (a fault) sends the hit to user
 	 * space whole, unflagged (cgen.c), where a clause keeping self->
 	 * variables cannot go.  Such a program has its faults at the hit
-	 * instead (fmode: fsite_assign()), which keys of a string cannot
-	 * (one longer than kaggs_s keeps is no fault, and still goes to
-	 * user space): they stay there.  With more comparisons than the
-	 * record has fault bits for, it compares no strings.
+	 * instead (fmode: fsite_assign()), which SKEY's keys cannot (one
+	 * longer than kaggs_s keeps is no fault, and still goes to user
+	 * space): an argument's string is kaggs_v's there (AKEY), its copy
+	 * a site.  With more comparisons than the record has fault bits
+	 * for, it compares no strings.
 	 */
 	/*
 	 * progenyof()'s walk (UBPF_K_PROG) sends a hit whose chain it

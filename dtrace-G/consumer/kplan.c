@@ -550,6 +550,16 @@ int kp_assigned_var(const struct stmt *st)
 	return e->a->sub;
 }
 
+const struct node *kp_plain_store(const struct stmt *st, unsigned v)
+{
+	const struct node *e = st->e;
+
+	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
+	    !e->a || e->a->op != N_VAR || e->a->sub != (int)v)
+		return NULL;
+	return e->b;
+}
+
 /*
  * The value the store st (kp_assigned_var()) gives its variable: e of
  * v = e; v OP e of v OP= e and v + 1, v - 1 of ++ and -- (pre- or

@@ -178,18 +178,16 @@ static unsigned fvar_leaves(const struct d_kplan *k, const struct stmt *st,
 			    unsigned v, bool *mark, unsigned max,
 			    const struct node **lv)
 {
-	const struct node *e = st->e;
+	const struct node *b = kp_plain_store(st, v);
 	unsigned nl = 0;
 
-	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    e->a->op != N_VAR || e->a->sub != (int)v || e->b->kind != T_STR ||
-	    !fkey_walk(k, e->b, true, lv, &nl, max))
+	if (!b || b->kind != T_STR || !fkey_walk(k, b, true, lv, &nl, max))
 		return 0;
 	for (unsigned l = 0; l < nl; l++)
 		if (!kp_copyinstr_of(lv[l]))
 			return 0;
 	memset(mark, 0, k->prog->nvars * sizeof(*mark));
-	vars_of(e->b, mark);
+	vars_of(b, mark);
 	return mark[v] ? 0 : nl;
 }
 
@@ -215,12 +213,10 @@ static bool fvar_read(const struct d_kplan *k, unsigned v, bool *mark)
 			return true;
 		for (unsigned i = 0; i < c->nflat; i++) {
 			const struct stmt *st = c->flat[i];
-			const struct node *e = st->e;
+			const struct node *b = kp_plain_store(st, v);
 
-			if (st->kind == S_EXPR && e && e->op == N_ASSIGN &&
-			    e->sub == '=' && e->a->op == N_VAR &&
-			    e->a->sub == (int)v) {
-				if (reads_v(k, e->b, v, mark))
+			if (b) {
+				if (reads_v(k, b, v, mark))
 					return true;
 				continue;
 			}
@@ -240,18 +236,20 @@ static unsigned fvar_max(const struct d_kplan *k, unsigned v, bool *mark)
 	return fvar_read(k, v, mark) ? 1 : KP_FLEAVES;
 }
 
-static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark)
+/* Is v a format-time variable?  The leaves its stores may have (fvar_max())
+ * into *max. */
+static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark,
+		    unsigned *max)
 {
 	const struct d_prog *p = k->prog;
 	const struct var *var = &p->vars[v];
 	const struct node *lv[KP_FLEAVES];
 	bool any = false;
-	unsigned max;
 
 	if (var->scope != SC_THIS || var->kind != T_STR || var->ptr ||
 	    var->psou || var->sou)
 		return false;
-	max = fvar_max(k, v, mark);
+	*max = fvar_max(k, v, mark);
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool stored = false;
@@ -261,7 +259,7 @@ static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark)
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct stmt *st = &c->stmts[i];
 
-			if (fvar_leaves(k, st, v, mark, max, lv)) {
+			if (fvar_leaves(k, st, v, mark, *max, lv)) {
 				if (stored)
 					return false;
 				stored = any = true;
@@ -307,10 +305,9 @@ static void fvars_make(struct d_kplan *k)
 
 	k->fvar = xcalloc(nv, sizeof(*k->fvar));
 	for (unsigned v = 0; v < p->nvars; v++) {
-		if (!fvar_is(k, v, mark))
+		if (!fvar_is(k, v, mark, &max))
 			continue;
 		k->fvar[v] = true;
-		max = fvar_max(k, v, mark);
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
 			const struct clause *c = &p->clauses[ci];
 

@@ -428,6 +428,9 @@ bool arg_strlen_at(const struct d_probe *pr, const struct node *n);
 int ident(const struct node *n);
 /* kplan.c: the variable statement st assigns, or -1 */
 int kp_assigned_var(const struct stmt *st);
+/* ... E of st where it is v = E, a statement of its own storing
+ * variable v whole (not an element, not v op= E), else NULL */
+const struct node *kp_plain_store(const struct stmt *st, unsigned v);
 /* ... can the kernel run st?  Its key types into ks */
 bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		struct kstmt *ks);

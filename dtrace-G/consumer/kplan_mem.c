@@ -321,17 +321,6 @@ static bool stmt_reads(struct d_kplan *k, const struct stmt *st, unsigned v,
 	return true;
 }
 
-/* st is `this->p = E` of variable v at a clause's top level: E */
-static const struct node *place_store_of(const struct stmt *st, unsigned v)
-{
-	const struct node *e = st->e;
-
-	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    !e->a || e->a->op != N_VAR || e->a->sub != (int)v)
-		return NULL;
-	return e->b;
-}
-
 bool kp_place_var(struct d_kplan *k, unsigned v)
 {
 	const struct d_prog *p = k->prog;
@@ -350,7 +339,7 @@ bool kp_place_var(struct d_kplan *k, unsigned v)
 			goto no;
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct stmt *st = &c->stmts[i];
-			const struct node *e = place_store_of(st, v);
+			const struct node *e = kp_plain_store(st, v);
 			struct kp_place pl;
 
 			if (!e) {
@@ -378,7 +367,7 @@ bool kp_place_store(const struct d_kplan *k, const struct stmt *st)
 	int v = kp_assigned_var(st);
 
 	return v >= 0 && k->vst[v] == KV_PLACE &&
-	       place_store_of(st, (unsigned)v) != NULL;
+	       kp_plain_store(st, (unsigned)v) != NULL;
 }
 
 /* n itself reads a copy: a load (MLD) or stringof() of a place (MSTR) */

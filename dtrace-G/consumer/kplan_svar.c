@@ -28,12 +28,9 @@
 /* this->v = copyinstr(argN), a statement of its own: N, else -1 */
 static int sarg_store(const struct stmt *st, unsigned v)
 {
-	const struct node *e = st->e;
+	const struct node *b = kp_plain_store(st, v);
 
-	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    e->a->op != N_VAR || e->a->sub != (int)v)
-		return -1;
-	return kp_copyinstr_arg(e->b);
+	return b ? kp_copyinstr_arg(b) : -1;
 }
 
 /* Does statement st (and what it holds) touch variable v, or store it? */
@@ -390,7 +387,7 @@ bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 			return false;
 		for (unsigned i = 0; i < c->nflat; i++) { /* branches too */
 			const struct stmt *st = c->flat[i];
-			const struct node *e = st->e;
+			const struct node *e = st->e, *b;
 
 			if (st->kind == S_IF) { /* its condition (its
 						 * branches: their own) */
@@ -398,20 +395,18 @@ bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 					return false;
 				continue;
 			}
-			if (st->kind == S_EXPR && e && e->op == N_ASSIGN &&
-			    e->sub == '=' && e->a->op == N_VAR &&
-			    e->a->sub == (int)v) {
-				bool clr = kp_str_clear(e->b);
+			if ((b = kp_plain_store(st, v))) {
+				bool clr = kp_str_clear(b);
 
-				if (!clr && !kp_copyinstr_of(e->b) &&
-				    !kp_str_lit_store(p, e->b) &&
-				    !kp_comm_store(p, e->b) &&
-				    kp_str_var_of(p, e->b) < 0 &&
+				if (!clr && !kp_copyinstr_of(b) &&
+				    !kp_str_lit_store(p, b) &&
+				    !kp_comm_store(p, b) &&
+				    kp_str_var_of(p, b) < 0 &&
 				    !(k->fvar && k->fvar[v])) /* kplan_fkey.c */
 					return false;
 				copy |= !clr;
 				memset(mark, 0, p->nvars * sizeof(*mark));
-				vars_of(e->b, mark);
+				vars_of(b, mark);
 				if (mark[v])
 					return false;
 				continue;

@@ -82,6 +82,25 @@ same() {
 	run_join
 	same_check "$1" "$4"
 }
+
+# errors FILE [RE]: FILE's ERROR clause lines (those RE matches, else
+# every '^ERROR '), each distinct one with its count, joined by |
+errors() {
+	grep "${2:-^ERROR }" "$1" | sort | uniq -c | sed 's/^ *//' |
+		paste -sd'|' -
+}
+
+# pair_same NAME COUNT WHAT FAULTS: same for NAME.d on ./cgout pair, and
+# at 256 and 16 its ERROR lines FAULTS (errors())
+pair_same() {
+	same_bg "$1" "$1.d" pair
+	run_join
+	same_check "$1" "$2"
+	for xo in '' '-x strsize=16'; do
+		expect_eq "$3${xo:+ ($xo)}: the faults" "$4" \
+			"$(errors "$1${xo:+-16}.1.txt")"
+	done
+}
 same_bg() {
 	for xo in '' '-x strsize=16'; do
 		sm_o=$1${xo:+-16}
@@ -603,8 +622,7 @@ for xo in '' '-x strsize=16'; do
 		$d1.err
 	# (ERROR's epid, action, -1, invalid address, the address)
 	expect_eq "$w: the faults" '2 ERROR 1 1 -1 1 0x10|2 ERROR 2 3 -1 1 0x10' \
-		"$(grep '^ERROR [12] ' $d1 | sort | uniq -c |
-			sed 's/^ *//' | paste -sd'|' -)"
+		"$(errors $d1 '^ERROR [12] ')"
 	expect_eq "$w: each hit's first leaf's fault" 8 \
 		"$(grep -c '^ERROR 3 1 -1 1 0x10[0-7]$' $d1)"
 	expect_eq "$w: no second leaf's" 0 "$(grep -c '^ERROR 3 .* 0x20' $d1)"
@@ -627,18 +645,12 @@ pid$target::hit2:entry { this->q = copyinstr(arg2); @a[copyinstr(arg0), this->q]
 pid$target::hit2:entry { this->q = copyinstr(arg0); @f[basename(copyinstr(arg2)), "func", this->q] = count(); }
 dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
 EOF2
-same_bg akey akey.d pair
-run_join
-same_check akey 2
-for xo in '' '-x strsize=16'; do
-	w="an argument's string beside a variable${xo:+ ($xo)}"
-	a1=akey${xo:+-16}.1.txt
-	# (each clause, each side's 0x10: the whole hit in user space)
-	expect_eq "$w: the faults" '1 ERROR 1 1 -1 1 0x10|1 ERROR 1 2 -1 1 0x10|1 ERROR 2 1 -1 1 0x10|1 ERROR 2 2 -1 1 0x10' \
-		"$(grep '^ERROR ' $a1 | sort | uniq -c | sed 's/^ *//' |
-			paste -sd'|' -)"
-	expect_grep "$w: the records" '^dtrace: BPF: .* 2 records read$' \
-		$a1.err
+# (each clause, each side's 0x10: the whole hit in user space)
+pair_same akey 2 "an argument's string beside a variable" \
+	'1 ERROR 1 1 -1 1 0x10|1 ERROR 1 2 -1 1 0x10|1 ERROR 2 1 -1 1 0x10|1 ERROR 2 2 -1 1 0x10'
+for a1 in akey.1.txt akey-16.1.txt; do
+	expect_grep "an argument's string beside a variable ($a1): the records" \
+		'^dtrace: BPF: .* 2 records read$' $a1.err
 done
 # (the 100 'b's, cut at 15 by 16)
 expect_grep "an argument's string beside a variable: a key past 64 bytes" \
@@ -687,16 +699,8 @@ pid$target::hit2:entry { self->k++; @p[self->k > 1, basename(copyinstr(arg2)), "
 pid$target::hit2:entry /self->k/ { @q[copyinstr(arg0), copyinstr(arg2)] = sum(self->k); }
 dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
 EOF2
-same_bg fpair fpair.d pair
-run_join
-same_check fpair 2
-for xo in '' '-x strsize=16'; do
-	w="two arguments' strings keyed beside self-> variables${xo:+ ($xo)}"
-	f1=fpair${xo:+-16}.1.txt
-	expect_eq "$w: the faults" '1 ERROR 1 3 -1 1 0x10|1 ERROR 1 5 -1 1 0x10|1 ERROR 2 1 -1 1 0x10|1 ERROR 2 2 -1 1 0x10' \
-		"$(grep '^ERROR ' $f1 | sort | uniq -c | sed 's/^ *//' |
-			paste -sd'|' -)"
-done
+pair_same fpair 2 "two arguments' strings keyed beside self-> variables" \
+	'1 ERROR 1 3 -1 1 0x10|1 ERROR 1 5 -1 1 0x10|1 ERROR 2 1 -1 1 0x10|1 ERROR 2 2 -1 1 0x10'
 
 # A string variable ordered against a literal (VSEQ with an order,
 # cgen_svar.c's vseq_ord(): the variable zero-padded, the literal's

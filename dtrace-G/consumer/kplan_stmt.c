@@ -64,6 +64,27 @@ static struct ubpf_kop *apre_ostr(const struct d_kplan *k, struct em *m,
 	return o;
 }
 
+/*
+ * o, a kaggs_v key instruction whose room holds a string of strsize - 1
+ * bytes at most (VKEY, AKEY): imm that bound; a pair's second (second:
+ * kplan.c's vkey_pair()) sz the words of the first's room before it,
+ * else step the map's room where it is longer (zeroed whole: a pair's
+ * elsewhere)
+ */
+static void whole_room(const struct d_kplan *k, const struct kstmt *ks,
+		       struct ubpf_kop *o, bool second)
+{
+	o->imm = (int64_t)k->prog->strsize - 1;
+	if (second) {
+		unsigned r1;
+
+		(void)kp_vkey_pair(k, ks, &r1);
+		o->sz = (uint8_t)(r1 / 8);
+	} else if (kp_vkey_imm(k) > o->imm) {
+		o->step = (uint16_t)kp_vkey_imm(k);
+	}
+}
+
 /* Statement i of clause's flat list (not an if), as kp_clause_emit()
  * makes it; pl the plan, m->pl */
 static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
@@ -373,20 +394,14 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			var_op(m, o, (unsigned)(second ? ks->svar2 : ks->svar));
 			o->levels = o->n;
 			o->n = (uint8_t)j;
-			o->imm = (int64_t)k->prog->strsize - 1;
-			if (second) {
-				unsigned r1;
-
-				(void)kp_vkey_pair(k, ks, &r1);
-				o->sz = (uint8_t)(r1 / 8);
-			} else if (kp_vkey_imm(k) > o->imm) {
-				o->step = (uint16_t)kp_vkey_imm(k);
-			}
+			whole_room(k, ks, o, second);
 			continue;
 		}
 		if (((int)j == ks->skey || second) && sx == KSX_ARG) {
-			/* an argument's string beside a variable's, in
-			 * its room of the pair (kplan.c's vkey_pair()) */
+			/* an argument's string, in its room of the pair
+			 * (kplan.c's vkey_pair()), or alone where the
+			 * kernel keeps self-> variables (its copy a fault
+			 * site there) */
 			unsigned an = second ? ks->sarg2 : ks->sarg;
 
 			if (kp_args_index(st->keys[j]) >= 0 &&
@@ -395,16 +410,8 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			o = put(m, UBPF_K_AKEY, 0, 0);
 			o->n = (uint8_t)j;
 			o->slot = (uint16_t)an;
-			o->imm = (int64_t)k->prog->strsize - 1;
 			fault_site(m, o, st->keys[j]); /* fmode's */
-			if (second) {
-				unsigned r1;
-
-				(void)kp_vkey_pair(k, ks, &r1);
-				o->sz = (uint8_t)(r1 / 8);
-			} else if (kp_vkey_imm(k) > o->imm) {
-				o->step = (uint16_t)kp_vkey_imm(k);
-			}
+			whole_room(k, ks, o, second);
 			continue;
 		}
 		if (j + 1 == ks->skey2 && ks->skey >= 0) {

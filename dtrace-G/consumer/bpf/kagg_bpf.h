@@ -372,13 +372,17 @@ enum {
 		      * offset, what its record's registers are
 		      * (kplan_expr.c's kp_ureg()); never at a kernel
 		      * probe */
-	UBPF_K_AKEY, /* key n is copyinstr(argument slot) as SKEY reads it
-		      * (seq_read()'s copy; a string that cannot be read,
-		      * or that the copy cut, sends the hit to user space
-		      * whole: no fault sites), cut to imm bytes (strsize
-		      * - 1), in a kaggs_v room beside a string
-		      * variable's, for an AGG with UBPF_KF_VPAIR: step and
-		      * sz as VKEY's (../kplan.c's vkey_pair()) */
+	UBPF_K_AKEY, /* key n is copyinstr(argument slot) (seq_read()'s
+		      * copy, as SEQ's), cut to imm bytes (strsize - 1), in
+		      * a kaggs_v room (an AGG with UBPF_KF_VKEY: a pair's
+		      * with UBPF_KF_VPAIR beside a string variable's, or
+		      * alone or beside any other where the kernel keeps
+		      * self-> variables), step and sz as VKEY's
+		      * (../kplan.c's vkey_pair()); agg 0: a string that
+		      * cannot be read, or that the copy cut, sends the hit
+		      * to user space whole, else agg is its fault site + 1,
+		      * as SEQ's: one that cannot be read sets the site's
+		      * bits and goes to jump, its clause's end */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 

@@ -76,9 +76,11 @@
 #		quantize(timestamp - self->t); } enter { self->t =
 #		timestamp; } (bpftrace: @t[tid] = nsecs, @[str(arg1)] =
 #		hist(nsecs - @t[tid])): an argument's string keyed beside
-#		self-> variables, a 256-byte kaggs_v room with its fault
-#		site (kplan.c's AKEY) where bpftrace keys 64 bytes; before,
-#		a record a hit
+#		self-> variables, a kaggs_v room of strsize's 256 bytes
+#		with its fault site (kplan.c's AKEY), looked up in
+#		kaggs_w by its first 32 where the string ends within them
+#		(pair's names do: cgen_agg.c), where bpftrace keys 64
+#		bytes; before, a record a hit
 # $ROUNDS rounds per row, each running both tools on targets of their
 # own, bpftrace first in odd rounds and ours first in even ones (the
 # tool run second paid 10-20% more here: the strpred row read 0.86-1.38

@@ -604,7 +604,7 @@ static int arg_room(const struct d_kplan *k, const struct node *n)
 {
 	if (n->op == N_ARGS || !kp_strsize_fixed(k))
 		return -1;
-	return k->fmode ? kp_arg_room(k, n) : kp_arg_str(k, n);
+	return kp_arg_room(k, n);
 }
 
 /*

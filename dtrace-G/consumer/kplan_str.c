@@ -992,22 +992,20 @@ static int sarg_of(const struct d_kplan *k, const struct node *n)
 	return kp_copyinstr_arg(n);
 }
 
-/* copyinstr(argN) as a key (kaggs_s, generated programs): N, else -1 */
-int kp_arg_str(const struct d_kplan *k, const struct node *n)
-{
-	if (!k || !k->vars || k->nostr || k->fmode)
-		return -1;
-	return sarg_of(k, n);
-}
-
-/* ... or as a kaggs_v room (kplan.c's AKEY), which may fault at the
- * hit where the kernel keeps self-> variables (a fault site: fmode):
- * N, else -1 */
+/* copyinstr(argN) as a kaggs_v room (kplan.c's AKEY), which may fault
+ * at the hit where the kernel keeps self-> variables (a fault site:
+ * fmode): N, else -1 */
 int kp_arg_room(const struct d_kplan *k, const struct node *n)
 {
 	if (!k || !k->vars || k->nostr)
 		return -1;
 	return sarg_of(k, n);
+}
+
+/* ... as a key of kaggs_s (SKEY: no fault site, so not in fmode) */
+int kp_arg_str(const struct d_kplan *k, const struct node *n)
+{
+	return k && !k->fmode ? kp_arg_room(k, n) : -1;
 }
 
 /*

@@ -892,6 +892,8 @@ size_t bpf_kagg_tls_move(struct bpf_kagg *k, pid_t tid)
 
 void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid)
 {
+	size_t n;
+
 	if (!k || !k->cgen || k->tlsu_fd < 0 || k->tlsufull_fd < 0 || tid <= 0)
 		return;
 	for (size_t i = 0; i < k->ntmoved; i++)
@@ -901,8 +903,11 @@ void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid)
 		return;
 	k->tmoved = xpush_room(k->tmoved, k->ntmoved, sizeof(*k->tmoved));
 	k->tmoved[k->ntmoved++] = tid;
-	k->tls_mthreads++;
-	k->tls_moved += bpf_kagg_tls_move(k, tid);
+	/* (-v counts the threads that had entries to move: one whose
+	 * record came before any store of the kernel's has none) */
+	n = bpf_kagg_tls_move(k, tid);
+	k->tls_mthreads += n > 0;
+	k->tls_moved += n;
 }
 
 /*

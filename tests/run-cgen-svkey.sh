@@ -628,6 +628,65 @@ for xo in '' '-x strsize=16'; do
 	expect_eq "$w: no second leaf's" 0 "$(grep -c '^ERROR 3 .* 0x20' $d1)"
 done
 
+# Printed whole (kplan_fkey.c's kp_fvar_out()): a this-> string holding
+# a function of up to four copyinstr() leaves, read only as whole
+# printf() and trace() arguments after its clause's store: the store
+# copies each leaf into a room of its own (UBPF_KTSTR's), in run.c's
+# order, the first fault ending the clause with its address at the
+# store's action; a printed read copies the rooms into the record and
+# dtrace evaluates the store's tree over them.  Two clauses of one
+# variable (two trees), one whose both leaves fault (0x100 + i before
+# 0x200 + i), one that keys too (one leaf: the key's), one read twice.
+# Byte for byte DTRACE_CGEN=0's at 256 and 16, ERROR's arguments
+# included; this tree before left these clauses to user space ("a
+# string the kernel does not keep").
+cat >prn.d <<'EOF2'
+pid$target::hit2:entry { this->n = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg2)); printf("n %d %s|\n", arg1, this->n); @c[arg1] = count(); }
+pid$target::hit2:entry { @s[arg1] = sum(arg1); this->n = toupper(strjoin(substr(copyinstr(arg2), 1), copyinstr(arg0))); trace(this->n); printf("\n"); }
+pid$target::hit2:entry { this->m = strjoin(copyinstr(arg1 + 0x100), basename(copyinstr(arg1 + 0x200))); printf("m %d %s\n", arg1, this->m); @m[arg1] = count(); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+cat >prb.d <<'EOF2'
+pid$target::hit2:entry { this->b = basename(copyinstr(arg2)); printf("b %s\n", this->b); @b[this->b] = count(); }
+pid$target::hit2:entry { this->d = strjoin(dirname(copyinstr(arg0)), copyinstr(arg2)); printf("d %s %s\n", this->d, this->d); @d[arg1] = sum(arg1); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+same_bg prn prn.d pair
+same_bg prb prb.d pair
+run_join
+for xo in '' '-x strsize=16'; do
+	w="a printed this-> string${xo:+ ($xo)}"
+	p1=prn${xo:+-16}.1.txt b1=prb${xo:+-16}.1.txt
+	for f in prn prb; do
+		o=$f${xo:+-16}
+		expect_file_eq "$w ($f.d): DTRACE_CGEN=0's output" \
+			$o.0.txt $o.1.txt
+		expect_eq "$w ($f.d): the faults reported" \
+			"$(grep 'error on enabled probe' $o.0.txt.err |
+				sed 's/pid[0-9]*:/pid:/')" \
+			"$(grep 'error on enabled probe' $o.1.txt.err |
+				sed 's/pid[0-9]*:/pid:/')"
+	done
+	expect_grep "$w: -v" \
+		'^dtrace: 3 clauses printing values computed in the kernel$' \
+		$p1.err
+	# (each side's 0x10 in the two first clauses, at each one's
+	# copy; every hit's first leaf in the third, its second never)
+	expect_eq "$w: the faults" '2 ERROR 1 1 -1 1 0x10|2 ERROR 2 3 -1 1 0x10' \
+		"$(errors $p1 '^ERROR [12] ')"
+	expect_eq "$w: each hit's first leaf's fault" 8 \
+		"$(grep -c '^ERROR 3 1 -1 1 0x10[0-7]$' $p1)"
+	expect_eq "$w: no second leaf's" 0 "$(grep -c '^ERROR 3 .* 0x20' $p1)"
+	expect_grep "$w: the joined strings" '^n 0 left-0::right-0|$' $p1
+	expect_grep "$w: keyed and printed: -v" \
+		'^dtrace: 2 clauses printing values computed in the kernel$' \
+		$b1.err
+done
+expect_grep "a printed this-> string: a tree over two rooms" \
+	'^IGHT-7LEFT-7 *$' prn.1.txt
+expect_grep "a printed this-> string (16): cut as the store cuts" \
+	'^n 3 b\{15\}|$' prn-16.1.txt
+
 # An argument's string beside a string variable in one key (AKEY: kplan.c's
 # vkey_pair(), cgen_svar.c's akey()), either way round, as the toolkit's
 # js_calls.d and rb_calls.d key @calls[basename(copyinstr(arg0)), "func",

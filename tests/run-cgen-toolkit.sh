@@ -699,15 +699,81 @@ for c in 2 3; do
 		colorsu.1.err
 done
 
+# Printed whole (kplan_fkey.c's kp_fvar_out()): the toolkit's and the
+# book's rb_flowinfo.d (and rb_syscolors.d, rb_syscalls.d) print
+# this->name = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1)):
+# the kernel copies each leaf into a room of its own at the store, the
+# printf() copies the rooms into the record, and dtrace evaluates the
+# store's tree over them when it formats.  Both clauses the kernel's
+# (this tree before left them, and the self-> variables they touch, to
+# user space: "this->name is a string the kernel does not keep"),
+# three ways at strsize 256, 8 and 2, the known lines at 256.
+cat >flowinfo.d <<'EOF'
+self int depth;
+
+interp$target:::function-entry,
+interp$target:::function-return
+/self->last == 0/
+{
+	self->last = arg2;
+}
+
+interp$target:::function-entry
+{
+	this->delta = (arg2 - self->last);
+	this->name = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1));
+	printf("%10d  %16s:%-4d %-8s %*s-> %s\n", this->delta,
+	    basename(copyinstr(arg0)), arg2, "method", self->depth * 2, "",
+	    this->name);
+	self->depth++;
+	self->last = arg2;
+}
+
+interp$target:::function-return
+{
+	this->delta = (arg2 - self->last);
+	self->depth -= self->depth > 0 ? 1 : 0;
+	this->name = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1));
+	printf("%10d  %16s:%-4d %-8s %*s<- %s\n", this->delta,
+	    basename(copyinstr(arg0)), arg2, "method", self->depth * 2, "",
+	    this->name);
+	self->last = arg2;
+}
+EOF
+for x in '' 8 2; do
+	three flowinfo$x flowinfo.d ctime.txt ${x:+-x strsize=$x}
+	expect_grep "flowinfo$x: -v, the printing clauses" \
+		'^dtrace: 2 clauses printing values computed in the kernel$' \
+		flowinfo$x.1.err
+	kernel flowinfo$x 1
+done
+# (delta, file, line, indent, arrow, function)
+printf '%s\n' '0 a.py 10 0 -> f' '10 a.py 20 2 -> g' '1 b.py 21 4 -> h' \
+	'3 b.py 24 4 <- h' '6 a.py 30 2 <- g' '1 a.py 31 2 -> g' \
+	'1 a.py 32 2 <- g' '8 a.py 40 0 <- f' '1 a.py 41 0 <- f' \
+	'9 c.py 50 0 -> k' '-5 c.py 45 0 <- k' |
+	while read -r d f l i a n; do
+		printf '%10d  %16s:%-4d %-8s %*s%s %s::%s\n' \
+			"$d" "$f" "$l" method "$i" '' "$a" "$f" "$n"
+	done >flowinfo.exp
+echo >>flowinfo.exp
+expect_file_eq "flowinfo: the lines" flowinfo.exp flowinfo.1
+# names of 254 bytes and paths past 64 (mix.txt's, both ways): the
+# joined name cut at strsize - 1 as run.c's store cuts it
+three flowinfom flowinfo.d colorsm.txt
+kernel flowinfom 1
+
 # as before, user space's, the output the same three ways: the variable
-# printed, stored twice (the toolkit's this->file = this->file != NULL ?
-# this->file : "."), read in a predicate, or read where no store of its
-# clause came first
+# printed inside a tree (its store's tree and the printed one are two
+# evaluations: only a whole argument is printed from the rooms), stored
+# twice (the toolkit's this->file = this->file != NULL ? this->file :
+# "."), read in a predicate, or read where no store of its clause came
+# first
 cat >fvaru.d <<'EOF'
 interp$target:::function-entry
 {
 	this->a = basename(copyinstr(arg0));
-	printf("%s\n", this->a);
+	printf("%s\n", strjoin(this->a, "!"));
 	@a[this->a] = count();
 }
 

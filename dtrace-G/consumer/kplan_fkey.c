@@ -88,6 +88,13 @@ struct kp_fsh {
 	struct node var[UBPF_KMAXKEYS];
 };
 
+/* A printed read of a format-time variable: the argument, and the store
+ * before it in its clause */
+struct kp_fpr {
+	const struct node *n;
+	const struct kp_fst *f;
+};
+
 /* A format-time variable's store (k->fvar) and its copy, v = L */
 struct kp_fst {
 	const struct stmt *st; /* the program's this->v = T */
@@ -148,9 +155,10 @@ static bool fkey_const(const struct d_kplan *k, const struct node *n)
  * A this-> string v whose every store is this->v = T at its clause's
  * top level, T a tree fkey_walk() takes over a copyinstr() leaf L (not
  * reading v), one store a clause at most, and whose every read is an
- * aggregation's whole key at the clause's top level after that
- * clause's store (none in a predicate, an if, a printed value, before
- * the store or in a clause without one), is kept by the kernel as L's
+ * aggregation's whole key or a whole printf() or trace() argument
+ * (below) at the clause's top level after that clause's store (none in
+ * a predicate, an if, inside another tree, before the store or in a
+ * clause without one), is kept by the kernel as L's
  * bytes: the store's copy this->v = L is a KV_STR store as any
  * (kplan_out.c's kp_sstr_ok() takes the copy: SSTR, its fault the
  * store's, ending the clause as run.c's copyinstr() inside T does), and
@@ -162,6 +170,25 @@ static bool fkey_const(const struct d_kplan *k, const struct node *n)
  * process again.  The variable's nodes in the program are never a
  * KV_STR read (kp_out_svar()): the kernel's bytes are L's, not T's, so
  * only the copies' nodes (the store's place, the keys') are.
+ *
+ * A printed one (doc/DESIGN.md §8 "A format-time this-> string
+ * printed"), read only as whole printf() and trace() arguments (the
+ * toolkit's and the book's rb_flowinfo.d print this->name =
+ * strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1))), may have
+ * up to KP_FLEAVES leaves, each copied by the store into a room of its
+ * own (k->frooms[v] of UBPF_KTSTR's, kplan_vars.c; kplan_stmt.c's
+ * SSTRs), in d_eval()'s order, the first that faults ending the
+ * clause at the store's action as a dead one's (below).  Each printed
+ * read (fprs_add(), kp_fvar_out()) is an argument dtrace computes from
+ * leaves (kplan_out.c's out_ftime()): an OVSTR of each room into the
+ * record, then d_eval_pinned() of the store's T, each leaf of T
+ * pinned to its room's bytes, the result cut at strsize - 1 as run.c's
+ * store cuts a string.  Exact because the rooms hold what run.c's
+ * copyinstr()s read at the store (the same reads, cut alike), nothing
+ * between the store and the read changes them (one store a clause,
+ * read after it in that clause), and T is a pure function of its
+ * leaves and strsize, as any printed tree is.  A variable that also
+ * keys has one leaf (the merge pins one), its one room the key's too.
  *
  * A dead one, never read anywhere (fvar_read(): the toolkit's
  * *_syscolors.d store this->name = strjoin(strjoin(copyinstr(arg1),
@@ -229,11 +256,51 @@ static bool fvar_read(const struct d_kplan *k, unsigned v, bool *mark)
 	return false;
 }
 
-/* The leaves a store of v may have: one, or, where v is dead, up to
- * KP_FLEAVES (each copied in d_eval()'s order by the store's copy) */
-static unsigned fvar_max(const struct d_kplan *k, unsigned v, bool *mark)
+/* Is v an aggregation's key anywhere? */
+static bool fvar_keyed(const struct d_kplan *k, unsigned v)
 {
-	return fvar_read(k, v, mark) ? 1 : KP_FLEAVES;
+	const struct d_prog *p = k->prog;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		for (unsigned i = 0; i < p->clauses[ci].nflat; i++) {
+			const struct stmt *st = p->clauses[ci].flat[i];
+
+			for (unsigned j = 0; st->kind == S_AGG && j < st->nkeys;
+			     j++)
+				if (st->keys[j]->op == N_VAR &&
+				    st->keys[j]->sub == (int)v)
+					return true;
+		}
+	return false;
+}
+
+/* The leaves a store of v may have: one where v keys (the merge pins
+ * one), else up to KP_FLEAVES (each copied in d_eval()'s order by the
+ * store's copy: a dead v's into its one room, a printed v's into a
+ * room each) */
+static unsigned fvar_max(const struct d_kplan *k, unsigned v)
+{
+	return fvar_keyed(k, v) ? 1 : KP_FLEAVES;
+}
+
+/* Is st, after v's store in its clause, a printf() or trace() whose
+ * every argument reading v is v whole?  Into *reads, whether one is. */
+static bool fvar_printed(const struct d_kplan *k, const struct stmt *st,
+			 unsigned v, bool *mark, bool *reads)
+{
+	*reads = false;
+	if ((st->kind != S_PRINTF && st->kind != S_TRACE) ||
+	    (st->kind == S_PRINTF && st->e && reads_v(k, st->e, v, mark)))
+		return false;
+	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+		const struct node *a = kp_out_node(st, j);
+
+		if (a->op == N_VAR && a->sub == (int)v)
+			*reads = true;
+		else if (reads_v(k, a, v, mark))
+			return false;
+	}
+	return true;
 }
 
 /* Is v a format-time variable?  The leaves its stores may have (fvar_max())
@@ -244,12 +311,12 @@ static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark,
 	const struct d_prog *p = k->prog;
 	const struct var *var = &p->vars[v];
 	const struct node *lv[KP_FLEAVES];
-	bool any = false;
+	bool any = false, printed;
 
 	if (var->scope != SC_THIS || var->kind != T_STR || var->ptr ||
 	    var->psou || var->sou)
 		return false;
-	*max = fvar_max(k, v, mark);
+	*max = fvar_max(k, v);
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool stored = false;
@@ -269,6 +336,9 @@ static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark,
 			stmts_vars(st, 1, mark);
 			if (!mark[v])
 				continue;
+			if (stored && fvar_printed(k, st, v, mark, &printed) &&
+			    printed)
+				continue;
 			if (!stored || st->kind != S_AGG ||
 			    reads_v(k, st->e, v, mark))
 				return false;
@@ -283,6 +353,25 @@ static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark,
 		}
 	}
 	return any;
+}
+
+/* Statement st of v's clause after its store f: its whole reads of v
+ * (fvar_printed()), printed from f's leaves */
+static void fprs_add(struct d_kplan *k, const struct stmt *st, unsigned v,
+		     const struct kp_fst *f, bool *mark)
+{
+	bool reads;
+
+	if (!fvar_printed(k, st, v, mark, &reads) || !reads)
+		return;
+	for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+		const struct node *a = kp_out_node(st, j);
+
+		if (a->op != N_VAR || a->sub != (int)v)
+			continue;
+		k->fpr = xrealloc(k->fpr, k->nfpr + 1, sizeof(*k->fpr));
+		k->fpr[k->nfpr++] = (struct kp_fpr){ .n = a, .f = f };
+	}
 }
 
 /* The store of format-time variable v in clause ci (fvar_is(): one) */
@@ -304,12 +393,20 @@ static void fvars_make(struct d_kplan *k)
 	unsigned max;
 
 	k->fvar = xcalloc(nv, sizeof(*k->fvar));
+	k->frooms = xcalloc(nv, sizeof(*k->frooms));
 	for (unsigned v = 0; v < p->nvars; v++) {
+		/* (a printed one's leaves a room each; a dead one's, or
+		 * one that keys, one room) */
+		bool rooms;
+
+		k->frooms[v] = 1;
 		if (!fvar_is(k, v, mark, &max))
 			continue;
 		k->fvar[v] = true;
+		rooms = fvar_read(k, v, mark) && !fvar_keyed(k, v);
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
 			const struct clause *c = &p->clauses[ci];
+			const struct kp_fst *last = NULL;
 
 			for (unsigned i = 0; i < c->nstmts; i++) {
 				const struct stmt *st = &c->stmts[i];
@@ -317,9 +414,13 @@ static void fvars_make(struct d_kplan *k)
 				unsigned nl =
 					fvar_leaves(k, st, v, mark, max, lv);
 				struct kp_fst *f;
-
-				if (!nl)
+				if (!nl) {
+					if (last)
+						fprs_add(k, st, v, last, mark);
 					continue;
+				}
+				if (rooms && nl > k->frooms[v])
+					k->frooms[v] = nl;
 				k->fst = xrealloc(k->fst, k->nfst + 1,
 						  sizeof(*k->fst));
 				f = k->fst[k->nfst++] = xcalloc(1, sizeof(*f));
@@ -336,10 +437,36 @@ static void fvars_make(struct d_kplan *k)
 				f->e.b = (struct node *)lv[0];
 				f->sh = *st;
 				f->sh.e = &f->e;
+				last = f;
 			}
 		}
 	}
 	free(mark);
+}
+
+unsigned kp_fvar_rooms(const struct d_kplan *k, unsigned v)
+{
+	return k->frooms && v < k->prog->nvars ? k->frooms[v] : 1;
+}
+
+int kp_fvar_out(const struct d_kplan *k, const struct node *a,
+		struct kp_leaf *lv, const struct node **tree)
+{
+	const struct kp_fst *f = NULL;
+
+	for (unsigned i = 0; i < k->nfpr && !f; i++)
+		if (k->fpr[i].n == a)
+			f = k->fpr[i].f;
+	if (!f)
+		return 0;
+	for (unsigned l = 0; l < f->nleaves; l++)
+		lv[l] = (struct kp_leaf){ .n = f->leaves[l],
+					  .kind = UBPF_K_OVSTR,
+					  .var = f->v,
+					  .room = l };
+	if (tree)
+		*tree = f->tree;
+	return (int)f->nleaves;
 }
 
 const struct stmt *kp_fvar_store(const struct d_kplan *k, const struct stmt *st)
@@ -452,6 +579,8 @@ void kp_fkeys_free(struct d_kplan *k)
 		free(k->fst[i]);
 	free(k->fst);
 	free(k->fvar);
+	free(k->frooms);
+	free(k->fpr);
 }
 
 const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,

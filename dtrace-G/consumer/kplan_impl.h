@@ -129,10 +129,15 @@ struct d_kplan {
 	struct kp_fsh **fsh;
 	unsigned nfsh;
 	/* per variable: a this-> string holding a format-time value, only
-	 * keyed by (kplan_fkey.c's fvar_is()); its stores' copies */
+	 * keyed by or printed whole (kplan_fkey.c's fvar_is()); its
+	 * stores' copies; the rooms it takes (UBPF_KTSTR's: a printed
+	 * one's a leaf each, else 1); its printed reads */
 	bool *fvar;
 	struct kp_fst **fst;
 	unsigned nfst;
+	unsigned *frooms;
+	struct kp_fpr *fpr;
+	unsigned nfpr;
 	/* the this-> reads after a store at their clause's top level,
 	 * typed as set (kplan_vars.c's kp_dset_make(), before typing) */
 	const struct node **dset;
@@ -606,6 +611,9 @@ bool kp_fvar_clone(const struct d_kplan *k, const struct node *n);
 #define KP_FLEAVES 4
 const struct node *const *kp_fvar_leaves(const struct d_kplan *k,
 					 const struct stmt *sh, unsigned *n);
+/* ... the this-> string rooms variable v takes (k->frooms: 1 but for a
+ * printed format-time variable, a leaf each) */
+unsigned kp_fvar_rooms(const struct d_kplan *k, unsigned v);
 void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 		   struct dv *keys, char (*kbuf)[D_STRSIZE]);
 /* ... the globals only BEGIN stores, made; is n a read of one? */
@@ -625,6 +633,9 @@ struct kp_leaf {
 	const struct node *n; /* the leaf (copyinstr(E): OSTR of E) */
 	unsigned kind;	      /* UBPF_K_OUT, UBPF_K_OSTR, UBPF_K_OVSTR */
 	bool cond; /* under a ?: branch, right of && or ||: maybe not read */
+	/* OVSTR: the variable and its room (a printed format-time
+	 * variable's leaf l: room l, kplan_fkey.c's kp_fvar_out()) */
+	unsigned var, room;
 };
 int kp_out_leaves(const struct d_kplan *k, const struct node *a,
 		  struct kp_leaf *lv);
@@ -639,6 +650,16 @@ bool kp_out_names(const struct node *a);
  * whole or not such a tree */
 int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
 		 struct kp_leaf *lv);
+/* ... the tree dtrace evaluates over them: the argument, or where it is
+ * a format-time variable read whole, its store's (kp_fvar_out()) */
+const struct node *kp_out_tree(const struct d_kplan *k, const struct stmt *st,
+			       unsigned j);
+/* kplan_fkey.c: is a a printed read of a format-time variable (a whole
+ * printf() or trace() argument after its clause's store)?  Its store's
+ * leaves, each an OVSTR of its room, into lv, their count, and its
+ * tree into *tree; else 0 */
+int kp_fvar_out(const struct d_kplan *k, const struct node *a,
+		struct kp_leaf *lv, const struct node **tree);
 /* ... may argument j of st (statement of clause ci), not whole, be
  * computed so (its copies' jumps: kplan_out.c)? */
 bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,

@@ -47,7 +47,10 @@
  * or in such a tree, is the record's copy there, taken only where
  * nothing the kernel runs follows in a clause that does not
  * speculate: a record without it faults as dtrace formats it,
- * kp_out_ftime_ok()), or ustack() or jstack()
+ * kp_out_ftime_ok()), or a format-time this-> variable read whole
+ * (kplan_fkey.c's kp_fvar_out(): its store's leaves' rooms, OVSTRs, the
+ * store's tree evaluated as such a tree is: kp_out_tree()), or
+ * ustack() or jstack()
  * printed whole (kp_out_stk(): OSTK, below), in a clause
  * whose every other statement kplan takes (stores, aggregations:
  * kp_stmt_ok()), so the clause is a kernel clause like any other and
@@ -582,9 +585,22 @@ bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j)
 int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
 		 struct kp_leaf *lv)
 {
+	int n;
+
 	if (kp_out_whole(k, st, j))
 		return -1;
-	return kp_out_leaves(k, kp_out_node(st, j), lv);
+	n = kp_fvar_out(k, kp_out_node(st, j), lv, NULL);
+	return n ? n : kp_out_leaves(k, kp_out_node(st, j), lv);
+}
+
+const struct node *kp_out_tree(const struct d_kplan *k, const struct stmt *st,
+			       unsigned j)
+{
+	struct kp_leaf lv[KP_FLEAVES];
+	const struct node *t = kp_out_node(st, j);
+
+	(void)kp_fvar_out(k, t, lv, &t);
+	return t;
 }
 
 /* Does a statement the kernel runs follow st in clause c
@@ -1535,12 +1551,17 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 			abort();
 		p->v = (struct dv){ .s = ls[nls++], .k = K_STR, .tn = 1 };
 	}
-	if (ok &&
-	    (frv = d_eval_pinned(k->prog, r->clause, r->f, kp_out_node(st, j),
-				 pin, (unsigned)nl, v, &str, &faddr))) {
+	if (ok && (frv = d_eval_pinned(k->prog, r->clause, r->f,
+				       kp_out_tree(k, st, j), pin, (unsigned)nl,
+				       v, &str, &faddr))) {
 		arg_fault(r, st, j, faddr, frv == 2); /* 2: pr_psargs's */
 		ok = false;
 	}
+	/* a format-time variable's store's tree: its value as run.c's
+	 * store keeps it, strsize - 1 bytes at most */
+	if (ok && str && kp_out_tree(k, st, j) != kp_out_node(st, j) &&
+	    strlen(str) >= k->prog->strsize)
+		str[k->prog->strsize - 1] = '\0';
 	/* the result's string is d_eval_pinned()'s copy: one per
 	 * argument in r->strs, as a copy's */
 	while (nls)

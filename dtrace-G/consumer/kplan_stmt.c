@@ -178,7 +178,9 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 
 				if (lv[l].kind == UBPF_K_OVSTR) {
 					o = put(m, UBPF_K_OVSTR, 0, 0);
-					var_op(m, o, (unsigned)x->sub);
+					var_op(m, o, lv[l].var);
+					o->slot = (uint16_t)(o->slot +
+							     lv[l].room);
 				} else if (xa >= 0 && apre && ends) {
 					o = apre_ostr(k, m, x, xa);
 				} else {
@@ -306,18 +308,22 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	 * first fault ends the clause, the copies after it unmade) */
 	for (unsigned l = 0; ks->sstr && l < ks->nsleaves; l++) {
 		const struct node *b = ks->sleaves[l];
+		unsigned v = (unsigned)st->e->a->sub;
 
 		if (apre && kp_copyinstr_arg(b) >= 0) {
 			/* R2: seq_read()'s copy, nothing popped, no jump */
 			o = put(m, UBPF_K_SSTR, 0, 0);
-			var_op(m, o, (unsigned)st->e->a->sub);
+			var_op(m, o, v);
 			o->flags = UBPF_KF_APRE;
 			o->step = (uint16_t)kp_copyinstr_arg(b);
 		} else {
 			emit(m, b->args[0]);
 			o = put(m, UBPF_K_SSTR, 1, 0);
-			var_op(m, o, (unsigned)st->e->a->sub);
+			var_op(m, o, v);
 		}
+		/* a printed format-time variable's leaf: its own room */
+		if (kp_fvar_rooms(k, v) > 1)
+			o->slot = (uint16_t)(o->slot + l);
 		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
 	}
 	if (ks->sstr)

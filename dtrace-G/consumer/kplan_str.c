@@ -1189,6 +1189,9 @@ static bool ftime_walk(const struct d_kplan *k, const struct node *n, bool cond,
 				? UBPF_K_OSTR
 				: UBPF_K_OUT;
 		lv[*nl].cond = cond;
+		lv[*nl].var =
+			lv[*nl].kind == UBPF_K_OVSTR ? (unsigned)n->sub : 0;
+		lv[*nl].room = 0;
 		++*nl;
 		return true;
 	}

@@ -1216,7 +1216,8 @@ void kp_vars_decide(struct d_kplan *k)
 		    (var->scope != SC_THIS &&
 		     (var->scope != SC_SELF || k->horizon)) ||
 		    var->kind != T_STR || var->ptr || var->psou ||
-		    (var->scope == SC_THIS && ntstr >= UBPF_KTSTR))
+		    (var->scope == SC_THIS &&
+		     ntstr + kp_fvar_rooms(k, v) > UBPF_KTSTR))
 			continue;
 		if (var->scope == SC_THIS && sarg_key(k, v, mark, nthis))
 			continue;
@@ -1227,8 +1228,10 @@ void kp_vars_decide(struct d_kplan *k)
 		     !str_var(k, v, mark, true)))
 			continue;
 		k->vst[v] = KV_STR;
-		if (var->scope == SC_THIS)
-			k->vslot[v] = (int)ntstr++;
+		if (var->scope == SC_THIS) { /* (a room per leaf printed) */
+			k->vslot[v] = (int)ntstr;
+			ntstr += kp_fvar_rooms(k, v);
+		}
 	}
 	/* this-> strings that are an argument's (not where a string's
 	 * fault is the hit's: the store would be the site) */

@@ -1109,7 +1109,7 @@ static const uint8_t *area_next(struct consumer *c, const struct d_kplan *k,
 	unsigned ord = w->ord++;
 	size_t off = w->off;
 
-	*n = d_kplan_out_bytes(k, clause);
+	*n = d_kplan_out_rec_bytes(k, clause);
 	w->off += *n;
 	memcpy(&h, c->kout, sizeof(h));
 	if (ord >= UBPF_KOUTS || !(h.ran >> ord & 1) ||

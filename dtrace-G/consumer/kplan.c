@@ -1304,6 +1304,7 @@ void d_kplan_free(struct d_kplan *k)
 {
 	if (!k)
 		return;
+	kp_out_memo_free(k);
 	free(k->ok);
 	free(k->tyok);
 	free(k->noslen);

@@ -440,6 +440,8 @@ bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints,
  * area): the clauses that take d_kplan_out_bytes() */
 bool d_kplan_out_area(const struct d_kplan *k, unsigned clause);
 unsigned d_kplan_out_bytes(const struct d_kplan *k, unsigned clause);
+/* ... the same, for the records of a plan made and final: computed once */
+unsigned d_kplan_out_rec_bytes(const struct d_kplan *k, unsigned clause);
 int d_kplan_out_run(const struct d_kplan *k, unsigned clause,
 		    const uint8_t *data, size_t len, const struct d_fire *f,
 		    bool kprobe, FILE *out, FILE *err);

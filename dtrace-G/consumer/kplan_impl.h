@@ -138,6 +138,9 @@ struct d_kplan {
 	unsigned *frooms;
 	struct kp_fpr *fpr;
 	unsigned nfpr;
+	/* per clause: the layout of its out area as the record path reads
+	 * it, made at its first record (kplan_out.c's out_memo()) */
+	struct kp_omemo **omemo;
 	/* the this-> reads after a store at their clause's top level,
 	 * typed as set (kplan_vars.c's kp_dset_make(), before typing) */
 	const struct node **dset;
@@ -664,6 +667,8 @@ int kp_fvar_out(const struct d_kplan *k, const struct node *a,
  * computed so (its copies' jumps: kplan_out.c)? */
 bool kp_out_ftime_ok(const struct d_kplan *k, unsigned ci,
 		     const struct stmt *st, unsigned j);
+/* ... the record path's layouts (out_memo()), freed */
+void kp_out_memo_free(struct d_kplan *k);
 /* ... is a copyinstr(argN, M) of a count the hit computes in argument
  * j of st, in a clause that may fire at a uprobe site, where a
  * statement the kernel runs follows, in a program where the kernel

@@ -1411,6 +1411,111 @@ struct orun {
 	uint64_t haddr;
 };
 
+/*
+ * The record path's layouts (out_memo()).  Which bytes of a clause's
+ * area an argument takes, and how dtrace makes its value from them, is
+ * the plan's: fixed once the plan is made (every form of a statement
+ * lays its values out alike: kp_out_op()), and derived from the tree by
+ * the same walks the plan was made with (kp_out_arg(), kp_out_whole(),
+ * kp_out_ftime(), list_bytes()).  A busy probe prints thousands of
+ * records a second, so each clause's answers are made at its first
+ * record and read from then on; only the values' types, which a
+ * statement's forms change (k->absent), are still asked per record.
+ */
+struct kp_oarg {
+	const struct node *a; /* kp_out_arg() */
+	bool s;		      /* ... its copy (copyinstr(), args[N]) */
+	bool whole;	      /* kp_out_whole() */
+	int nl;		      /* not whole: kp_out_ftime()'s leaves */
+	struct kp_leaf *lv;
+	const struct node *tree; /* ... and kp_out_tree() */
+};
+struct kp_ostmt {
+	struct kp_oarg *args; /* an out statement's, kp_out_nargs() */
+	bool ends;	      /* kp_out_ends() */
+	unsigned body, els;   /* an if's: its branches' bytes */
+};
+struct kp_omemo {
+	unsigned bytes;	     /* d_kplan_out_bytes() */
+	struct kp_ostmt *st; /* per statement of the clause's flat list */
+};
+
+/* Clause's layout; with stmts, its statements' too (out_list()'s: a
+ * clause whose area it walks) */
+static const struct kp_omemo *out_memo(const struct d_kplan *k, unsigned clause,
+				       bool stmts)
+{
+	struct d_kplan *kw = (struct d_kplan *)k;
+	const struct clause *c = &k->prog->clauses[clause];
+	struct kp_omemo *m;
+
+	if (!kw->omemo)
+		kw->omemo = xcalloc(k->prog->nclauses ? k->prog->nclauses : 1,
+				    sizeof(*kw->omemo));
+	if (!kw->omemo[clause]) {
+		kw->omemo[clause] = xcalloc(1, sizeof(*m));
+		kw->omemo[clause]->bytes = d_kplan_out_bytes(k, clause);
+	}
+	m = kw->omemo[clause];
+	if (!stmts || m->st)
+		return m;
+	m->st = xcalloc(c->nflat ? c->nflat : 1, sizeof(*m->st));
+	for (unsigned i = 0; i < c->nflat; i++) {
+		const struct stmt *st = c->flat[i];
+		const struct kstmt *ks = &k->st[k->first[clause] + i];
+		struct kp_ostmt *o = &m->st[i];
+
+		o->ends = kp_out_ends(c, i);
+		if (ks->cond && kp_if_out(k, clause, i)) {
+			o->body = list_bytes(k, clause, st->fbody, st->fels);
+			o->els = list_bytes(k, clause, st->fels, st->fend);
+		}
+		if (!ks->out)
+			continue;
+		o->args = xcalloc(kp_out_nargs(st) ? kp_out_nargs(st) : 1,
+				  sizeof(*o->args));
+		for (unsigned j = 0; j < kp_out_nargs(st); j++) {
+			struct kp_oarg *x = &o->args[j];
+			struct kp_leaf lv[KP_LEAVES];
+
+			x->a = kp_out_arg(st, j, &x->s);
+			x->whole = kp_out_whole(k, st, j);
+			x->nl = x->whole ? -1 : kp_out_ftime(k, st, j, lv);
+			x->tree = kp_out_tree(k, st, j);
+			if (x->nl > 0) {
+				x->lv = xcalloc((size_t)x->nl, sizeof(*x->lv));
+				memcpy(x->lv, lv, (size_t)x->nl * sizeof(*lv));
+			}
+		}
+	}
+	return m;
+}
+
+void kp_out_memo_free(struct d_kplan *k)
+{
+	for (unsigned ci = 0; k->omemo && ci < k->prog->nclauses; ci++) {
+		struct kp_omemo *m = k->omemo[ci];
+		const struct clause *c = &k->prog->clauses[ci];
+
+		for (unsigned i = 0; m && m->st && i < c->nflat; i++) {
+			for (unsigned j = 0;
+			     m->st[i].args && j < kp_out_nargs(c->flat[i]); j++)
+				free(m->st[i].args[j].lv);
+			free(m->st[i].args);
+		}
+		if (m)
+			free(m->st);
+		free(m);
+	}
+	free(k->omemo);
+	k->omemo = NULL;
+}
+
+unsigned d_kplan_out_rec_bytes(const struct d_kplan *k, unsigned clause)
+{
+	return out_memo(k, clause, false)->bytes;
+}
+
 /* A fault at at in action action: kept in hold mode, else reported;
  * r->rv set either way (the walk ends) */
 static void run_fault(struct orun *r, int action, uint64_t at, bool illop)
@@ -1467,13 +1572,13 @@ static bool late_off(const struct orun *r)
  * walk ends (a fault, or not the plan's record).
  */
 static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
-		      bool ends, struct dv *v)
+		      const struct kp_oarg *oa, bool ends, struct dv *v)
 {
 	const struct d_kplan *k = r->k;
-	struct kp_leaf lv[KP_LEAVES];
+	const struct kp_leaf *lv = oa->lv;
 	struct d_pin pin[KP_LEAVES];
 	char *ls[KP_LEAVES]; /* the copies' strings */
-	int nl = kp_out_ftime(k, st, j, lv);
+	int nl = oa->nl;
 	unsigned nls = 0;
 	uint64_t faddr = 0;
 	char *str = NULL;
@@ -1551,15 +1656,14 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 			abort();
 		p->v = (struct dv){ .s = ls[nls++], .k = K_STR, .tn = 1 };
 	}
-	if (ok && (frv = d_eval_pinned(k->prog, r->clause, r->f,
-				       kp_out_tree(k, st, j), pin, (unsigned)nl,
-				       v, &str, &faddr))) {
+	if (ok && (frv = d_eval_pinned(k->prog, r->clause, r->f, oa->tree, pin,
+				       (unsigned)nl, v, &str, &faddr))) {
 		arg_fault(r, st, j, faddr, frv == 2); /* 2: pr_psargs's */
 		ok = false;
 	}
 	/* a format-time variable's store's tree: its value as run.c's
 	 * store keeps it, strsize - 1 bytes at most */
-	if (ok && str && kp_out_tree(k, st, j) != kp_out_node(st, j) &&
+	if (ok && str && oa->tree != kp_out_node(st, j) &&
 	    strlen(str) >= k->prog->strsize)
 		str[k->prog->strsize - 1] = '\0';
 	/* the result's string is d_eval_pinned()'s copy: one per
@@ -1581,11 +1685,13 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 	/* (its typing state: a form's, for the values it printed) */
 	struct d_kplan *kw = (struct d_kplan *)r->k;
 	const struct clause *c = &k->prog->clauses[r->clause];
+	const struct kp_omemo *mo = out_memo(k, r->clause, true);
 	uint32_t was;
 
 	for (unsigned i = from; i < to && !r->rv && r->fat < 0; i++) {
 		const struct stmt *st = c->flat[i];
 		const struct kstmt *ks = &k->st[k->first[r->clause] + i];
+		const struct kp_ostmt *os = &mo->st[i];
 
 		if (ks->cond) {
 			struct dv t;
@@ -1612,11 +1718,9 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 				r->vals[r->nv++] = t;
 			if (taken) {
 				out_list(r, st->fbody, st->fels);
-				r->off += list_bytes(k, r->clause, st->fels,
-						     st->fend);
+				r->off += os->els;
 			} else {
-				r->off += list_bytes(k, r->clause, st->fbody,
-						     st->fels);
+				r->off += os->body;
 				out_list(r, st->fels, st->fend);
 			}
 			continue;
@@ -1665,15 +1769,16 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 		for (unsigned j = 0; j < kp_out_nargs(st) && !r->rv; j++) {
 			struct dv *v = &r->vals[r->nv++];
 			struct ubpf_kostr so;
-			bool s;
-			const struct node *a = kp_out_arg(st, j, &s);
+			const struct kp_oarg *oa = &os->args[j];
+			bool s = oa->s;
+			const struct node *a = oa->a;
 			uint8_t sz = 8, sg = 1;
 			int64_t x;
 			uint64_t fa;
 			char *late = NULL;
 
-			if (!kp_out_whole(k, st, j)) { /* from its leaves */
-				if (!out_ftime(r, st, j, kp_out_ends(c, i), v))
+			if (!oa->whole) { /* from its leaves */
+				if (!out_ftime(r, st, j, oa, os->ends, v))
 					goto done;
 				continue;
 			}
@@ -1717,7 +1822,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			 * reads it (the "Strings at the probe of pages not
 			 * yet touched" paragraph above) */
 			if (so.len < 0 && !r->kprobe && !late_off(r) &&
-			    out_astr(st, j) >= 0 && !kp_out_ends(c, i)) {
+			    out_astr(st, j) >= 0 && !os->ends) {
 				late = d_read_str_late(
 					k->prog, r->f, (uint64_t)so.addr,
 					late_max(k, kp_out_node(st, j), &so),

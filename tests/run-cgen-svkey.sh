@@ -687,6 +687,71 @@ expect_grep "a printed this-> string: a tree over two rooms" \
 expect_grep "a printed this-> string (16): cut as the store cuts" \
 	'^n 3 b\{15\}|$' prn-16.1.txt
 
+# strjoin()s of copies and literals stored (kplan_str.c's "Joins"): the
+# kernel computes the value at the store, each copy in run.c's order,
+# the literal parts between, the whole cut at strsize - 1, and keeps it
+# as any string variable's bytes: keyed beside an integer, printed,
+# measured by strlen(), compared with literals in a predicate and a
+# printed value, a self-> one kept from entry to return; three copies
+# of 100 bytes cut at 255 (and at 15).  A copy that faults ends the
+# clause there, the variable untouched: pair's 0x10 on either side, the
+# return clause then printing and keying the self-> string the last
+# store left ("short<...>" three times).  Byte for byte DTRACE_CGEN=0's
+# at 256 and 16, ERROR's arguments included; this tree before left
+# these clauses to user space ("a string the kernel does not keep").
+cat >join.d <<'EOF2'
+pid$target::hit2:entry { this->n = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg2)); @k[this->n, arg1 & 1] = count(); printf("n %d %s| %d %d\n", arg1, this->n, strlen(this->n), this->n == "same::same"); }
+pid$target::hit2:entry /this->n != "::r"/ { @p[this->n] = sum(arg1); }
+pid$target::hit2:entry { self->j = strjoin(copyinstr(arg2), strjoin("<", strjoin(copyinstr(arg0), ">"))); }
+pid$target::hit2:return { @r[self->j] = count(); trace(self->j); printf("\n"); }
+pid$target::hit2:entry /arg1 == 3/ { this->t = strjoin(copyinstr(arg0), strjoin(copyinstr(arg0), copyinstr(arg0))); printf("t %d %s\n", strlen(this->t), this->t); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+same_bg join join.d pair
+run_join
+same_check join 2
+for xo in '' '-x strsize=16'; do
+	w="strjoin() stored${xo:+ ($xo)}"
+	j1=join${xo:+-16}.1.txt
+	expect_grep "$w: -v, the printing clauses" \
+		'^dtrace: 3 clauses printing values computed in the kernel$' \
+		$j1.err
+	expect_eq "$w: the faults" '2 ERROR 1 1 -1 1 0x10|2 ERROR 3 1 -1 1 0x10' \
+		"$(errors $j1)"
+	expect_eq "$w: a faulted store leaves the variable" 3 \
+		"$(grep -c '^short<' $j1)"
+	expect_grep "$w: compared" '^n 2 same::same| 10 1$' $j1
+done
+expect_grep "strjoin() stored: cut at 255" '^t 255 b\{255\}$' join.1.txt
+expect_grep "strjoin() stored (16): cut at 15" '^t 15 b\{15\}$' join-16.1.txt
+# ... on cut's strings at 256, 9 and 8: copies of strsize - 2, strsize
+# - 1, strsize and more bytes joined twice with a literal between and a
+# literal before one (the join's bytes each part's as copyinstr() cuts
+# it, the whole cut at strsize - 1, measured, keyed and compared), and
+# copies running into the unreadable page, faulting where a read of
+# strsize - 1 bytes reaches it (14, 4 and 2: both clauses, at their
+# stores' first action) and not where it stops before
+cat >jcut.d <<'EOF2'
+pid$target::hit:entry { this->j = strjoin(copyinstr(arg0), strjoin("|", copyinstr(arg0))); @l[arg1, strlen(this->j)] = count(); @k[this->j] = count(); }
+pid$target::hit:entry { self->p = strjoin("<", copyinstr(arg0)); @p[arg1, self->p == "<abc"] = count(); @q[self->p] = sum(arg1); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+jcut_case() {
+	w="strjoin() stored, cut${1:+ ($1)}"
+	cut_both jcut "$w" $1
+	case $1 in
+	'') f=14 ;;
+	*=9) f=4 ;;
+	*) f=2 ;;
+	esac
+	expect_eq "$w: faults" $f "$(grep -c '^ERROR' jcut1.txt)"
+	expect_eq "$w: at the stores' first action" $f \
+		"$(grep -c '^ERROR [12] 1 -1 1 ' jcut1.txt)"
+}
+cgout_bg jcut jcut_case ''
+cgout_bg jcut-9 jcut_case '-x strsize=9'
+cgout_bg jcut-8 jcut_case '-x strsize=8'
+
 # An argument's string beside a string variable in one key (AKEY: kplan.c's
 # vkey_pair(), cgen_svar.c's akey()), either way round, as the toolkit's
 # js_calls.d and rb_calls.d key @calls[basename(copyinstr(arg0)), "func",

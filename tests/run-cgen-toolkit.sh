@@ -597,7 +597,7 @@ expect_file_eq "fvark: the counts and sums" fvark.exp fvark.1
 # the toolkit's *_calltime.d pair with its basename(), times known
 sed 's/this->file = copyinstr(arg0)/this->file = basename(copyinstr(arg0))/' \
 	ctime.d >ctimeb.d
-sed 's|^\(call\|return\) |&/usr/lib/|' ctime.txt >ctimeb.txt
+sed 's#^\(call\|return\) #&/usr/lib/#' ctime.txt >ctimeb.txt
 both ctimeb ctimeb.d ctimeb.txt 2
 expect_file_eq "ctimeb: the counts and times" ctime.exp ctimeb.1
 # ... and as *_cputime.d has it, with vtimestamp: the return clause
@@ -611,6 +611,76 @@ if [ -f /sys/kernel/btf/vmlinux ]; then
 	kernel cputime 2
 	expect_file_eq "cputime: the counts" ctimets.exp cputime.1
 fi
+
+# the toolkit's and the book's rb_calltime.d (rb_cputime.d, rb_calldist.d
+# alike): this->name = strjoin(strjoin(copyinstr(arg0), "::"),
+# copyinstr(arg1)), computed by the kernel at the store (kplan_str.c's
+# "Joins") and keyed beside this->file's basename() as a pair of rooms;
+# and the object-create clause's this->file = this->file != NULL ?
+# this->file : "." after its basename() store, a store that changes
+# nothing (kplan_fkey.c's kp_fvar_noop(): basename() never gives "",
+# and run.c compares "" with NULL as equal).  This tree before left every
+# clause to user space ("key 1, a string the kernel does not key by");
+# now all three are the kernel's, three ways at strsize 256 and 8 (the
+# paths and the joined names cut to 7 bytes, their entries merged), the
+# known counts and times at 256, and basename()s of "/usr/lib/" and "/"
+cat >rbtime.d <<'EOF'
+interp$target:::function-entry
+{
+	self->depth++;
+	self->exclude[self->depth] = 0;
+	self->function[self->depth] = (uint64_t)arg2;
+}
+
+interp$target:::function-return
+/self->function[self->depth]/
+{
+	this->elapsed_incl = (uint64_t)arg2 - self->function[self->depth];
+	this->elapsed_excl = this->elapsed_incl - self->exclude[self->depth];
+	self->function[self->depth] = 0;
+	self->exclude[self->depth] = 0;
+	this->file = basename(copyinstr(arg0));
+	this->name = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1));
+	@num[this->file, "func", this->name] = count();
+	@num["-", "total", "-"] = count();
+	@types_incl[this->file, "func", this->name] = sum(this->elapsed_incl);
+	@types_excl[this->file, "func", this->name] = sum(this->elapsed_excl);
+	@types_excl["-", "total", "-"] = sum(this->elapsed_excl);
+	self->depth--;
+	self->exclude[self->depth] += this->elapsed_incl;
+}
+
+interp$target:::line
+{
+	this->file = basename(copyinstr(arg0));
+	this->file = this->file != NULL ? this->file : ".";
+	this->name = copyinstr(arg1);
+	@num[this->file, "obj-new", this->name] = count();
+}
+
+END
+{
+	printa("%s %s %s %@d\n", @num);
+	printa("%s %s %s %@d\n", @types_incl);
+	printa("%s %s %s %@d\n", @types_excl);
+}
+EOF
+{
+	cat ctimeb.txt
+	printf '%s\n' 'line /usr/lib/a.py x 1' 'line /usr/lib/ y 2' \
+		'line / z 3' 'line /usr/lib/a.py x 4'
+} >rbtime.txt
+both rbtime rbtime.d rbtime.txt 3
+{
+	printf '%s\n' '/ obj-new z 1' 'a.py func /usr/lib/a.py::f 1' \
+		'b.py func /usr/lib/b.py::h 1' 'c.py func /usr/lib/c.py::k 1' \
+		'lib obj-new y 1' 'a.py func /usr/lib/a.py::g 2' \
+		'a.py obj-new x 2' '- total - 5'
+	sed -n '6,9p' ctime.exp | sed 's/^\(.\)\.py func \(.\) /\1.py func \/usr\/lib\/\1.py::\2 /'
+	sed -n '10,$p' ctime.exp | sed 's/^\(.\)\.py func \(.\) /\1.py func \/usr\/lib\/\1.py::\2 /'
+} >rbtime.exp
+expect_file_eq "rbtime: the counts and times" rbtime.exp rbtime.1
+expect_grep "rbtime8: the names cut, merged" '^li func /usr/li 5$' rbtime8.1
 
 # the toolkit's *_syscolors.d (php_syscolors.d's clauses but the
 # syscall ones, (uint64_t)LINE as the clock): its dead this->name =
@@ -765,10 +835,10 @@ kernel flowinfom 1
 
 # as before, user space's, the output the same three ways: the variable
 # printed inside a tree (its store's tree and the printed one are two
-# evaluations: only a whole argument is printed from the rooms), stored
-# twice (the toolkit's this->file = this->file != NULL ? this->file :
-# "."), read in a predicate, or read where no store of its clause came
-# first
+# evaluations: only a whole argument is printed from the rooms), read in
+# a predicate, or read where no store of its clause came first; stored
+# twice as the toolkit's this->file = this->file != NULL ? this->file :
+# ".", the second store changing nothing, the kernel's (rbtime above)
 cat >fvaru.d <<'EOF'
 interp$target:::function-entry
 {
@@ -798,9 +868,11 @@ interp$target:::function-entry
 }
 EOF
 three fvaru fvaru.d known.txt
-for c in 1 2 3 4; do
+for c in 1 3 4; do
 	expect_grep "fvaru: clause $c user space's" \
 		"^dtrace: clause $c (.*) runs in user space" fvaru.1.err
 done
+expect_eq "fvaru: clause 2 the kernel's" "" \
+	"$(grep '^dtrace: clause 2 (.*) runs in user space' fvaru.1.err)"
 
 finish

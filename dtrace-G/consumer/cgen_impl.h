@@ -79,12 +79,14 @@ _Static_assert(S_OWN >= -512, "the generated programs' stack: 512 bytes");
  * cg_room_off()), where a pair's two rooms of strsize 256 fit */
 #define VCMP_AT(i) (SKEY_AT - UBPF_STRMAX * ((int)(i) + 1))
 /* SSTR's strings in cgbuf (cgen_out.c): this-> string i < UBPF_KTSTR,
- * and at UBPF_KTSTR a self-> string's copy before it goes into cgtlss;
+ * and at UBPF_KTSTR a self-> string's copy before it goes into cgtlss
+ * (every SSTR's copy, first), at UBPF_KTSTR + 1 a strjoin()'s string as
+ * its parts are appended (UBPF_KJ_*);
  * above the record's half (and what its masked offsets may reach) */
 #define TSTR_AT(i)                                                      \
 	(UBPF_SCRATCH / 2 + 512 + (int)sizeof(struct ubpf_kostr) * (int)(i))
-_Static_assert(VCMP_AT(1) >= TSTR_AT(UBPF_KTSTR + 1),
-	       "cgbuf: VVCMP's copies above SSTR's strings");
+_Static_assert(VCMP_AT(1) >= TSTR_AT(UBPF_KTSTR + 2),
+	       "cgbuf: VVCMP's copies above SSTR's strings and the join's");
 
 struct em {
 	struct bpf_insn *v;

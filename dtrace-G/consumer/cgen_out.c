@@ -67,6 +67,10 @@
  * copies another variable's struct ubpf_kostr there (bpf_probe_read_
  * kernel(); unset, the variable is cleared), and each goes into the
  * variable as SSTR's copy does; none can fault.
+ * An SSTR or SLIT whose sz is a UBPF_KJ_* is a part of a strjoin()
+ * (kplan_str.c's "Joins"): its copy is appended to the join's string at
+ * TSTR_AT(UBPF_KTSTR + 1) instead, cut at imm, and the last part puts
+ * that into the variable (join_add()).
  * OVSTR copies a variable's bytes into an argument's struct ubpf_kostr
  * (bpf_probe_read_kernel()), MSTR a place's string (stringof() of a
  * copy's place, kplan_mem.c) from the copy cgen_mem.c's mem_read() read
@@ -612,6 +616,107 @@ static void sstr_len(struct em *e, const struct ubpf_kop *o, int32_t base)
 	alu_i(e, BPF_ADD, 3, base);
 }
 
+/*
+ * A part of a strjoin() (SSTR's and SLIT's sz a UBPF_KJ_*: kplan_str.c's
+ * kp_join_parts()): the string of the copy at base (S_OBUF's, a struct
+ * ubpf_kostr as ostr_at() leaves it, or a literal as cgen_out_lit()
+ * writes it) appended to the join's at TSTR_AT(UBPF_KTSTR + 1), whose
+ * len holds its bytes so far (the first part starts it at 0), cut at
+ * imm: run.c's strjoin() cuts its result at strsize - 1, and a cut of a
+ * cut is that cut.  The copy's string is its len - 1 bytes (the NUL
+ * read with them), or imm where len is imm and its last byte no NUL (a
+ * copy ostr_at() cut: the bytes run.c's copyinstr() keeps); len 0, "".
+ * The last part ends the join: a NUL after its bytes and len as a
+ * copy's (the NUL's counted, below imm), then it goes into the
+ * variable as a store's copy goes (sstr_put()).
+ */
+static void join_add(struct em *e, const struct ubpf_kop *o, const int *fds,
+		     int32_t base, int32_t vbase)
+{
+	int32_t jb = TSTR_AT(UBPF_KTSTR + 1) - (int32_t)e->obase;
+	int32_t lo = (int32_t)offsetof(struct ubpf_kostr, len);
+	int32_t so = (int32_t)offsetof(struct ubpf_kostr, s);
+	int32_t imm = (int32_t)o->imm;
+	size_t j, jz, jn, jl, jd0, jd1, jfull, jput;
+
+	if (o->sz < UBPF_KJ_FIRST || o->sz > UBPF_KJ_LAST || imm < 1 ||
+	    imm > UBPF_STRMAX - 1) {
+		e->bad = true;
+		return;
+	}
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	if (o->sz == UBPF_KJ_FIRST)
+		st(e, BPF_W, 2, (int16_t)(jb + lo), 0);
+	/* r4: the copy's bytes */
+	ldx(e, BPF_W, 3, 2, (int16_t)(base + lo));
+	alu_i(e, BPF_MOV, 4, 0);
+	jz = jmp_i(e, BPF_JEQ, 3, 0);
+	j = jmp_i(e, BPF_JLE, 3, imm); /* bounds: not taken */
+	alu_i(e, BPF_MOV, 3, imm);
+	fix(e, j);
+	alu_r(e, BPF_MOV, 4, 3);
+	alu_i(e, BPF_SUB, 4, 1);
+	jn = jmp_i(e, BPF_JNE, 3, imm);
+	ldx(e, BPF_B, 5, 2, (int16_t)(base + so + imm - 1));
+	jl = jmp_i(e, BPF_JEQ, 5, 0);
+	alu_i(e, BPF_MOV, 4, imm);
+	fix(e, jz);
+	fix(e, jn);
+	fix(e, jl);
+	/* r3: the join's bytes so far; r4 at most the room left */
+	ldx(e, BPF_W, 3, 2, (int16_t)(jb + lo));
+	j = jmp_i(e, BPF_JLE, 3, imm); /* bounds: not taken */
+	alu_i(e, BPF_MOV, 3, imm);
+	fix(e, j);
+	alu_i(e, BPF_MOV, 5, imm);
+	alu_r(e, BPF_SUB, 5, 3);
+	j = jmp_r(e, BPF_JLE, 4, 5);
+	alu_r(e, BPF_MOV, 4, 5);
+	fix(e, j);
+	jd0 = jmp_i(e, BPF_JEQ, 4, 0);
+	jd1 = jmp_i(e, BPF_JGT, 4, imm); /* bounds: not taken */
+	alu_r(e, BPF_MOV, 5, 3);
+	alu_r(e, BPF_ADD, 5, 4);
+	stx(e, BPF_W, 2, (int16_t)(jb + lo), 5);
+	alu_r(e, BPF_MOV, 1, 2);
+	alu_i(e, BPF_ADD, 1, jb + so);
+	alu_r(e, BPF_ADD, 1, 3);
+	alu_r(e, BPF_MOV, 3, 2);
+	alu_i(e, BPF_ADD, 3, base + so);
+	alu_r(e, BPF_MOV, 2, 4);
+	call(e, BPF_FUNC_probe_read_kernel);
+	fix(e, jd0);
+	fix(e, jd1);
+	if (o->sz != UBPF_KJ_LAST)
+		return;
+	/* the end: its NUL, its len as a copy's, then the variable's */
+	ldx(e, BPF_DW, 2, 10, S_OBUF);
+	st(e, BPF_DW, 2, (int16_t)jb, 0); /* (no address) */
+	ldx(e, BPF_W, 3, 2, (int16_t)(jb + lo));
+	jfull = jmp_i(e, BPF_JGE, 3, imm);
+	alu_r(e, BPF_MOV, 1, 2);
+	alu_i(e, BPF_ADD, 1, jb + so);
+	alu_r(e, BPF_ADD, 1, 3);
+	st(e, BPF_B, 1, 0, 0);
+	alu_i(e, BPF_ADD, 3, 1);
+	stx(e, BPF_W, 2, (int16_t)(jb + lo), 3);
+	jput = jmp_i(e, BPF_JA, 0, 0);
+	fix(e, jfull);
+	st(e, BPF_W, 2, (int16_t)(jb + lo), imm);
+	fix(e, jput);
+	sstr_put(e, o, fds, jb, vbase);
+}
+
+/* The copy at base into o's variable, or a strjoin()'s part appended */
+static void sstr_to(struct em *e, const struct ubpf_kop *o, const int *fds,
+		    int32_t base, int32_t vbase)
+{
+	if (o->sz)
+		join_add(e, o, fds, base, vbase);
+	else
+		sstr_put(e, o, fds, base, vbase);
+}
+
 static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 {
 	int32_t base, vbase, fo = (int32_t)sizeof(struct ubpf_kout) + o->agg;
@@ -641,7 +746,7 @@ static void sstr(struct em *e, const struct ubpf_kop *o, const int *fds)
 	stx(e, BPF_DW, 10, S_FLAGS, 1);
 	e->sfj = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jok);
-	sstr_put(e, o, fds, base, vbase);
+	sstr_to(e, o, fds, base, vbase);
 }
 
 /*
@@ -669,7 +774,7 @@ static void sstr_pre(struct em *e, const struct ubpf_kop *o, const int *fds)
 	stx(e, BPF_DW, 2, (int16_t)fo, 1);
 	stx(e, BPF_W, 2,
 	    (int16_t)(fo + (int32_t)offsetof(struct ubpf_kostr, len)), 0);
-	sstr_put(e, o, fds, base, vbase);
+	sstr_to(e, o, fds, base, vbase);
 }
 
 /*
@@ -749,8 +854,10 @@ void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	cgen_out_need(e);
 	if (!tstr_base(e, o, &vbase))
 		return;
-	if (len > UBPF_KSTRMAX || len + 2 > o->imm ||
-	    *pc + 1 + (len + 8) / 8 > pl->nops ||
+	/* (a strjoin()'s part: any literal kp_join_parts() cut at imm, its
+	 * len imm at most, which join_add() reads as a copy's) */
+	if (len > UBPF_KSTRMAX || (len + 2 > o->imm && !o->sz) ||
+	    len > o->imm || *pc + 1 + (len + 8) / 8 > pl->nops ||
 	    (o->n == UBPF_KV_SELF && (fds[8] < 0 || fds[4] < 0))) {
 		e->bad = true;
 		return;
@@ -760,13 +867,13 @@ void cgen_out_lit(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	st(e, BPF_DW, 2, (int16_t)base, 0);
 	st(e, BPF_W, 2,
 	   (int16_t)(base + (int32_t)offsetof(struct ubpf_kostr, len)),
-	   (int32_t)len + 1);
+	   (int32_t)(len + 1 < o->imm ? len + 1 : o->imm));
 	for (unsigned i = 0; i < (len + 8) / 8; i++) {
 		ld64(e, 1, (uint64_t)pl->ops[*pc + 1 + i].imm);
 		stx(e, BPF_DW, 2, (int16_t)(base + s + 8 * (int32_t)i), 1);
 	}
 	*pc += (len + 8) / 8;
-	sstr_put(e, o, fds, base, vbase);
+	sstr_to(e, o, fds, base, vbase);
 }
 
 /*

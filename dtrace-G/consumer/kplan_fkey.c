@@ -190,6 +190,21 @@ static bool fkey_const(const struct d_kplan *k, const struct node *n)
  * leaves and strsize, as any printed tree is.  A variable that also
  * keys has one leaf (the merge pins one), its one room the key's too.
  *
+ * Not one that is read and whose every store the kernel computes whole
+ * (joins_only(): a copy, or strjoin()s of copies and literals,
+ * kplan_str.c's "Joins"): that is a string variable kept as its value,
+ * one room, keyed, printed and compared by its bytes.
+ *
+ * A store that changes nothing (kp_fvar_noop(), doc/DESIGN.md §8
+ * "strjoin() stored in the kernel"): the toolkit's Ruby scripts follow
+ * this->file = basename(copyinstr(arg1)) with this->file = this->file
+ * != NULL ? this->file : ".".  basename() and dirname() never give ""
+ * (d/func.c's path_part(): "." for "", "/" for slashes, else at least
+ * one byte, which strsize 2 or more keeps), and run.c compares a string
+ * with NULL as with "", so the test is true and the store writes the
+ * variable's own value: every walk here passes over it (not a store,
+ * not a read), and the kernel runs it as nothing (kstmt's noop).
+ *
  * A dead one, never read anywhere (fvar_read(): the toolkit's
  * *_syscolors.d store this->name = strjoin(strjoin(copyinstr(arg1),
  * "::"), copyinstr(arg0)) and never use it), may have up to KP_FLEAVES
@@ -227,6 +242,66 @@ static bool reads_v(const struct d_kplan *k, const struct node *n, unsigned v,
 	return mark[v];
 }
 
+/* Is n this->v's read (N_VAR v)? */
+static bool is_v(const struct node *n, unsigned v)
+{
+	return n->op == N_VAR && n->sub == (int)v;
+}
+
+/* Is n v != NULL (or NULL != v, v == NULL, NULL == v: *eq says ==)? */
+static bool null_test(const struct node *n, unsigned v, bool *eq)
+{
+	int64_t z;
+
+	if (n->op != N_BIN || (n->sub != OP_NE && n->sub != OP_EQ))
+		return false;
+	*eq = n->sub == OP_EQ;
+	return (is_v(n->a, v) && d_const_int(n->b, &z) && z == 0) ||
+	       (is_v(n->b, v) && d_const_int(n->a, &z) && z == 0);
+}
+
+/* Does T never give "": its root basename() or dirname() (d/func.c's
+ * path_part(): "." for "", "/" for slashes, else at least the one
+ * byte that is no slash, which a strsize of 2 or more keeps)? */
+static bool never_empty(const struct node *t)
+{
+	return t->op == N_FUNC && (d_funcs[t->sub].id == F_BASENAME ||
+				   d_funcs[t->sub].id == F_DIRNAME);
+}
+
+bool kp_fvar_noop(const struct d_kplan *k, const struct clause *c,
+		  const struct stmt *st)
+{
+	const struct node *b, *t = NULL;
+	bool eq, ok = false, *mark;
+	int v;
+
+	if (st->fup || (v = kp_assigned_var(st)) < 0 ||
+	    !(b = kp_plain_store(st, (unsigned)v)) || b->op != N_TERN ||
+	    !null_test(b->a, (unsigned)v, &eq) ||
+	    !is_v(eq ? b->c : b->b, (unsigned)v) ||
+	    (eq ? b->b : b->c)->op != N_STR)
+		return false;
+	/* the statement before it that touches v: v = T, T never "" and
+	 * not reading v */
+	mark = xcalloc(k->prog->nvars, sizeof(*mark));
+	for (unsigned i = st->fi; i-- > 0 && !t;) {
+		const struct stmt *p = &c->stmts[i];
+
+		if ((t = kp_plain_store(p, (unsigned)v))) {
+			ok = never_empty(t) &&
+			     !reads_v(k, t, (unsigned)v, mark);
+			break;
+		}
+		memset(mark, 0, k->prog->nvars * sizeof(*mark));
+		stmts_vars(p, 1, mark);
+		if (mark[v])
+			break;
+	}
+	free(mark);
+	return ok;
+}
+
 /* Is v read anywhere, but as the place of its own stores v = T, T not
  * reading it?  (Then it is dead: the stores' values are never used.) */
 static bool fvar_read(const struct d_kplan *k, unsigned v, bool *mark)
@@ -242,6 +317,8 @@ static bool fvar_read(const struct d_kplan *k, unsigned v, bool *mark)
 			const struct stmt *st = c->flat[i];
 			const struct node *b = kp_plain_store(st, v);
 
+			if (kp_fvar_noop(k, c, st))
+				continue;
 			if (b) {
 				if (reads_v(k, b, v, mark))
 					return true;
@@ -303,6 +380,30 @@ static bool fvar_printed(const struct d_kplan *k, const struct stmt *st,
 	return true;
 }
 
+/* Is v read, and every store of it a copy or strjoin()s the kernel
+ * computes (kplan_str.c's "Joins")?  Then it is a string the kernel
+ * keeps as its value, not as leaves: one room, its bytes compared,
+ * printed and keyed as any copy's. */
+static bool joins_only(const struct d_kplan *k, unsigned v, bool *mark)
+{
+	const struct d_prog *p = k->prog;
+	const struct node *pv[KP_JPARTS];
+	bool any = false;
+
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		for (unsigned i = 0; i < p->clauses[ci].nflat; i++) {
+			const struct node *b =
+				kp_plain_store(p->clauses[ci].flat[i], v);
+
+			if (!b)
+				continue;
+			if (!kp_join_parts(k, b, pv) && !kp_copyinstr_of(b))
+				return false;
+			any = true;
+		}
+	return any && fvar_read(k, v, mark);
+}
+
 /* Is v a format-time variable?  The leaves its stores may have (fvar_max())
  * into *max. */
 static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark,
@@ -314,7 +415,7 @@ static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark,
 	bool any = false, printed;
 
 	if (var->scope != SC_THIS || var->kind != T_STR || var->ptr ||
-	    var->psou || var->sou)
+	    var->psou || var->sou || joins_only(k, v, mark))
 		return false;
 	*max = fvar_max(k, v);
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
@@ -326,6 +427,8 @@ static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark,
 		for (unsigned i = 0; i < c->nstmts; i++) {
 			const struct stmt *st = &c->stmts[i];
 
+			if (kp_fvar_noop(k, c, st))
+				continue; /* (its v = T before it) */
 			if (fvar_leaves(k, st, v, mark, *max, lv)) {
 				if (stored)
 					return false;

@@ -33,6 +33,9 @@ struct kstmt {
 	 * condition's test (assign set, agg ~0u: no aggregation) */
 	bool cond;
 	bool smov;   /* ... = "literal" or another KV_STR variable */
+	bool noop;   /* ... a store that changes nothing (kp_fvar_noop()) */
+	bool sjoin;  /* ... = strjoin()s of copies and literals: sleaves
+		      * NULL, nsleaves its copies (kp_join_parts()) */
 	unsigned agg;
 	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
 	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
@@ -409,6 +412,13 @@ int kp_copyinstr_arg(const struct node *n);
 int kp_args_index(const struct node *n);
 /* ... copyinstr(E) of one argument; 0 or "" */
 bool kp_copyinstr_of(const struct node *n);
+/* ... a string variable's store of strjoin()s (kplan_str.c's "Joins"):
+ * its parts, copyinstr(E) leaves (E an integer the plan computes) and
+ * literals, in order, into pv (at most KP_JPARTS, KP_FLEAVES of them
+ * copies, one at least), their count; 0 if b is none */
+#define KP_JPARTS 8
+int kp_join_parts(const struct d_kplan *k, const struct node *b,
+		  const struct node **pv);
 /* ... the bytes an OSTR of copyinstr(E) or copyinstr(E, N) reads (run.c's
  * copyinstr(): N where N + 1 < strsize, else strsize - 1), -1 where N
  * is computed at the hit or 0, or n is no copyinstr(); copyinstr(argN)
@@ -607,6 +617,11 @@ const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
 const struct stmt *kp_fvar_store(const struct d_kplan *k,
 				 const struct stmt *st);
 bool kp_fvar_clone(const struct d_kplan *k, const struct node *n);
+/* ... is st, of clause c, a store that changes nothing (this->v =
+ * this->v != NULL ? this->v : "." after this->v = basename(...)): the
+ * kernel runs it as nothing (kstmt's noop) */
+bool kp_fvar_noop(const struct d_kplan *k, const struct clause *c,
+		  const struct stmt *st);
 /* ... the leaves the copy sh (kp_fvar_store()'s) makes, in d_eval()'s
  * order: several where the variable is dead (never read: a store's
  * only effect is its copies' faults), up to KP_FLEAVES; sh's own

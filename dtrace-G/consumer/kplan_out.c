@@ -281,8 +281,10 @@
  * address's name in the kernel").
  *
  * String variables (KV_STR: kplan_svar.c's str_var(), a this-> or
- * self-> string only stored from copyinstr(E), a literal or another
- * such variable, or cleared, and only printed, compared with a
+ * self-> string only stored from copyinstr(E), a literal, another
+ * such variable or strjoin()s of copies and literals (kplan_str.c's
+ * "Joins": its parts SSTRs and SLITs, sz a UBPF_KJ_*), or cleared, and
+ * only printed, compared with a
  * literal, another such variable or execname, measured or an
  * aggregation's key: kplan_str.c's kp_svar_cmp(), cgen_svar.c's VSEQ,
  * VVEQ, VVCMP, CVCMP, VSLEN, VKEY).  Its store (kp_sstr_ok(), a statement of
@@ -797,6 +799,14 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	ks->slot = -1;
 	ks->skey = -1;
 	ks->svar = -1;
+	if (kp_fvar_noop(k, &k->prog->clauses[ci], st) && k->vars &&
+	    k->vst[e->a->sub] == KV_STR &&
+	    kp_out_where(k, &k->prog->clauses[ci])) {
+		ks->assign = true; /* v's own value again: nothing to do */
+		ks->agg = ~0u;
+		ks->noop = true;
+		return true;
+	}
 	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
 	    !kp_out_svar(k, e->a) || !kp_out_where(k, &k->prog->clauses[ci]))
 		return false;
@@ -813,6 +823,17 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return true;
 	}
 	ks->sstr = true;
+	{ /* strjoin()s of copies and literals (kplan_str.c's "Joins") */
+		const struct node *pv[KP_JPARTS];
+		int np = kp_join_parts(k, b, pv);
+
+		if (np > 0 && !(k->fvar && k->fvar[e->a->sub])) {
+			ks->sjoin = true;
+			for (int l = 0; l < np; l++)
+				ks->nsleaves += pv[l]->op != N_STR;
+			return true;
+		}
+	}
 	ks->sleaves = kp_fvar_leaves(k, st, &ks->nsleaves);
 	for (unsigned l = 0; l < ks->nsleaves; l++) {
 		b = ks->sleaves[l];
@@ -1367,8 +1388,23 @@ int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i)
 	if (st->kind == S_EXPR && e && e->op == N_ASSIGN && e->sub == '=' &&
 	    e->a->op == N_VAR && e->a->sub >= 0 &&
 	    (unsigned)e->a->sub < k->prog->nvars &&
-	    k->prog->vars[e->a->sub].kind == T_STR)
-		return kp_copyinstr_arg(e->b);
+	    k->prog->vars[e->a->sub].kind == T_STR) {
+		/* its copies: a strjoin()'s (kplan_str.c's "Joins"), a
+		 * format-time variable's leaves (kplan_fkey.c), or one */
+		const struct node *pv[KP_JPARTS];
+		const struct node *const *lv;
+		int np = kp_join_parts(k, e->b, pv);
+		unsigned nl;
+
+		for (int l = 0; l < np; l++)
+			if (pv[l]->op != N_STR && kp_copyinstr_arg(pv[l]) >= 0)
+				return kp_copyinstr_arg(pv[l]);
+		lv = kp_fvar_leaves(k, kp_fvar_store(k, st), &nl);
+		for (unsigned l = 0; l < nl; l++)
+			if (kp_copyinstr_arg(lv[l]) >= 0)
+				return kp_copyinstr_arg(lv[l]);
+		return -1;
+	}
 	if ((st->kind != S_PRINTF && st->kind != S_TRACE) || !kp_out_ends(c, i))
 		return -1;
 	for (unsigned j = 0; j < kp_out_nargs(st); j++) {

@@ -110,7 +110,8 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	 * copy, pops nothing and has no jump */
 	bool apre = kp_usite(probe) && !k->noastr;
 
-	if (sout && !ks->out) /* speculate(): user space's */
+	if ((sout && !ks->out) || /* speculate(): user space's */
+	    ks->noop)		  /* a store that changes nothing */
 		return;
 	if (ks->spec) { /* a step on the buffers' words: kplan_spec.c */
 		if (ks->spec == KS_TAKE) {
@@ -299,6 +300,50 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			var_op(m, o, (unsigned)st->e->a->sub);
 			o->levels = from.n;
 			o->step = from.slot;
+			m->full |=
+				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+		}
+		return;
+	}
+	/* strjoin()s of copies and literals (kplan_str.c's "Joins"): each
+	 * part in turn appended to the join (sz, UBPF_KJ_*), the last
+	 * putting it into the variable; a copy's fault ends the clause */
+	if (ks->sjoin) {
+		const struct node *pv[KP_JPARTS];
+		int np = kp_join_parts(k, st->e->b, pv);
+		unsigned v = (unsigned)st->e->a->sub;
+
+		for (int l = 0; l < np; l++) {
+			const struct node *b = pv[l];
+			uint8_t jz = l == 0	   ? UBPF_KJ_FIRST
+				     : l == np - 1 ? UBPF_KJ_LAST
+						   : UBPF_KJ_MID;
+
+			if (b->op == N_STR) { /* cut at strsize - 1 */
+				size_t len = strlen(b->sval);
+
+				if (len > k->prog->strsize - 1)
+					len = k->prog->strsize - 1;
+				o = put(m, UBPF_K_SLIT, 0, 0);
+				var_op(m, o, v);
+				o->step = (uint16_t)len;
+				o->sz = jz;
+				m->full |= !m->full &&
+					   !kp_out_op(k, pl, m->n - 1, NULL);
+				sdata(m, b->sval, len);
+				continue;
+			}
+			if (apre && kp_copyinstr_arg(b) >= 0) {
+				o = put(m, UBPF_K_SSTR, 0, 0);
+				var_op(m, o, v);
+				o->flags = UBPF_KF_APRE;
+				o->step = (uint16_t)kp_copyinstr_arg(b);
+			} else {
+				emit(m, b->args[0]);
+				o = put(m, UBPF_K_SSTR, 1, 0);
+				var_op(m, o, v);
+			}
+			o->sz = jz;
 			m->full |=
 				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
 		}

@@ -823,6 +823,61 @@ bool kp_copyinstr_of(const struct node *n)
 }
 
 /*
+ * Joins (doc/DESIGN.md §8 "strjoin() stored in the kernel").  A string
+ * variable's store v = T, T strjoin()s whose leaves are copyinstr(E) (E
+ * an integer the plan computes) and string literals, at least one copy
+ * (the toolkit's and the book's Ruby scripts: this->name =
+ * strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1))), is kept
+ * as T's value: the kernel computes it at the hit (kplan_stmt.c's
+ * parts, cgen_out.c's join_add()), so the variable is a KV_STR as a
+ * copy's store makes one, keyed, printed or compared by its bytes.
+ * Exact: run.c's strjoin() is the concatenation cut at strsize - 1,
+ * and a cut of a concatenation of cuts is the cut of the
+ * concatenation, so T is the parts in order, each copy cut as
+ * copyinstr() cuts it, the whole cut at strsize - 1; the copies are
+ * made in d_eval()'s order (the arguments left to right), each an SSTR
+ * whose fault ends the clause at the store's action, the variable
+ * untouched (the join is built apart and put into it at the end), as
+ * run.c unwinds at the first fault; and strjoin() of a tainted string
+ * is tainted (d_eval_func()), as the kernel's bytes print.  A literal
+ * is cut at strsize - 1 bytes when the plan is made (its bytes past
+ * the cut are past the join's).
+ */
+static bool join_walk(const struct d_kplan *k, const struct node *n,
+		      const struct node **pv, int *np, unsigned *nl)
+{
+	uint8_t sz, sg;
+
+	if (n->op == N_FUNC && d_funcs[n->sub].id == F_STRJOIN && n->nargs == 2)
+		return join_walk(k, n->args[0], pv, np, nl) &&
+		       join_walk(k, n->args[1], pv, np, nl);
+	if (*np >= KP_JPARTS)
+		return false;
+	if (n->op == N_STR && n->sval && strlen(n->sval) <= UBPF_KSTRMAX) {
+		pv[(*np)++] = n;
+		return true;
+	}
+	if (!kp_copyinstr_of(n) || *nl >= KP_FLEAVES ||
+	    !kp_ty(k, n->args[0], &sz, &sg) || kp_has_str_cmp(k, n->args[0]))
+		return false;
+	pv[(*np)++] = n;
+	++*nl;
+	return true;
+}
+
+int kp_join_parts(const struct d_kplan *k, const struct node *b,
+		  const struct node **pv)
+{
+	int np = 0;
+	unsigned nl = 0;
+
+	if (b->op != N_FUNC || d_funcs[b->sub].id != F_STRJOIN ||
+	    !join_walk(k, b, pv, &np, &nl) || !nl)
+		return 0;
+	return np;
+}
+
+/*
  * copyinstr(E) or copyinstr(E, N), N an integer constant, printed
  * (doc/DESIGN.md §8 "String functions printed from the out area",
  * copyinstr(E, N)): the bytes its OSTR reads, as run.c's copyinstr()

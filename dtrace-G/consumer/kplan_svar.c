@@ -353,7 +353,9 @@ bool prog_lit_reads(const struct d_prog *p, unsigned v)
  * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does), v = 0
  * or "" (which read as "", as run.c's var_get() has it), v = "literal"
  * (kp_str_lit_store()), v = execname (kp_comm_store(): strsize 18 or
- * more) or v = w, w another such string the kernel
+ * more), v = strjoin()s of copies and literals (kplan_str.c's
+ * kp_join_parts(), computed at the hit) or v = w, w another such string
+ * the kernel
  * keeps (kp_sstr_ok() checks: a w left to user space keeps that
  * clause there, and so v), at least one not a clear, and every read a
  * whole argument of printf() or trace(), the whole right side of
@@ -390,6 +392,9 @@ bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 			const struct stmt *st = c->flat[i];
 			const struct node *e = st->e, *b;
 
+			if (kp_fvar_noop(k, c, st))
+				continue; /* (kplan_fkey.c) */
+
 			if (st->kind == S_IF) { /* its condition (its
 						 * branches: their own) */
 				if (!cmp_reads_only(p, e, v, tcmp))
@@ -399,10 +404,14 @@ bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 			if ((b = kp_plain_store(st, v))) {
 				bool clr = kp_str_clear(b);
 
+				const struct node *pv[KP_JPARTS];
+
 				if (!clr && !kp_copyinstr_of(b) &&
 				    !kp_str_lit_store(p, b) &&
 				    !kp_comm_store(p, b) &&
 				    kp_str_var_of(p, b) < 0 &&
+				    !kp_join_parts(k, b,
+						   pv) &&     /* kplan_str.c */
 				    !(k->fvar && k->fvar[v])) /* kplan_fkey.c */
 					return false;
 				copy |= !clr;

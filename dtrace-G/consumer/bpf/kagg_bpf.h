@@ -155,7 +155,8 @@ enum {
 		       * and length (struct ubpf_kostr's first 16 bytes)
 		       * into the out area at agg; one that faulted sets
 		       * output clause levels' bit and goes to jump, its
-		       * clause's end */
+		       * clause's end; sz a UBPF_KJ_* (below): a part of
+		       * a strjoin() appended instead */
 	UBPF_K_SCLR,  /* the variable = 0 or "": reads as "" (self->:
 		       * deleted) */
 	UBPF_K_OVSTR, /* the variable's string (imm bytes at most) into
@@ -170,7 +171,8 @@ enum {
 		       * (n UBPF_KV_SELF), imm the most bytes its store
 		       * copies (strsize - 1); absent, 0 */
 	UBPF_K_SLIT,  /* the variable (n, slot as SSTR's) = the string of
-		       * the next step SDATA instructions (a literal) */
+		       * the next step SDATA instructions (a literal); sz
+		       * a UBPF_KJ_*: a part of a strjoin(), as SSTR's */
 	UBPF_K_SMOV,  /* the variable (n, slot) = the string variable of
 		       * kind levels and slot step, its imm bytes at most
 		       * (strsize - 1); that one absent or unset, "" */
@@ -397,6 +399,15 @@ enum {
 enum { UBPF_KV_SELF, UBPF_KV_THIS, UBPF_KV_SELFA };
 #define UBPF_KTHIS 8	    /* this-> variables in the kernel */
 #define UBPF_KTSTR 4	    /* ... this-> strings (SSTR) */
+/* SSTR's and SLIT's sz: a store of strjoin()s of copies and literals
+ * (../kplan_str.c's kp_join_parts()), each part an SSTR or SLIT in
+ * order, appended to the join's string (cgbuf's TSTR_AT(UBPF_KTSTR + 1),
+ * cut at imm bytes) rather than put into the variable: the first starts
+ * it empty, the last puts it into the variable (as a store's copy goes);
+ * a copy that faults ends the clause there, the variable untouched */
+#define UBPF_KJ_FIRST 1
+#define UBPF_KJ_MID 2
+#define UBPF_KJ_LAST 3
 #define UBPF_KTLS 65536	    /* entries of cgtls */
 /* MLD's copies: the bytes of one (copyin()'s size, at most), of a
  * plan's all (cgbuf's copy room: each rounded up to 8) */

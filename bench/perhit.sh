@@ -81,6 +81,13 @@
 #		kaggs_w by its first 32 where the string ends within them
 #		(pair's names do: cgen_agg.c), where bpftrace keys 64
 #		bytes; before, a record a hit
+#  - joined:	enter { this->n = strjoin(strjoin(copyinstr(arg1), "::"),
+#		copyinstr(arg1)); printf("%s\n", this->n); } (bpftrace:
+#		printf("%s::%s\n", str(arg1), str(arg1))), output to a
+#		file: rb_flowinfo.d's printed this->name, joined by the
+#		program at the store (kplan_str.c's "Joins": each copy
+#		made, then appended) and its bytes put into the record;
+#		before, a record a hit
 # $ROUNDS rounds per row, each running both tools on targets of their
 # own, bpftrace first in odd rounds and ours first in even ones (the
 # tool run second paid 10-20% more here: the strpred row read 0.86-1.38
@@ -140,6 +147,7 @@ d_of() {
 	execkey) echo "$e { @[execname] = count(); }" ;;
 	execpred) echo "$e /execname == \"pair\"/ { @ = count(); }" ;;
 	argself) echo "$e /self->t/ { @[copyinstr(arg1)] = quantize(timestamp - self->t); } $e { self->t = timestamp; }" ;;
+	joined) printf '%s\n' "$e { this->n = strjoin(strjoin(copyinstr(arg1), \"::\"), copyinstr(arg1)); printf(\"%s\\n\", this->n); }" ;;
 	esac
 }
 bt_of() {
@@ -163,6 +171,7 @@ bt_of() {
 	execkey) echo "$e { @[comm] = count(); }" ;;
 	execpred) echo "$e /comm == \"pair\"/ { @ = count(); }" ;;
 	argself) echo "$e /@t[tid]/ { @[str(arg1)] = hist(nsecs - @t[tid]); } $e { @t[tid] = nsecs; }" ;;
+	joined) printf '%s\n' "$e { printf(\"%s::%s\\n\", str(arg1), str(arg1)); }" ;;
 	esac
 }
 
@@ -216,7 +225,7 @@ median() {
 		}'
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa selfkey selfpair execkey execpred argself}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa selfkey selfpair execkey execpred argself joined}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

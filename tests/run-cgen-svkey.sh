@@ -752,6 +752,23 @@ cgout_bg jcut jcut_case ''
 cgout_bg jcut-9 jcut_case '-x strsize=9'
 cgout_bg jcut-8 jcut_case '-x strsize=8'
 
+# A program's kept this-> strings have UBPF_KTSTR (4) rooms: a fifth
+# that would be kept is user space's, with its clause, -v naming the
+# rooms (this tree before said only "a string the kernel does not key
+# by"); the output byte for byte DTRACE_CGEN=0's
+cat >room.d <<'EOF2'
+pid$target::hit2:entry { this->a = strjoin(copyinstr(arg0), "a"); this->b = strjoin(copyinstr(arg0), "b"); this->c = strjoin(copyinstr(arg0), "c"); this->d = strjoin(copyinstr(arg0), "d"); @[this->a, this->b] = count(); @[this->c, this->d] = count(); }
+pid$target::hit2:entry { this->e = strjoin(copyinstr(arg0), "e"); @e[arg1] = count(); @f[this->e] = count(); }
+EOF2
+late=1 # (clause 2 is user space's)
+same_bg room room.d pair
+late=
+run_join
+same_check room 1
+expect_grep "a fifth this-> string: -v names the rooms" \
+	'^dtrace: clause 2 (.*) runs in user space, from its record: .*key 1, this->e: a this-> string the kernel would keep, but its 4 rooms are taken$' \
+	room.1.txt.err
+
 # An argument's string beside a string variable in one key (AKEY: kplan.c's
 # vkey_pair(), cgen_svar.c's akey()), either way round, as the toolkit's
 # js_calls.d and rb_calls.d key @calls[basename(copyinstr(arg0)), "func",

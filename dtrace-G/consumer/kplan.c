@@ -1155,6 +1155,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->vsg = xcalloc(nv, sizeof(*k->vsg));
 	k->vbit = xcalloc(nv, sizeof(*k->vbit));
 	k->vslot = xcalloc(nv, sizeof(*k->vslot));
+	k->tnoroom = xcalloc(nv, sizeof(*k->tnoroom));
 	k->varg = xcalloc(nv, sizeof(*k->varg));
 	kp_typed_reach(k); /* before any clause is asked: kplan_here.c */
 	kp_consts_make(k); /* ... the run's constants (kplan_fkey.c) */
@@ -1323,6 +1324,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->vsg);
 	free(k->vbit);
 	free(k->vslot);
+	free(k->tnoroom);
 	free(k->varg);
 	free(k->xcl);
 	free(k->tied);

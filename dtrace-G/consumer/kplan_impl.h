@@ -190,6 +190,9 @@ struct d_kplan {
 	uint8_t *vsz, *vsg; /* the type every store gives it */
 	int *vbit;	    /* T differs from its zero's type: its bit */
 	int *vslot;	    /* this->: its slot, < UBPF_KTHIS (KV_STR: KTSTR) */
+	/* a this-> string the kernel would keep but for its rooms, all
+	 * UBPF_KTSTR taken (kp_vars_decide(), for -v) */
+	bool *tnoroom;
 	int *varg;	    /* KV_SARG: the N of its copyinstr(argN) */
 	int nbits;	    /* vbits given out */
 	uint32_t absent;    /* typing the variables of these bits unset */

@@ -1212,13 +1212,18 @@ void kp_vars_decide(struct d_kplan *k)
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];
 
+		k->tnoroom[v] = false;
 		if (k->vst[v] != KV_NO ||
 		    (var->scope != SC_THIS &&
 		     (var->scope != SC_SELF || k->horizon)) ||
-		    var->kind != T_STR || var->ptr || var->psou ||
-		    (var->scope == SC_THIS &&
-		     ntstr + kp_fvar_rooms(k, v) > UBPF_KTSTR))
+		    var->kind != T_STR || var->ptr || var->psou)
 			continue;
+		if (var->scope == SC_THIS &&
+		    ntstr + kp_fvar_rooms(k, v) > UBPF_KTSTR) {
+			/* (one it would keep: -v says so, kplan_why.c) */
+			k->tnoroom[v] = str_var(k, v, mark, true);
+			continue;
+		}
 		if (var->scope == SC_THIS && sarg_key(k, v, mark, nthis))
 			continue;
 		if (!str_var(k, v, mark, false) &&

@@ -310,12 +310,20 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 			 name);
 		goto out;
 	}
+	if (var->kind == T_STR && k->tnoroom && k->tnoroom[v]) {
+		snprintf(buf, len,
+			 "%s is a this-> string the kernel would keep, but "
+			 "its %d rooms are taken (a format-time one printed "
+			 "takes one per copyinstr() of its store)",
+			 name, UBPF_KTSTR);
+		goto out;
+	}
 	if (var->kind == T_STR) {
 		snprintf(buf, len,
 			 "%s is a string the kernel does not keep (only "
-			 "copyinstr(), a literal or another such string "
-			 "stored, and only printed, compared, measured or "
-			 "a key)",
+			 "copyinstr(), a literal, strjoin()s of them or "
+			 "another such string stored, and only printed, "
+			 "compared, measured or a key)",
 			 name);
 		goto out;
 	}
@@ -1082,6 +1090,22 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 					return;
 				}
 				node_name(k, x, sub, sizeof(sub));
+				if (x->op == N_VAR && x->sub >= 0 &&
+				    (unsigned)x->sub < p->nvars && k->tnoroom &&
+				    k->tnoroom[x->sub]) {
+					char vn[128];
+
+					snprintf(buf, len,
+						 "key %u, %s: a this-> string "
+						 "the kernel would keep, but "
+						 "its %d rooms are taken",
+						 j + 1,
+						 kp_var_name(p,
+							     (unsigned)x->sub,
+							     vn, sizeof(vn)),
+						 UBPF_KTSTR);
+					return;
+				}
 				snprintf(buf, len,
 					 "key %u%s%s, a string the kernel "
 					 "does not key by",

@@ -87,6 +87,27 @@ static void whole_room(const struct d_kplan *k, const struct kstmt *ks,
 
 /* Statement i of clause's flat list (not an if), as kp_clause_emit()
  * makes it; pl the plan, m->pl */
+/* The SSTR of variable v's copy b, copyinstr(E): R2's (apre, b an
+ * argument's string) from seq_read()'s copy, nothing popped, no jump;
+ * else E pushed and popped */
+static struct ubpf_kop *sstr_copy(struct em *m, const struct node *b,
+				  unsigned v, bool apre)
+{
+	struct ubpf_kop *o;
+
+	if (apre && kp_copyinstr_arg(b) >= 0) {
+		o = put(m, UBPF_K_SSTR, 0, 0);
+		var_op(m, o, v);
+		o->flags = UBPF_KF_APRE;
+		o->step = (uint16_t)kp_copyinstr_arg(b);
+		return o;
+	}
+	emit(m, b->args[0]);
+	o = put(m, UBPF_K_SSTR, 1, 0);
+	var_op(m, o, v);
+	return o;
+}
+
 static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		      unsigned i, bool sout)
 {
@@ -333,16 +354,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 				sdata(m, b->sval, len);
 				continue;
 			}
-			if (apre && kp_copyinstr_arg(b) >= 0) {
-				o = put(m, UBPF_K_SSTR, 0, 0);
-				var_op(m, o, v);
-				o->flags = UBPF_KF_APRE;
-				o->step = (uint16_t)kp_copyinstr_arg(b);
-			} else {
-				emit(m, b->args[0]);
-				o = put(m, UBPF_K_SSTR, 1, 0);
-				var_op(m, o, v);
-			}
+			o = sstr_copy(m, b, v, apre);
 			o->sz = jz;
 			m->full |=
 				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
@@ -352,20 +364,9 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	/* a string variable's copy, each of a dead one's in turn (the
 	 * first fault ends the clause, the copies after it unmade) */
 	for (unsigned l = 0; ks->sstr && l < ks->nsleaves; l++) {
-		const struct node *b = ks->sleaves[l];
 		unsigned v = (unsigned)st->e->a->sub;
 
-		if (apre && kp_copyinstr_arg(b) >= 0) {
-			/* R2: seq_read()'s copy, nothing popped, no jump */
-			o = put(m, UBPF_K_SSTR, 0, 0);
-			var_op(m, o, v);
-			o->flags = UBPF_KF_APRE;
-			o->step = (uint16_t)kp_copyinstr_arg(b);
-		} else {
-			emit(m, b->args[0]);
-			o = put(m, UBPF_K_SSTR, 1, 0);
-			var_op(m, o, v);
-		}
+		o = sstr_copy(m, ks->sleaves[l], v, apre);
 		/* a printed format-time variable's leaf: its own room */
 		if (kp_fvar_rooms(k, v) > 1)
 			o->slot = (uint16_t)(o->slot + l);

@@ -624,32 +624,10 @@ fi
 # now all three are the kernel's, three ways at strsize 256 and 8 (the
 # paths and the joined names cut to 7 bytes, their entries merged), the
 # known counts and times at 256, and basename()s of "/usr/lib/" and "/"
-cat >rbtime.d <<'EOF'
-interp$target:::function-entry
 {
-	self->depth++;
-	self->exclude[self->depth] = 0;
-	self->function[self->depth] = (uint64_t)arg2;
-}
-
-interp$target:::function-return
-/self->function[self->depth]/
-{
-	this->elapsed_incl = (uint64_t)arg2 - self->function[self->depth];
-	this->elapsed_excl = this->elapsed_incl - self->exclude[self->depth];
-	self->function[self->depth] = 0;
-	self->exclude[self->depth] = 0;
-	this->file = basename(copyinstr(arg0));
-	this->name = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1));
-	@num[this->file, "func", this->name] = count();
-	@num["-", "total", "-"] = count();
-	@types_incl[this->file, "func", this->name] = sum(this->elapsed_incl);
-	@types_excl[this->file, "func", this->name] = sum(this->elapsed_excl);
-	@types_excl["-", "total", "-"] = sum(this->elapsed_excl);
-	self->depth--;
-	self->exclude[self->depth] += this->elapsed_incl;
-}
-
+	sed '/^END$/,$d; s/this->name = copyinstr(arg1);/this->name = strjoin(strjoin(copyinstr(arg0), "::"), copyinstr(arg1));/' \
+		ctimeb.d
+	cat <<'EOF'
 interp$target:::line
 {
 	this->file = basename(copyinstr(arg0));
@@ -658,13 +636,11 @@ interp$target:::line
 	@num[this->file, "obj-new", this->name] = count();
 }
 
-END
-{
-	printa("%s %s %s %@d\n", @num);
-	printa("%s %s %s %@d\n", @types_incl);
-	printa("%s %s %s %@d\n", @types_excl);
-}
 EOF
+	sed -n '/^END$/,$p' ctimeb.d
+} >rbtime.d
+grep -q 'this->name = strjoin(' rbtime.d ||
+	fail "rbtime.d: ctimeb.d's this->name store not found"
 {
 	cat ctimeb.txt
 	printf '%s\n' 'line /usr/lib/a.py x 1' 'line /usr/lib/ y 2' \
@@ -676,8 +652,8 @@ both rbtime rbtime.d rbtime.txt 3
 		'b.py func /usr/lib/b.py::h 1' 'c.py func /usr/lib/c.py::k 1' \
 		'lib obj-new y 1' 'a.py func /usr/lib/a.py::g 2' \
 		'a.py obj-new x 2' '- total - 5'
-	sed -n '6,9p' ctime.exp | sed 's/^\(.\)\.py func \(.\) /\1.py func \/usr\/lib\/\1.py::\2 /'
-	sed -n '10,$p' ctime.exp | sed 's/^\(.\)\.py func \(.\) /\1.py func \/usr\/lib\/\1.py::\2 /'
+	sed -n '6,$p' ctime.exp |
+		sed 's#^\(.\)\.py func \(.\) #\1.py func /usr/lib/\1.py::\2 #'
 } >rbtime.exp
 expect_file_eq "rbtime: the counts and times" rbtime.exp rbtime.1
 expect_grep "rbtime8: the names cut, merged" '^li func /usr/li 5$' rbtime8.1

@@ -1396,8 +1396,8 @@ int kp_out_apre(const struct d_kplan *k, unsigned ci, unsigned i)
 		int np = kp_join_parts(k, e->b, pv);
 		unsigned nl;
 
-		for (int l = 0; l < np; l++)
-			if (pv[l]->op != N_STR && kp_copyinstr_arg(pv[l]) >= 0)
+		for (int l = 0; l < np; l++) /* (a literal's is -1) */
+			if (kp_copyinstr_arg(pv[l]) >= 0)
 				return kp_copyinstr_arg(pv[l]);
 		lv = kp_fvar_leaves(k, kp_fvar_store(k, st), &nl);
 		for (unsigned l = 0; l < nl; l++)

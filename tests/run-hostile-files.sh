@@ -15,7 +15,10 @@
 # So do root's stacks (`ufunc()` of an address in that file, through
 # libdwfl) and `dtrace -l -v --object`'s source lines.
 # Each run must end with a status, 0 or an error, never a signal, and
-# the same file left alone must still list its probes.  The traced runs
+# the same file left alone must still list its probes.  The in-process
+# activation (-x activation=user) arms a process whose file is cut only
+# now and then: its injected calls fault there, and must fail, not run
+# again for ever (dtrace hung, and the process then died).  The traced runs
 # (`dtrace -n -p`, `ufunc()`) take seconds each: 5 of each in make check,
 # 20 under make check-long (tests/lib.sh's repeats).
 #
@@ -83,8 +86,9 @@ int main(int argc, char **argv)
 }
 C
 cat >shrink.c <<'C'
-/* shrink SRC DST: map a copy of SRC at DST executable, then keep cutting
- * DST to nothing and writing it back, until SIGTERM (DST left whole) */
+/* shrink SRC DST [USEC]: map a copy of SRC at DST executable, then keep
+ * cutting DST to nothing and writing it back (resting USEC between two
+ * cuts), until SIGTERM (DST left whole) */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -104,7 +108,9 @@ int main(int argc, char **argv)
 	char *buf;
 	int src, fd;
 
-	if (argc != 3 || (src = open(argv[1], O_RDONLY)) < 0 ||
+	useconds_t rest = argc == 4 ? (useconds_t)atoi(argv[3]) : 0;
+
+	if (argc < 3 || argc > 4 || (src = open(argv[1], O_RDONLY)) < 0 ||
 	    fstat(src, &st) < 0 || !(buf = malloc(st.st_size)) ||
 	    read(src, buf, st.st_size) != st.st_size)
 		return 2;
@@ -118,7 +124,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (!stop)
 		if (ftruncate(fd, 0) < 0 ||
-		    pwrite(fd, buf, st.st_size, 0) != st.st_size)
+		    pwrite(fd, buf, st.st_size, 0) != st.st_size ||
+		    (rest && usleep(rest) < 0 && !stop))
 			return 3;
 	return 0;
 }
@@ -143,20 +150,29 @@ if ! wait_until 100 ready; then
 	finish
 fi
 
-# runs WHAT N CMD...: N runs of CMD, none ended by a signal
+# runs WHAT N CMD...: N runs of CMD, none ended by a signal; a command
+# (not a function) is given 120 s, and a run that takes longer is a hang
 runs() {
 	r_what=$1 r_n=$2
 	shift 2
-	r_sig=0 r_ok=0 r_i=0
+	r_to=
+	[ -x "$1" ] && r_to="timeout -k 10 120"
+	r_sig=0 r_ok=0 r_i=0 r_hung=0
 	while [ $r_i -lt "$r_n" ]; do
-		"$@" >/dev/null 2>r.err
+		$r_to "$@" >/dev/null 2>r.err
 		r_st=$?
-		[ $r_st -ge 128 ] && r_sig=$((r_sig + 1)) && r_last=$r_st
+		# 124: timeout's TERM; 137: its KILL 10 s later
+		if [ -n "$r_to" ] && { [ $r_st -eq 124 ] || [ $r_st -eq 137 ]; }; then
+			r_hung=$((r_hung + 1))
+		elif [ $r_st -ge 128 ]; then
+			r_sig=$((r_sig + 1)) r_last=$r_st
+		fi
 		[ $r_st -eq 0 ] && r_ok=$((r_ok + 1))
 		r_i=$((r_i + 1))
 	done
 	expect_eq "$r_what: runs ended by a signal (last status ${r_last:-none})" \
 		"0 of $r_n" "$r_sig of $r_n"
+	expect_eq "$r_what: runs not done in 120 s" "0 of $r_n" "$r_hung of $r_n"
 	echo "# $r_what: $r_ok of $r_n ended with status 0, the rest with an error"
 }
 runs "dtrace -l -p (attacker's pid)" 40 "$DTRACE" -l -p "$atk_pid"
@@ -222,6 +238,36 @@ kill -TERM "$atk_pid"
 wait "$atk_pid"
 expect_eq "the attacker stopped with its file whole" 0 $?
 atk_pid=
+
+# The in-process activation (x86-64) arms a process by running system
+# calls in it through the recorder's page of the file it maps: a file
+# whole most of the time (cut for a moment every ms) gets its probes
+# listed and armed, and then cut under the call.  The call faulted at
+# its first instruction, and dtrace ran it again for ever, the process
+# held (a run in three; CI's run-hostile-files.sh, 2026-12-04), and the
+# process died of the SIGBUS once dtrace was killed.  Each run must end
+# in its time, the process left running; some must have armed it.
+if [ "$(uname -m)" = x86_64 ] && tracefs_at -e uprobe_events; then
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+		./shrink ./hfprog own/victim2 1000 >atk.out 2>atk.err &
+	atk_pid=$!
+	if wait_until 100 ready; then
+		runs "dtrace -x activation=user -n -p (a file cut now and then)" \
+			"$ntraced" "$DTRACE" -x activation=user -q -n \
+			'hf$target:::p0 { } BEGIN { exit(0); }' -p "$atk_pid"
+		if [ "$r_ok" -gt 0 ]; then
+			pass
+		else
+			fail "no run armed the process whose file is cut now and then: $(cat r.err)"
+		fi
+		kill -TERM "$atk_pid"
+		wait "$atk_pid"
+		expect_eq "that process, not killed by dtrace: its status" 0 $?
+	else
+		fail "the second attacker did not start: $(cat atk.err)"
+	fi
+	atk_pid=
+fi
 
 # the file at rest lists its probe, as before
 run_dtrace -l --object=own/victim
@@ -405,8 +451,9 @@ if [ -x "${HELPERD:-}" ] && [ -c /dev/fuse ]; then
 		hd_pid=$!
 		if wait_until 300 grep -q "serving $tmp/hdev/helper" big.log; then
 			bb_t0=$(date +%s%N)
-			DOFCLIENT_UID=65534 DOFCLIENT_FLOOD_N=60 "$DOFCLIENT" \
-				-d "$tmp/hdev/helper" attack bigbad >bigbad.out 2>&1 &
+			DOFCLIENT_UID=65534 DOFCLIENT_FLOOD_N=60 timeout 300 \
+				"$DOFCLIENT" -d "$tmp/hdev/helper" attack bigbad \
+				>bigbad.out 2>&1 &
 			bb_pid=$!
 			sleep 0.5
 			t0=$(date +%s%N)

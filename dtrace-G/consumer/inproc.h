@@ -298,7 +298,7 @@ struct tfile *ip_note_sema(const struct tproc *pr, const struct proc_maps *mm,
 bool ip_semlog_valid(const struct tproc *pr, const struct proc_maps *mm,
 		     const struct usdt_semlog *l, const uint64_t tok[2]);
 void ip_semlog_clear(struct ip_proc *ipp, const struct ip_sema *s);
-bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys);
+int ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys);
 void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp);
 
 /* inproc_exec.c */

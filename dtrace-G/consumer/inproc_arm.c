@@ -791,7 +791,7 @@ refuse:
 					USDT_EXEC_FD, 0, 0, 0, 0, 0, &ours);
 			ipp->exec_fd = false;
 		}
-		if (made && ip_arena_unmap(ipp, &h, ipp->objs[0].sys)) {
+		if (made && ip_arena_unmap(ipp, &h, ipp->objs[0].sys) == 0) {
 			ip_beat_del((struct usdt_arena *)ipp->map);
 			munmap(ipp->map, ipp->len);
 			ipp->map = NULL;

@@ -223,6 +223,11 @@ static void regs_restarted(struct user_regs_struct *r)
 /*
  * Wait for thread i at its next syscall-stop (its rip at want); a
  * signal that stops it first is kept for its release.  0, or -errno.
+ * A fault of the syscall instruction itself (SIGBUS where the process
+ * cut the file __usdt_sysret's page maps to nothing, run-hostile-files.sh;
+ * SIGSEGV or SIGILL where that page is gone or changed) is the call's,
+ * not the thread's: -EFAULT, the signal dropped.  Let run again, the
+ * thread would fault there for ever (dtrace spun so, its target held).
  */
 static int sys_stop(struct ip_hold *h, size_t i, uint64_t want,
 		    struct user_regs_struct *r)
@@ -240,10 +245,16 @@ static int sys_stop(struct ip_hold *h, size_t i, uint64_t want,
 		if (ptrace(PTRACE_GETREGS, tid, NULL, r) < 0)
 			return -errno;
 		/* a syscall-stop's siginfo says SIGTRAP (| 0x80) */
+		/* none for a group-stop (EINVAL): kept as a signal's */
+		if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) < 0)
+			si.si_signo = 0;
 		if ((WSTOPSIG(st) & 0x7f) == SIGTRAP &&
-		    ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0 &&
-		    (si.si_code & 0x7f) == SIGTRAP)
+		    (si.si_code & 0x7f) == SIGTRAP && si.si_signo)
 			return r->rip == want ? 0 : -EFAULT;
+		if ((si.si_signo == SIGBUS || si.si_signo == SIGSEGV ||
+		     si.si_signo == SIGILL) &&
+		    si.si_code > 0 && r->rip == want - 2)
+			return -EFAULT; /* the kernel's, at our call */
 		hold_sig(h, i, WSTOPSIG(st));
 		if (r->rip != want - 2)
 			return -EFAULT;
@@ -1404,21 +1415,29 @@ void ip_seg_giveback(struct consumer *c, struct ip_proc *ipp)
 	}
 }
 
-/* The arena unmapped in the held process; false when it could not be. */
-/* ... through the `syscall; int3` at sys (0: none left mapped) */
-bool ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys)
+/*
+ * The arena unmapped in the held process, through the `syscall; int3`
+ * at sys: 0, -ENOENT where there is none (no file it maps holds the
+ * recorder as it was armed), -EPERM where no call may be made (it
+ * sandboxed itself since: leave it mapped), -EFAULT where the call
+ * faulted (the page at sys is not what it was: the file cut), else
+ * munmap's -errno.
+ */
+int ip_arena_unmap(struct ip_proc *ipp, struct ip_hold *h, uint64_t sys)
 {
 	bool ours;
 	long r;
 
 	if (!ipp->taddr)
-		return true;
-	if (!sys || ip_seccomp_filtered(ipp->pid))
-		return false; /* it sandboxed itself since: leave it mapped */
+		return 0;
+	if (!sys)
+		return -ENOENT;
+	if (ip_seccomp_filtered(ipp->pid))
+		return -EPERM;
 	r = ip_inject(h, sys, SYS_munmap, (long)ipp->taddr, (long)ipp->len, 0,
 		      0, 0, 0, &ours);
 	ipp->taddr = 0;
-	return r == 0;
+	return r == -EFAULT && ours ? -EFAULT : r < 0 ? (int)r : 0;
 }
 
 #else

@@ -81,6 +81,7 @@ void ip_disarm(struct consumer *c, struct ip_proc *ipp)
 	struct ip_hold h;
 	bool bad = false, inside = false, *live;
 	uint64_t sys = 0;
+	int um;
 
 	if (ipp->disarmed || ipp->gone || !ipp->pr || ipp->pr->exited ||
 	    !ipp->map) /* nothing armed here (the kernel path's, whole) */
@@ -189,11 +190,20 @@ void ip_disarm(struct consumer *c, struct ip_proc *ipp)
 		    "pid %d: its ring buffer stays mapped (a thread stayed "
 		    "inside the recorder); its sites are restored",
 		    (int)ipp->pid);
-	else if (!bad && !ip_arena_unmap(ipp, &h, sys) && !ip_exited(ipp))
+	else if (!bad && (um = ip_arena_unmap(ipp, &h, sys)) < 0 &&
+		 !ip_exited(ipp))
 		say(c,
-		    "pid %d: its ring buffer stays mapped (seccomp, or the "
-		    "munmap failed); its sites are restored",
-		    (int)ipp->pid);
+		    "pid %d: its ring buffer stays mapped (%s); its sites are "
+		    "restored",
+		    (int)ipp->pid,
+		    um == -EPERM ? "it filters its system calls: seccomp"
+		    : um == -ENOENT
+			    ? "no file it maps holds the recorder as armed "
+			      "any more: cut, changed or unmapped"
+		    : um == -EFAULT ? "the call to unmap it faulted: the file "
+				      "it maps the recorder from was cut or "
+				      "changed"
+				    : strerror(-um));
 	ip_release(&h);
 	if (bad && !ip_exited(ipp))
 		say(c,

@@ -12,6 +12,7 @@
 #    && != > % and ?:, / by a negative constant;
 #  - keys of short, unsigned char and long casts printed by printa()'s
 #    %hd %hhu %ld, each at its size;
+#  - ?: of two integer types, typed by C's conversions;
 #  - one aggregation fed by two clauses, the kernel's and user space's
 #    entries merged (a printf clause on the same probe keeps its record);
 #  - threads on several CPUs: exact counts from per-CPU values;
@@ -299,6 +300,33 @@ cat >expected.txt <<'EOF'
 
 EOF
 kbg k-pz both "printa() of keys with size prefixes" 1 "'tick 9' done" -s pz.d
+
+# ?: of two integer types is typed by C's conversions, as DTrace's
+# dt_cook_op3() types it (check.c; run.c's tern_type()), and so run in
+# the kernel (kp_ty()): arg0 > 3 ? arg2 : 0 is an int64_t (a sum of
+# -1000 * (4 + ... + 11)); arg0 & 1 ? -1 : 0u an unsigned int, whose -1
+# is greater than 0 (it was an int, and less, before); (short) and int
+# branches an int, printed by printa()'s %d
+cat >tern.d <<'EOF'
+tr$target:::tick
+{
+	this->b = arg0 > 3 ? arg2 : 0;
+	@s = sum(this->b);
+	@u[(arg0 & 1 ? -1 : 0u) > 0, arg0 & 1 ? -1 : 0u] = count();
+	@k[arg0 > 9 ? (short)-arg0 : 1] = count();
+}
+END { printa("%@d\n", @s); printa("%d %u %@d\n", @u); printa("%d %@d\n", @k); }
+EOF
+cat >expected.txt <<'EOF'
+-60000
+0 0 6
+1 4294967295 6
+-11 1
+-10 1
+1 10
+
+EOF
+GENK=0 kbg k-tern both "?: of two integer types, C's conversions" 1 "'tick 12'" -s tern.d
 
 # kaggs's key is as wide as the most keys of a statement (bpf_agg_cgen.c),
 # its words written at each hit by the statement alone (cgen_agg.c's

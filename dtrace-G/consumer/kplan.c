@@ -503,8 +503,24 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 	case N_TERN:
 		if (!kp_ty_at(k, pr, n->a, &az, &ag) ||
 		    !kp_ty_at(k, pr, n->b, &bz, &bg) ||
-		    !kp_ty_at(k, pr, n->c, &cz, &cg) || bz != cz || bg != cg)
+		    !kp_ty_at(k, pr, n->c, &cz, &cg))
 			return false;
+		/* branches of two types: the one check.c gave the node
+		 * (run.c's tern_type(): the branch's 64 bits, retyped), where
+		 * it is the branches' common type here too; SEL keeps the
+		 * 64 bits */
+		if (bz != cz || bg != cg) {
+			unsigned tz;
+			bool tg;
+
+			d_int_common(bz, bg, cz, cg, &tz, &tg);
+			if (!n->sz || tz != n->sz || tg != n->sg)
+				return false;
+			bz = n->sz;
+			bg = n->sg;
+		} else if (n->sz) {
+			return false; /* check.c typed them otherwise */
+		}
 		/* the kernel computes both branches; a comparison that
 		 * faults at the hit must not run where run.c's would not */
 		if (k && k->fmode &&

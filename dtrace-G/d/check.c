@@ -339,6 +339,24 @@ int d_check(struct parser *ps, struct node *n, bool strict)
 	return k;
 }
 
+/*
+ * The type of a branch of ?: before run time: a constant's (d_const_dv(),
+ * which folds a ?: of constants as this types it), else what printf.c's
+ * d_int_type() knows.
+ */
+static bool tern_ty(const struct d_prog *p, const struct node *n, uint8_t *sz,
+		    uint8_t *sg)
+{
+	struct dv v;
+
+	if (d_const_dv(n, &v)) {
+		*sz = v.sz;
+		*sg = v.sg;
+		return v.k == K_INT;
+	}
+	return d_int_type(p, n, sz, sg);
+}
+
 static int check1(struct parser *ps, struct node *n, bool strict)
 {
 	struct d_prog *p = ps->prog;
@@ -577,6 +595,23 @@ static int check1(struct parser *ps, struct node *n, bool strict)
 			       "operator ?: operands must have compatible "
 			       "types: %s and %s",
 			       d_kind_name(kb), d_kind_name(kc));
+		/* integers of two known types: C's conversions type it
+		 * (run.c's tern_type()) */
+		n->sz = n->sg = 0;
+		{
+			uint8_t bz, bg, cz, cg;
+			unsigned tz;
+			bool tg;
+
+			if (!n->b->ptr && !n->c->ptr &&
+			    tern_ty(p, n->b, &bz, &bg) &&
+			    tern_ty(p, n->c, &cz, &cg) &&
+			    (bz != cz || bg != cg)) {
+				d_int_common(bz, bg, cz, cg, &tz, &tg);
+				n->sz = (uint8_t)tz;
+				n->sg = tg;
+			}
+		}
 		return n->kind = kb != T_ANY ? kb : kc;
 	case N_ASSIGN: {
 		struct var *v;

@@ -321,7 +321,9 @@ struct node {
 	int sub; /* operator, builtin, function, variable index */
 	int line, col;
 	int64_t ival;
-	uint8_t sz, sg; /* N_INT, N_CAST */
+	/* N_INT, N_CAST; N_TERN: the type C's conversions give integer
+	 * branches of two known, differing types (check.c), 0 otherwise */
+	uint8_t sz, sg;
 	/* a pointer (mem.c): what it points to, its size (D_PTR_VOID for
 	 * copyin()'s void *) and signedness; ptr 0: not a pointer */
 	uint8_t ptr, psg;
@@ -854,6 +856,8 @@ char *d_ar_strndup(struct arena *a, const char *s, size_t n);
 void d_ar_free(struct arena *a);
 
 struct dv d_dv_int(int64_t v, unsigned sz, bool sg);
+void d_int_common(unsigned az, bool ag, unsigned bz, bool bg, unsigned *sz,
+		  bool *sg);
 struct dv d_dv_str(const char *s);
 struct dv d_dv_tstr(const char *s);
 const char *d_out_str(const struct dv *v, bool esc, char **fr);
@@ -1005,6 +1009,8 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 		   const struct tok *at);
 void d_pf_one(struct sbuf *sb, const struct pfseg *d, int width, int prec,
 	      const struct dv *v, bool escape);
+bool d_int_type(const struct d_prog *p, const struct node *n, uint8_t *sz,
+		uint8_t *sg);
 
 /* ------------------------------------------------------------------ */
 /* run.c */

@@ -11,7 +11,7 @@
  * conversions with arguments as dt_printf_validate() does, with its
  * messages; a conversion with a size prefix (%hd, %lu, ...) refuses an
  * argument (printa(): key) whose C type the compiler knows
- * (pf_int_type()) to differ from the prototype's in size or sign, as
+ * (d_int_type()) to differ from the prototype's in size or sign, as
  * DTrace does; %c and %C refuse one it knows to be wider than an int.
  * Where it cannot tell the type, l and ll take the value,
  * which is 64 bits wide as theirs is and prints whole; h and hh refuse
@@ -260,22 +260,32 @@ struct pfmt *d_pf_create(struct parser *ps, const char *s,
  * run time, for a conversion with a size prefix: a literal's, a cast's
  * (the cast narrows the value at run time to just that: run.c), a
  * declared variable's (stores narrow to it), argN's (int64_t), the
- * timestamps' (uint64_t), pid's and tid's (int), and unary - ~ + of one
- * of those (C's promotion to int).  False for the rest (an undeclared
- * variable's value, whose type is that of whatever was last stored;
- * args[N], typed per probe; a function's result; binary operators,
- * comparisons and ?:, whose C conversions are not modelled): there l
+ * timestamps' (uint64_t), pid's and tid's (int), unary - ~ + of one
+ * of those (C's promotion to int), and ?: of two of those (the type
+ * check.c gave it; of one type, that type).  False for the rest (an
+ * undeclared variable's value, whose type is that of whatever was last
+ * stored; args[N], typed per probe; a function's result; binary
+ * operators and comparisons, whose C conversions are not modelled): there l
  * and ll print the 64-bit value, h and hh refuse rather than guess, and
  * a cast decides it.  A key of a later compile unit (another
  * d_compile()) is not seen by a printa() checked before it; it prints at
  * its own size.
  */
-static bool pf_int_type(const struct d_prog *p, const struct node *n,
-			uint8_t *sz, uint8_t *sg)
+bool d_int_type(const struct d_prog *p, const struct node *n, uint8_t *sz,
+		uint8_t *sg)
 {
 	const struct var *v;
+	uint8_t cz, cg;
 
 	switch (n->op) {
+	case N_TERN:
+		if (n->sz) {
+			*sz = n->sz;
+			*sg = n->sg;
+			return true;
+		}
+		return d_int_type(p, n->b, sz, sg) &&
+		       d_int_type(p, n->c, &cz, &cg) && cz == *sz && cg == *sg;
 	case N_INT:
 		*sz = n->sz;
 		*sg = n->sg;
@@ -316,7 +326,7 @@ static bool pf_int_type(const struct d_prog *p, const struct node *n,
 		return true;
 	case N_UN:
 		if ((n->sub != '-' && n->sub != '~' && n->sub != '+') ||
-		    !pf_int_type(p, n->a, sz, sg))
+		    !d_int_type(p, n->a, sz, sg))
 			return false;
 		if (*sz < 4) {
 			*sz = 4;
@@ -344,7 +354,7 @@ static const char *pf_int_name(uint8_t sz, uint8_t sg)
 
 /*
  * printa(): the type of aggregation agg's key j, where every statement
- * aggregating into it gives that key one type pf_int_type() knows;
+ * aggregating into it gives that key one type d_int_type() knows;
  * false where one does not, or two differ.
  */
 static bool pf_key_type(const struct d_prog *p, const struct stmt *v,
@@ -365,7 +375,7 @@ static bool pf_key_type(const struct d_prog *p, const struct stmt *v,
 		}
 		if (st->kind != S_AGG || st->agg != agg || j >= st->nkeys)
 			continue;
-		if (!pf_int_type(p, st->keys[j], &z, &g) ||
+		if (!d_int_type(p, st->keys[j], &z, &g) ||
 		    (*seen && (z != *sz || g != *sg)))
 			return false;
 		*seen = true;
@@ -542,8 +552,7 @@ void d_pf_validate(struct parser *ps, struct pfmt *pf, const char *func,
 			if (printa) {
 				known = pf_keys_type(ps, agg, j, &sz, &sg);
 			} else {
-				known = pf_int_type(ps->prog, args[j], &sz,
-						    &sg);
+				known = d_int_type(ps->prog, args[j], &sz, &sg);
 			}
 			if (pfconvs[k].isz)
 				pf_check_size(ps, k, known, sz, sg, func,

@@ -397,16 +397,22 @@ static struct dv reg(uint64_t v, unsigned sz, bool sg)
 static void common_type(const struct dv *a, const struct dv *b, unsigned *sz,
 			bool *sg)
 {
-	unsigned sa = a->sz < 4 ? 4 : a->sz, sb = b->sz < 4 ? 4 : b->sz;
-	bool ga = a->sz < 4 ? true : a->sg, gb = b->sz < 4 ? true : b->sg;
+	d_int_common(a->sz, a->sg, b->sz, b->sg, sz, sg);
+}
 
-	if (sa != sb) {
-		*sz = sa > sb ? sa : sb;
-		*sg = sa > sb ? ga : gb;
-	} else {
-		*sz = sa;
-		*sg = ga && gb;
+/*
+ * ?:'s value: the branch taken, typed as check.c typed the node where
+ * its integer branches have two known types that differ (DTrace's
+ * dt_cook_op3() promotes them: 1 ? -1 : 0u is an unsigned int), its 64
+ * bits kept as reg() keeps them; else the branch's own type.
+ */
+static struct dv tern_type(const struct node *n, struct dv v)
+{
+	if (n->sz && v.k == K_INT) {
+		v.sz = n->sz;
+		v.sg = n->sg;
 	}
+	return v;
 }
 
 bool d_truth(const struct dv *v)
@@ -561,6 +567,17 @@ bool d_const_dv(const struct node *n, struct dv *v)
 		    !d_const_dv(n->c, &c))
 			return false;
 		*v = a.i ? b : c;
+		/* check.c may not have typed n yet (an enumerator): the
+		 * type its tern_ty() gives, from the branches' */
+		if (b.k == K_INT && c.k == K_INT &&
+		    (b.sz != c.sz || b.sg != c.sg)) {
+			unsigned tz;
+			bool tg;
+
+			d_int_common(b.sz, b.sg, c.sz, c.sg, &tz, &tg);
+			v->sz = (uint8_t)tz;
+			v->sg = tg;
+		}
 		return true;
 	default:
 		return false;
@@ -922,7 +939,8 @@ struct dv d_eval(struct ectx *x, const struct node *n)
 		return d_dv_int(d_truth(&a) != d_truth(&b), 4, true);
 	case N_TERN:
 		a = d_eval(x, n->a);
-		return d_truth(&a) ? d_eval(x, n->b) : d_eval(x, n->c);
+		return tern_type(n, d_truth(&a) ? d_eval(x, n->b)
+						: d_eval(x, n->c));
 	case N_ASSIGN:
 		if (n->a->op == N_DEREF && n->a->ival) /* s[i] = c */
 			return str_store(x, n);

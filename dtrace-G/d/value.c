@@ -122,6 +122,26 @@ void d_ar_free(struct arena *a)
 /* ------------------------------------------------------------------ */
 /* Values */
 
+/*
+ * C's integer promotions and usual arithmetic conversions: the type
+ * (size and signedness) two integers of types (az, ag) and (bz, bg)
+ * are brought to, for a binary operator's result and ?:'s.
+ */
+void d_int_common(unsigned az, bool ag, unsigned bz, bool bg, unsigned *sz,
+		  bool *sg)
+{
+	unsigned sa = az < 4 ? 4 : az, sb = bz < 4 ? 4 : bz;
+	bool ga = az < 4 ? true : ag, gb = bz < 4 ? true : bg;
+
+	if (sa != sb) {
+		*sz = sa > sb ? sa : sb;
+		*sg = sa > sb ? ga : gb;
+	} else {
+		*sz = sa;
+		*sg = ga && gb;
+	}
+}
+
 struct dv d_dv_int(int64_t v, unsigned sz, bool sg)
 {
 	struct dv d = { .k = K_INT, .sz = (uint8_t)sz, .sg = sg };

@@ -5,7 +5,9 @@
  * each printed as the enumerator and as the firing's value cast to
  * int64_t; the two columns must agree.  Expressions whose value leaves
  * int (an enumerator's range) or that divide by 0 were left out of the
- * draw.
+ * draw.  E104's ?: has C's common type of its branches, unsigned long
+ * (as DTrace's dt_cook_op3() types it), so -5L is not less than it: 1
+ * (0 when ?: took its branch's type, unsigned int).
  */
 #pragma D option quiet
 

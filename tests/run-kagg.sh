@@ -12,7 +12,8 @@
 #    && != > % and ?:, / by a negative constant;
 #  - keys of short, unsigned char and long casts printed by printa()'s
 #    %hd %hhu %ld, each at its size;
-#  - ?: of two integer types, typed by C's conversions;
+#  - ?: of two integer types, typed by C's conversions; a cast or a
+#    declared variable's store narrowing an operator's value;
 #  - one aggregation fed by two clauses, the kernel's and user space's
 #    entries merged (a printf clause on the same probe keeps its record);
 #  - threads on several CPUs: exact counts from per-CPU values;
@@ -327,6 +328,28 @@ cat >expected.txt <<'EOF'
 
 EOF
 GENK=0 kbg k-tern both "?: of two integer types, C's conversions" 1 "'tick 12'" -s tern.d
+
+# An operator's value keeps its high bits (run.c's reg()); a cast or a
+# store into a declared variable narrows it to its type, even the type
+# it has (kplan_emit.c's norm()): 0u - 1 stored into an unsigned int,
+# or cast to one, plus 1 is 4294967296, greater than 0 (the kernel
+# kept 0xffffffffffffffff, and the sum was 0)
+cat >narrow.d <<'EOF'
+self unsigned int x;
+tr$target:::tick
+{
+	self->x = 0u - (unsigned int)(arg0 & 1);
+	@b[(self->x + 1) > 0] = count();
+	@c[((unsigned int)(0u - (unsigned int)(arg0 & 1)) + 1) > 0] = count();
+}
+END { printa("b %d %@d\n", @b); printa("c %d %@d\n", @c); }
+EOF
+cat >expected.txt <<'EOF'
+b 1 4
+c 1 4
+
+EOF
+GENK=0 kbg k-narrow both "a cast or a declared store narrows an operator's value" 1 "'tick 4'" -s narrow.d
 
 # kaggs's key is as wide as the most keys of a statement (bpf_agg_cgen.c),
 # its words written at each hit by the statement alone (cgen_agg.c's

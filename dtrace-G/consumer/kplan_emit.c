@@ -173,14 +173,19 @@ struct ubpf_kop *put(struct em *m, int op, int pops, int pushes)
 }
 
 /*
- * Convert the top, of type (fz, fg), to (sz, sg); nothing to do when it
- * is 8 bytes (the value is its 64 bits) or the type does not change.
+ * Convert the top, of type (fz, fg), to (sz, sg), as run.c's d_dv_int()
+ * narrows a cast's or a declared variable's value: nothing to do when
+ * it is 8 bytes (the value is its 64 bits).  A type that does not change
+ * is narrowed too: an operator's value keeps its high bits (reg()), so
+ * a store of 0u - 1 into an unsigned int is 0xffffffff only once
+ * narrowed (it was kept whole, and self->x + 1 was 0, not 4294967296).
  */
 void norm(struct em *m, uint8_t fz, uint8_t fg, uint8_t sz, uint8_t sg)
 {
 	struct ubpf_kop *o;
 
-	if (sz == 8 || (sz == fz && sg == fg))
+	(void)fz, (void)fg;
+	if (sz == 8)
 		return;
 	o = put(m, UBPF_K_NORM, 1, 1);
 	o->sz = sz;

@@ -244,10 +244,10 @@ static int sys_stop(struct ip_hold *h, size_t i, uint64_t want,
 			return -ESRCH;
 		if (ptrace(PTRACE_GETREGS, tid, NULL, r) < 0)
 			return -errno;
-		/* a syscall-stop's siginfo says SIGTRAP (| 0x80) */
 		/* none for a group-stop (EINVAL): kept as a signal's */
 		if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) < 0)
 			si.si_signo = 0;
+		/* a syscall-stop's siginfo says SIGTRAP (| 0x80) */
 		if ((WSTOPSIG(st) & 0x7f) == SIGTRAP &&
 		    (si.si_code & 0x7f) == SIGTRAP && si.si_signo)
 			return r->rip == want ? 0 : -EFAULT;

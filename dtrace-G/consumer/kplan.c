@@ -454,16 +454,12 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		}
 		/* run.c's common_type() */
 		{
-			unsigned sa = az < 4 ? 4 : az, sb = bz < 4 ? 4 : bz;
-			bool ga = az < 4 ? true : ag, gb = bz < 4 ? true : bg;
+			unsigned tz;
+			bool tg;
 
-			if (sa != sb) {
-				*sz = (uint8_t)(sa > sb ? sa : sb);
-				*sg = sa > sb ? ga : gb;
-			} else {
-				*sz = (uint8_t)sa;
-				*sg = ga && gb;
-			}
+			d_int_common(az, ag, bz, bg, &tz, &tg);
+			*sz = (uint8_t)tz;
+			*sg = tg;
 		}
 		/* no division that could fault */
 		if (n->sub == '/' || n->sub == '%') {

@@ -173,18 +173,17 @@ struct ubpf_kop *put(struct em *m, int op, int pops, int pushes)
 }
 
 /*
- * Convert the top, of type (fz, fg), to (sz, sg), as run.c's d_dv_int()
- * narrows a cast's or a declared variable's value: nothing to do when
- * it is 8 bytes (the value is its 64 bits).  A type that does not change
- * is narrowed too: an operator's value keeps its high bits (reg()), so
- * a store of 0u - 1 into an unsigned int is 0xffffffff only once
+ * Narrow the top to (sz, sg), as run.c's d_dv_int() narrows a cast's
+ * or a declared variable's value, whatever type it had: nothing to do
+ * when it is 8 bytes (the value is its 64 bits).  A value already of
+ * that type is narrowed too: an operator's keeps its high bits (reg()),
+ * so a store of 0u - 1 into an unsigned int is 0xffffffff only once
  * narrowed (it was kept whole, and self->x + 1 was 0, not 4294967296).
  */
-void norm(struct em *m, uint8_t fz, uint8_t fg, uint8_t sz, uint8_t sg)
+void norm(struct em *m, uint8_t sz, uint8_t sg)
 {
 	struct ubpf_kop *o;
 
-	(void)fz, (void)fg;
 	if (sz == 8)
 		return;
 	o = put(m, UBPF_K_NORM, 1, 1);
@@ -460,15 +459,12 @@ static void pred_emit(struct em *m, const struct node *n, uint32_t bits,
 static void store_of(struct em *m, const struct stmt *st)
 {
 	const struct var *v = &m->k->prog->vars[st->e->a->sub];
-	uint8_t bz = 8, bg = 1;
 	struct node bin, one;
-	const struct node *b = kp_stored(st, &bin, &one);
 	struct ubpf_kop *o;
 
-	(void)kp_ty(m->k, b, &bz, &bg);
-	emit(m, b);
+	emit(m, kp_stored(st, &bin, &one));
 	if (v->declared)
-		norm(m, bz, bg, v->sz, v->sg);
+		norm(m, v->sz, v->sg);
 	o = put(m, UBPF_K_VST, 1, 0);
 	var_op(m, o, (unsigned)st->e->a->sub);
 }

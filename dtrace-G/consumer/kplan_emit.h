@@ -39,7 +39,7 @@ struct em {
 void unfit(struct em *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 struct ubpf_kop *put(struct em *m, int op, int pops, int pushes);
-void norm(struct em *m, uint8_t fz, uint8_t fg, uint8_t sz, uint8_t sg);
+void norm(struct em *m, uint8_t sz, uint8_t sg);
 void var_op(struct em *m, struct ubpf_kop *o, unsigned v);
 bool form_load(struct em *m, uint32_t b);
 

@@ -511,7 +511,7 @@ void assoc_keys(struct em *m, const struct node *n, struct ubpf_kop *o)
 
 		(void)kp_ty(m->k, n->args[i], &kz, &kg);
 		emit(m, n->args[i]);
-		norm(m, 8, 1, kz, kg);
+		norm(m, kz, kg);
 		types |= (int64_t)((kz == 1   ? 0
 				    : kz == 2 ? 1
 				    : kz == 4 ? 2
@@ -570,7 +570,7 @@ void emit(struct em *m, const struct node *n)
 		o->n = (uint8_t)n->a->ival;
 		if (m->gate)
 			o->flags |= UBPF_KF_GATE;
-		norm(m, 8, 1, sz, sg);
+		norm(m, sz, sg);
 		return;
 	case N_UREGS: /* a uprobe site's register (kp_ureg()) */
 		if (m->probe && m->probe != KP_ANYPROBE &&
@@ -689,9 +689,8 @@ void emit(struct em *m, const struct node *n)
 		o->sg = sg;
 		return;
 	case N_CAST:
-		(void)kp_ty_at(m->k, m->probe, n->a, &az, &ag);
 		emit(m, n->a);
-		norm(m, az, ag, sz, sg);
+		norm(m, sz, sg);
 		return;
 	case N_BIN:
 		if (n->sub == OP_SHL || n->sub == OP_SHR) {
@@ -881,13 +880,12 @@ void emit(struct em *m, const struct node *n)
 		{
 			int64_t bc = 0;
 			bool bimm = d_const_int(n->b, &bc);
-			/* the operands' common type (the comparisons' too) */
-			unsigned sa = az < 4 ? 4 : az, sb = bz < 4 ? 4 : bz;
-			bool ga = az < 4 ? true : ag, gb = bz < 4 ? true : bg;
-			uint8_t cz = (uint8_t)(sa > sb ? sa : sb);
-			uint8_t cg = sa != sb ? (sa > sb ? ga : gb) : ga && gb;
+			/* the operands' common type (the comparisons' too;
+			 * its size unused: the operands keep their 64 bits) */
+			unsigned cz;
+			bool cg;
 
-			(void)cz; /* the operands keep their 64 bits */
+			d_int_common(az, ag, bz, bg, &cz, &cg);
 			emit(m, n->a);
 			if (!bimm)
 				emit(m, n->b);

@@ -413,17 +413,14 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	}
 	if (ks->assign) { /* the value, as d_var_conv() makes it */
 		const struct var *v = &k->prog->vars[st->e->a->sub];
-		uint8_t bz = 8, bg = 1;
 		struct node bin, one;
-		const struct node *b = kp_stored(st, &bin, &one);
 		struct ubpf_kop kt = { 0 };
 
 		if (st->e->a->op == N_ASSOC) /* the keys, below */
 			assoc_keys(m, st->e->a, &kt);
-		(void)kp_ty(k, b, &bz, &bg);
-		emit(m, b);
+		emit(m, kp_stored(st, &bin, &one));
 		if (v->declared)
-			norm(m, bz, bg, v->sz, v->sg);
+			norm(m, v->sz, v->sg);
 		o = put(m, UBPF_K_VST, 1 + kt.step, 0);
 		var_op(m, o, (unsigned)st->e->a->sub);
 		o->step = kt.step;

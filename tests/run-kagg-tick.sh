@@ -32,6 +32,12 @@
 #    be stamped after dtrace told the kernel of it (kplan_exit.c's "The
 #    flood": -v's after exit() line, which a dtrace that does not tell
 #    it lacks);
+#  - globals counted in the kernel (kplan_gcnt.c): += -= ++ -- folded
+#    into the variables at each tick-1s firing that prints and resets
+#    them, with run.c's types (unsigned, long, a declared uint8_t);
+#    flat out across eight firings, each hit once; read at END alone
+#    (no horizon); a global a probe's predicate reads stays user
+#    space's, -v naming the reader;
 #  - the target's exit (-c) between two firings: the hits after the
 #    last firing printed by END's printa(), none lost, none twice, for a
 #    count() and a count() keyed by ustack().
@@ -155,6 +161,27 @@ ticks "printa() and trunc() at tick-1s, no keys" 3 \
 	"'wait tick' 'tick 3' 'lines OUT 2' 'tick 6' 'lines OUT 4' 'tick 2' \
 'sleep 3000'" -s t.d
 
+# Globals counted (kplan_gcnt.c): += -= ++ -- at the probe, a sum() in a
+# kflat slot each, added to the global at each fold of the tick-1s clause
+# that prints and resets them, with run.c's types: u, 0u less the hits,
+# stays an unsigned int (greater than 0), d a long (never reset), b a
+# declared uint8_t narrowed (300, 900, 1100 modulo 256).  A kernel that
+# left its sums in place, typed them by the sum's own type, or added
+# them after the firing printed them would differ.
+cat >gc.d <<'EOF'
+uint8_t b;
+BEGIN { n = 0; s = 0; u = 0u; }
+tr$target:::tick { n++; s += arg2; d -= (int)arg0; --u; b += 100; }
+tick-1s { printf("%d %d %d %u %d %d\n", n, s, d, u, u > 0, b); n = 0; s = 0; }
+tick-1s /++k == 3/ { exit(0); }
+END { printf("end %d %d %d\n", n, s, d); }
+EOF
+printf '%s\n' '3 -3000 -3 4294967293 1 44' '6 -15000 -18 4294967287 1 132' \
+	'2 -1000 -19 4294967285 1 76' 'end 0 0 -19' '' >expected.txt
+ticks "globals counted, printed and reset at tick-1s" 3 \
+	"'wait tick' 'tick 3' 'lines OUT 1' 'tick 6' 'lines OUT 2' 'tick 2' \
+'sleep 3000'" -s gc.d
+
 # String keys: execname and a short literal in kaggs_w, a literal past
 # UBPF_KVSHORT bytes in kaggs_v, each map's entries taken out at each
 # fold (trunc() and clear(): a fold that left them printed 3, 9, 11)
@@ -242,6 +269,70 @@ expect_eq "flat out: no record stamped after the kernel stopped" 0 \
 hits=$(awk '/^max / { print $2 + 1 }' out1.txt)
 echo "flat out: $(records err1.txt) records for ${hits:-?} hits," \
 	"$(after_exit err1.txt | awk '{ print $1 }') after the exit" >&2
+
+# Globals counted flat out (kplan_gcnt.c): n counted in the kernel up to
+# the horizon, folded into n at each of eight tick-100ms firings before
+# the clause that prints and resets it; the hits between a due time and
+# the horizon's move are records whose n++ user space runs after the
+# firing.  The intervals add up to the hits (the largest i + 1), none
+# twice, none lost (drops: said, not checked, as above).
+cat >gf.d <<'EOF'
+tr$target:::tick { n++; @i = max(arg2); }
+tick-100ms { printf("%d\n", n); n = 0; }
+tick-100ms /++k == 8/ { exit(0); }
+END { printa("max %@d\n", @i); }
+EOF
+for k in 1 0; do
+	rm -f outgf$k.txt
+	DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o outgf$k.txt \
+		-x bufsize=16m -s gf.d \
+		-c "./trprog 'spin 1' 'sleep 5000' stop" >/dev/null \
+		2>errgf$k.txt
+	expect_eq "globals flat out (DTRACE_KAGG=$k): status" 0 "$?"
+	[ -f outgf$k.txt ] || : >outgf$k.txt
+	expect_eq "globals flat out (DTRACE_KAGG=$k): 8 intervals" 8 \
+		"$(grep -c '^-*[0-9][0-9]*$' outgf$k.txt)"
+	if grep -qi drop errgf$k.txt; then
+		echo "globals flat out (DTRACE_KAGG=$k): drops, not checked:" \
+			"$(grep -i drop errgf$k.txt)" >&2
+		continue
+	fi
+	expect_eq "globals flat out (DTRACE_KAGG=$k): each hit once" \
+		"$(awk '/^max / { print $2 + 1 }' outgf$k.txt)" \
+		"$(awk '/^[0-9]+$/ { s += $1 } END { print s + 0 }' outgf$k.txt)"
+done
+expect_eq "globals flat out: clauses run in the kernel" 1 \
+	"$(kcount errgf1.txt)"
+expect_eq "globals flat out: folds" 8 "$(folds errgf1.txt)"
+
+# A global read at END alone (shortlived.d's procs): counted in the
+# kernel with no horizon (no tick-N clause), merged before END, beside
+# hits of three threads; t a sum of negative longs, c the hits.  And a
+# global a probe's clause reads (a predicate) is no count: both clauses
+# user space's, -v naming the reader.
+cat >ge.d <<'EOF'
+tr$target:::tick { t += arg2; c++; }
+END { printf("%d %d\n", t, c); }
+EOF
+ways_start 120 -v -q -s ge.d -c "./trprog 'tick 3000' 'threads 2 1500'"
+ways_wait "globals at END"
+ways_same "globals at END"
+expect_eq "globals at END: the hits" 6000 "$(awk '{ print $2 }' out0.txt)"
+expect_eq "globals at END: clauses run in the kernel" 1 "$(kcount errg.txt)"
+expect_eq "globals at END: no fold" "" "$(folds errg.txt)"
+cat >gr.d <<'EOF'
+tr$target:::tick { g++; }
+tr$target:::tick /g > 2/ { @ = count(); }
+END { printa("%@d\n", @); }
+EOF
+ways_start 120 -v -q -s gr.d -c "./trprog 'tick 10'"
+ways_wait "a global read at a probe"
+ways_same "a global read at a probe"
+expect_eq "a global read at a probe: counted" 8 "$(head -1 out0.txt)"
+expect_eq "a global read at a probe: no clause in the kernel" "" \
+	"$(kcount errg.txt)"
+expect_eq "a global read at a probe: -v says why" 1 \
+	"$(grep -c 'clause 1 .* g is a global variable that clause 2 reads' errg.txt)"
 
 # The target's exit (-c) in the middle of an interval: count() kept in
 # the kernel (kflat) and count() keyed by the user stack (each count

@@ -165,10 +165,10 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	}
 	/* tick-N's clauses: their exit() is cut at the horizon */
 	ticks = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*ticks));
-	for (unsigned i = 0; i < c->nclauses; i++) {
+	for (unsigned i = 0; i < c->nclauses; i++)
 		ticks[i] = kprov_tick_clause(c, i);
-		fold |= ticks[i] && d_kplan_folds(c->prog, i);
-	}
+	for (unsigned i = 0; i < c->nclauses; i++)
+		fold |= ticks[i] && d_kplan_folds(c->prog, ticks, i);
 	/* the clauses of uprobe sites and of the kernel probes with a
 	 * program: their exit() is decided at the hit (kplan_exit.c's "exit()
 	 * at a traced probe"), not beside the in-process activation,

@@ -16,7 +16,9 @@
  * merge of the kernel's entries into the program's aggregations
  * kplan_merge.c's, which clauses run at a probe that types args[N]
  * otherwise kplan_here.c's, the members read through copyin()'s
- * pointers kplan_mem.c's (kplan_impl.h is what they share).  This file
+ * pointers kplan_mem.c's, the global variables it counts, as sum()s
+ * folded into them, kplan_gcnt.c's (kplan_impl.h is what they share).
+ * This file
  * decides which clauses, and types what the kernel computes.
  *
  * It is code generation, so it lives with the consumer, not with the D
@@ -881,6 +883,8 @@ bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 		return st->e && st->e->kind != T_STR &&
 		       kp_ty(k, st->e, &sz, &sg) && !kp_has_str_cmp(k, st->e);
 	}
+	if (v >= 0 && k->gcnt && k->gcnt[v]) /* a global counted */
+		return kp_gcnt_stmt(k, st, ks) > 0;
 	if (v >= 0) { /* a store: of a variable kept, of a value it can have */
 		struct node bin, one;
 
@@ -1191,11 +1195,23 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		memcpy(k->traced, traced, p->nclauses * sizeof(*traced));
 	}
 	k->bare = k->vars; /* args[N] bare in a string pair: bare_alts() */
+	if (k->vars) {	   /* globals counted (kplan_gcnt.c) */
+		k->gcnt = xcalloc(nv, sizeof(*k->gcnt));
+		k->gwhy = xcalloc(nv, sizeof(*k->gwhy));
+		if (!kp_gcnt_find(p, ticks, k->gcnt, k->gwhy)) {
+			free(k->gcnt);
+			k->gcnt = NULL;
+		}
+	}
 	for (ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
 		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
 		bool tr = traced && traced[ci] && (flags & D_KPLAN_VARS);
 
+		/* a tick-N clause reading a global the kernel counts: cut
+		 * at the horizon, folded there (d_kplan_folds()) */
+		if (tick && kp_gcnt_tick(k, ticks, ci))
+			k->horizon = true;
 		if (kp_dtrace_only(c) ||
 		    !stmts_stop(c->stmts, c->nstmts, KP_ST_NONE))
 			continue;
@@ -1343,6 +1359,8 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->traced);
 	kp_fkeys_free(k);
 	free(k->rconst);
+	free(k->gcnt);
+	free(k->gwhy);
 	free(k->dset);
 	free(k);
 }

@@ -142,10 +142,15 @@ bool d_kplan_xend(const struct d_kplan *k, unsigned clause,
  * the horizon stops at (kplan_exit.c's "Why exit()" and "printa() at
  * tick-N")
  */
-bool d_kplan_exits(const struct d_prog *prog, unsigned clause);
-/* ... and may read or reset aggregations: the kernel's are folded into
- * user space's at its firing, before it runs */
-bool d_kplan_folds(const struct d_prog *prog, unsigned clause);
+bool d_kplan_exits(const struct d_prog *prog, const bool *ticks,
+		   unsigned clause);
+/* ... and may read or reset aggregations, or mentions a global the
+ * kernel counts: the kernel's are folded into user space's at its
+ * firing, before it runs.  ticks: the clauses all of whose descriptions
+ * are tick-N (kprov.c's kprov_tick_clause()), or NULL; a global is
+ * counted for them (kplan_gcnt.c) */
+bool d_kplan_folds(const struct d_prog *prog, const bool *ticks,
+		   unsigned clause);
 /*
  * Clause clause uses speculations (speculation(), speculate(), commit(),
  * discard()): user space runs it, from each hit's record, since the

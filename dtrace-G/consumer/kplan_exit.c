@@ -86,7 +86,9 @@
  * then deleted, kflat's slots zeroed), so clear() and trunc() act on
  * everything counted, and the kernel starts again from nothing.  Then
  * its clauses run, and once the read's firings have run H moves to the
- * next such firing.
+ * next such firing.  A tick-N clause that mentions a global the kernel
+ * counts (kplan_gcnt.c) is such a clause too: the fold adds what the
+ * kernel counted to the global before the clause reads or resets it.
  * Why each hit before D is counted exactly once, in the interval before
  * D, and none after:
  *  - The barrier.  A hit stamped t < D may still be running when dtrace
@@ -622,23 +624,25 @@ bool d_kplan_xend(const struct d_kplan *k, unsigned clause,
 	return true;
 }
 
-bool d_kplan_exits(const struct d_prog *p, unsigned clause)
+bool d_kplan_exits(const struct d_prog *p, const bool *ticks, unsigned clause)
 {
 	const struct clause *c;
 
 	if (clause >= p->nclauses)
 		return false;
 	c = &p->clauses[clause];
-	return stmts_stop(c->stmts, c->nstmts, KP_ST_NONE) &&
-	       !stmts_stop(c->stmts, c->nstmts, KP_ST_TICK);
+	return (stmts_stop(c->stmts, c->nstmts, KP_ST_NONE) &&
+		!stmts_stop(c->stmts, c->nstmts, KP_ST_TICK)) ||
+	       kp_gcnt_folds(p, ticks, clause);
 }
 
-bool d_kplan_folds(const struct d_prog *p, unsigned clause)
+bool d_kplan_folds(const struct d_prog *p, const bool *ticks, unsigned clause)
 {
 	const struct clause *c;
 
-	if (!d_kplan_exits(p, clause))
+	if (!d_kplan_exits(p, ticks, clause))
 		return false;
 	c = &p->clauses[clause];
-	return stmts_fold(c->stmts, c->nstmts);
+	return stmts_fold(c->stmts, c->nstmts) ||
+	       kp_gcnt_folds(p, ticks, clause);
 }

@@ -6,7 +6,8 @@
  * their instructions (with kplan_stmt.c and kplan_expr.c, sharing
  * kplan_emit.h), kplan_str.c their strings, kplan_exit.c and
  * kplan_spec.c, kplan_out.c, kplan_why.c with kplan_why_form.c,
- * kplan_merge.c): the plan's state, and the tree walks they all make.
+ * kplan_merge.c, kplan_gcnt.c): the plan's state, and the tree walks
+ * they all make.
  * Not for anything else: kplan.h is the interface.
  */
 #ifndef USDT_DTRACE_KPLAN_IMPL_H
@@ -89,6 +90,11 @@ struct kstmt {
 	uint8_t fkeys;
 	const struct stmt *ost;
 	unsigned fci; /* ... ost's clause */
+	/* a global counted (kplan_gcnt.c): its index + 1, the value's
+	 * type, and whether it is taken away (-=, --); 0: none */
+	unsigned gvar;
+	uint8_t gsz, gsg;
+	bool gsub;
 };
 
 /* struct kstmt's sx: its string key, in kaggs_v, is execname (CKEY) or
@@ -151,6 +157,12 @@ struct d_kplan {
 	/* per variable: a global only BEGIN stores (kplan_fkey.c's
 	 * kp_consts_make(), before the copies) */
 	bool *rconst;
+	/* per variable: a global the kernel counts, where its clauses
+	 * only add to it (kplan_gcnt.c's kp_gcnt_find()); NULL: none */
+	bool *gcnt;
+	/* ... and where one is not, the clause reading it at a probe + 1
+	 * (kp_gcnt_why(), -v); NULL without D_KPLAN_VARS */
+	unsigned *gwhy;
 	bool *ok; /* per clause */
 	/* per clause: a speculating one user space runs whose printf()
 	 * and trace() values the kernel computes (kplan_spec.c's
@@ -640,6 +652,35 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 /* ... the globals only BEGIN stores, made; is n a read of one? */
 void kp_consts_make(struct d_kplan *k);
 bool kp_run_const(const struct d_kplan *k, const struct node *n);
+/* kplan_gcnt.c: the global counting statement st counts (G += e, G -=
+ * e, G++, ++G, G--, --G of an integer global scalar), the value it adds
+ * (e, or 1 built in *one) and whether it takes it away; else -1 */
+int kp_gcnt_count(const struct d_prog *p, const struct stmt *st,
+		  const struct node **val, struct node *one, bool *sub);
+/* ... the globals the kernel may count into cnt (p->nvars), ticks the
+ * tick-N clauses (NULL: none), and where why (may be NULL), for each
+ * that one is not, the clause that reads it at a probe + 1; how many */
+unsigned kp_gcnt_find(const struct d_prog *p, const bool *ticks, bool *cnt,
+		      unsigned *why);
+/* ... does tick-N clause ci (ticks[ci]) mention a global the kernel may
+ * count (a fold firing: kplan_exit.c's d_kplan_folds())?  The second
+ * asks k's decision, the same */
+bool kp_gcnt_folds(const struct d_prog *p, const bool *ticks, unsigned ci);
+bool kp_gcnt_tick(const struct d_kplan *k, const bool *ticks, unsigned ci);
+/* ... st as a counting statement of a global k counts: 1, ks made; 0, it
+ * is one whose value the kernel cannot add; -1, it is not one */
+int kp_gcnt_stmt(const struct d_kplan *k, const struct stmt *st,
+		 struct kstmt *ks);
+/* ... the value ks adds (one: ++'s 1) */
+const struct node *kp_gcnt_value(const struct d_kplan *k,
+				 const struct kstmt *ks, struct node *one);
+/* ... what the kernel counted for ks, added to its global */
+void kp_gcnt_merge(const struct d_kplan *k, const struct kstmt *ks,
+		   const struct ubpf_kval *vals, unsigned ncpus);
+/* ... -v: why global v is not counted (or its value not taken), into
+ * buf; NULL when it is not a global that could be */
+const char *kp_gcnt_why(const struct d_kplan *k, unsigned v, char *buf,
+			size_t len);
 /* kplan.c: can the kernel run st as written (kp_stmt_ok() without the
  * copy)? */
 bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,

@@ -166,6 +166,10 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 	if (key->agg >= k->nst || k->st[key->agg].assign)
 		return;
 	ks = &k->st[key->agg];
+	if (ks->gvar) { /* a global counted: kplan_gcnt.c */
+		kp_gcnt_merge(k, ks, vals, ncpus);
+		return;
+	}
 	a = &k->prog->aggs[ks->agg];
 	for (i = 0; i < ks->st->nkeys; i++) {
 		const struct d_probe *pr;

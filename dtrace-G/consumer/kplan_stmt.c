@@ -427,6 +427,19 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		o->imm = kt.imm;
 		return;
 	}
+	if (ks->gvar) { /* a global counted: its value's sum() (kplan_gcnt.c) */
+		struct node one;
+
+		emit(m, kp_gcnt_value(k, ks, &one));
+		o = put(m, UBPF_K_AGG, 1, 0);
+		o->agg = (uint16_t)at;
+		o->n = UBPF_F_SUM;
+		if (ks->slot >= 0) {
+			o->flags = UBPF_KF_FLAT;
+			o->slot = (uint16_t)ks->slot;
+		}
+		return;
+	}
 	a = &k->prog->aggs[st->agg];
 	for (j = 0; j < st->nkeys; j++) {
 		/* a pair of kaggs_v keys (kplan.c's vkey_pair()): the

@@ -241,6 +241,8 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	}
 	mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
 	kp_var_name(p, v, name, sizeof(name));
+	if (var->scope == SC_GLOBAL && kp_gcnt_why(k, v, buf, len))
+		goto out; /* a counter it could be: kplan_gcnt.c */
 	if (var->scope == SC_GLOBAL || var->scope == SC_ASSOC) {
 		snprintf(buf, len,
 			 "%s is a global variable: the kernel keeps self-> "

@@ -602,22 +602,37 @@ static void hz_revoke(struct consumer *c)
  * k-th firing's record is stamped with: a hit stamped before it was
  * before the firing, in the kernel's terms and in the records' order.
  */
+/* Which clauses are tick-N's (kprov_tick_clause()), for kplan's
+ * d_kplan_exits() and d_kplan_folds(): a flag a clause, to free */
+static bool *tick_clauses(const struct consumer *c)
+{
+	bool *tk = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*tk));
+
+	for (unsigned i = 0; i < c->nclauses; i++)
+		tk[i] = kprov_tick_clause(c, i);
+	return tk;
+}
+
 void kprov_start(struct consumer *c)
 {
 	struct kprov *kp = c->kp;
 	uint64_t per1 = UINT64_MAX;
+	bool *tk = tick_clauses(c);
 
 	for (size_t i = 0; kp && i < kp->nticks; i++) {
 		struct kp_tick *t = &kp->ticks[i];
 
 		t->exits = t->folds = false;
 		for (unsigned j = 0; j < t->p->nclauses; j++) {
-			t->exits |= d_kplan_exits(c->prog, t->p->clauses[j]);
-			t->folds |= d_kplan_folds(c->prog, t->p->clauses[j]);
+			t->exits |=
+				d_kplan_exits(c->prog, tk, t->p->clauses[j]);
+			t->folds |=
+				d_kplan_folds(c->prog, tk, t->p->clauses[j]);
 		}
 		if (t->exits && t->p->n.period < per1)
 			per1 = t->p->n.period;
 	}
+	free(tk);
 	/*
 	 * Until now the horizon was UINT64_MAX: a hit that read it was
 	 * stamped before this write, so before any timer's start below and
@@ -729,17 +744,20 @@ void kprov_horizon_off(struct consumer *c)
  */
 void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n)
 {
+	bool *tk;
+
 	if (!c->kp || !c->kp->hz_off)
 		return;
+	tk = tick_clauses(c);
 	for (unsigned i = 0; i < n; i++) {
-		if (kprov_tick_clause(c, cl[i]) &&
-		    d_kplan_folds(c->prog, cl[i])) {
+		if (tk[cl[i]] && d_kplan_folds(c->prog, tk, cl[i])) {
 #ifdef HAVE_BPF
 			bpf_fold(c);
 #endif
-			return;
+			break;
 		}
 	}
+	free(tk);
 }
 
 void kprov_hzfree(struct consumer *c)

@@ -1095,6 +1095,11 @@ struct dv d_self_put(struct d_prog *p, unsigned var, int32_t tid, struct dv v);
  * moved to user space (../consumer/bpf_agg_cgen.c's bpf_kagg_tls_move()) */
 void d_self_aput(struct d_prog *p, unsigned var, int32_t tid,
 		 const struct dv *keys, unsigned nk, struct dv v);
+/* Global integer var OP= v (op '+' or '-'), v of type (sz, sg) with its
+ * 64 bits, as `var += v` computes and stores it (binop(), var_set()):
+ * what the kernel counted of a global (../consumer/kplan_gcnt.c) */
+void d_var_add(struct d_prog *p, unsigned var, int op, uint64_t v, unsigned sz,
+	       bool sg);
 
 /* ------------------------------------------------------------------ */
 /* agg.c */

@@ -804,6 +804,17 @@ void d_self_aput(struct d_prog *p, unsigned var, int32_t tid,
 	dyn_put(p, &k, v);
 }
 
+void d_var_add(struct d_prog *p, unsigned var, int op, uint64_t v, unsigned sz,
+	       bool sg)
+{
+	struct dv r;
+
+	if (p->gval[var].k != K_INT ||
+	    !int_binop(op, p->gval[var], reg(v, sz, sg), &r))
+		return;
+	store(&p->gval[var], d_var_conv(&p->vars[var], r));
+}
+
 int d_compound_op(int op)
 {
 	switch (op) {

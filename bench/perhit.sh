@@ -58,6 +58,11 @@
 #		per-interval report: the kernel's clause cut at the horizon
 #		and folded in at each firing (kplan_exit.c's "printa() at
 #		tick-N"); before, a record a hit
+#  - gsum:	enter { n += arg0; } tick-1s { printf("%d\n", n);
+#		n = 0; } (bpftrace: @n = sum(arg0), interval:s:1 {
+#		print(@n); clear(@n); }): tcpstat.d's global counter, a
+#		sum() in a kflat slot folded into n at each firing
+#		(kplan_gcnt.c); before, a record a hit
 #  - selfkey:	enter { self->s = copyinstr(arg1); }
 #		leave { @[self->s] = count(); }  (bpftrace: @s[tid] =
 #		str(arg1), @[@s[tid]] = count())
@@ -142,6 +147,7 @@ d_of() {
 	keyhexit) echo "$e { @[arg0 & 15] = count(); } $e /arg0 == $((N - 1))/ { exit(0); }" ;;
 	selfcmp) echo "$e { self->s = copyinstr(arg1); } $l /self->s == \"beta\"/ { @ = count(); }" ;;
 	tickpa) echo "$e { @ = count(); } tick-1s { printa(@); clear(@); }" ;;
+	gsum) printf '%s\n' "$e { n += arg0; } tick-1s { printf(\"%d\\n\", n); n = 0; }" ;;
 	selfkey) echo "$e { self->s = copyinstr(arg1); } $l { @[self->s] = count(); }" ;;
 	selfpair) echo "$e { self->s = copyinstr(arg1); self->t = self->s; } $l { @[self->s, self->t] = count(); }" ;;
 	execkey) echo "$e { @[execname] = count(); }" ;;
@@ -166,6 +172,7 @@ bt_of() {
 	keyhexit) echo "$e { @[arg0 & 15] = count(); if (arg0 == $((N - 1))) { exit(); } }" ;;
 	selfcmp) echo "$e { @s[tid] = str(arg1); } $l { if (@s[tid] == \"beta\") { @ = count(); } }" ;;
 	tickpa) echo "$e { @ = count(); } interval:s:1 { print(@); clear(@); }" ;;
+	gsum) echo "$e { @n = sum(arg0); } interval:s:1 { print(@n); clear(@n); }" ;;
 	selfkey) echo "$e { @s[tid] = str(arg1); } $l { @[@s[tid]] = count(); }" ;;
 	selfpair) echo "$e { @s[tid] = str(arg1); @t[tid] = str(arg1); } $l { @[@s[tid], @t[tid]] = count(); }" ;;
 	execkey) echo "$e { @[comm] = count(); }" ;;
@@ -225,7 +232,7 @@ median() {
 		}'
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa selfkey selfpair execkey execpred argself joined}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa gsum selfkey selfpair execkey execpred argself joined}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

@@ -181,6 +181,8 @@ printf '%s\n' '3 -3000 -3 4294967293 1 44' '6 -15000 -18 4294967287 1 132' \
 ticks "globals counted, printed and reset at tick-1s" 3 \
 	"'wait tick' 'tick 3' 'lines OUT 1' 'tick 6' 'lines OUT 2' 'tick 2' \
 'sleep 3000'" -s gc.d
+expect_grep "globals counted: -v names them" \
+	'^dtrace: 5 globals counted in the kernel: b, n, s, u, d$' errg.txt
 
 # String keys: execname and a short literal in kaggs_w, a literal past
 # UBPF_KVSHORT bytes in kaggs_v, each map's entries taken out at each

@@ -365,6 +365,15 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (c->o->verbose && nran)
 		say(c, "%u clause%s aggregated in the kernel", nran,
 		    nran == 1 ? "" : "s");
+	if (c->o->verbose && nran) { /* (kplan_gcnt.c) */
+		char names[256];
+		unsigned ng =
+			d_kplan_gcounted(k->kp, k->ran, names, sizeof(names));
+
+		if (ng)
+			say(c, "%u global%s counted in the kernel: %s", ng,
+			    ng == 1 ? "" : "s", names);
+	}
 	if (c->o->verbose && nout)
 		say(c, "%u clause%s printing values computed in the kernel",
 		    nout, nout == 1 ? "" : "s");

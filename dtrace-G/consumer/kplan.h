@@ -339,6 +339,12 @@ bool d_kplan_emit(const struct d_kplan *k, unsigned clause,
  */
 unsigned d_kplan_op_strargs(const struct ubpf_kop *o, uint8_t a[2]);
 int d_kplan_apre(const struct d_kplan *k, unsigned clause);
+/*
+ * -v: the globals the kernel counts in the clauses ran[] says it ran
+ * (kplan_gcnt.c), their names into buf, ", " between; how many
+ */
+unsigned d_kplan_gcounted(const struct d_kplan *k, const bool *ran, char *buf,
+			  size_t len);
 
 #define D_KPLAN_WHY 160
 bool d_kplan_fits(const struct d_kplan *k, unsigned clause,

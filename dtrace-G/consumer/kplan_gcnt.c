@@ -334,3 +334,30 @@ const char *kp_gcnt_why(const struct d_kplan *k, unsigned v, char *buf,
 		return NULL;
 	return buf;
 }
+
+unsigned d_kplan_gcounted(const struct d_kplan *k, const bool *ran, char *buf,
+			  size_t len)
+{
+	const struct d_prog *p = k->prog;
+	unsigned n = 0;
+	size_t at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned v = 0; k->gcnt && v < p->nvars; v++) {
+		bool seen = false;
+
+		for (unsigned ci = 0; ci < p->nclauses && !seen; ci++)
+			for (unsigned i = 0; ran[ci] && k->ok[ci] && !seen &&
+					     i < p->clauses[ci].nflat;
+			     i++)
+				seen = k->st[k->first[ci] + i].gvar == v + 1;
+		if (!seen)
+			continue;
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+					       n ? ", " : "", p->vars[v].name);
+		n++;
+	}
+	return n;
+}

@@ -22,6 +22,8 @@
 #  - an element read where its set and unset types compute differently
 #    (uint32_t - 1 against a signed 0 - 1): user space, -v says so;
 #  - stores of two types (timestamp and an int): user space, -v says so;
+#  - a string key (probefunc, the book's sshcipher.d): user space, -v
+#    naming the key (it said "for another variable's sake" before);
 #  - self-> and this-> integers set and unset computing differently,
 #    statements and predicates dispatched at the hit (doc/DESIGN.md §8
 #    "vtimestamp, copyout() and unset variables ...", part 3), gc.d's
@@ -109,6 +111,15 @@ tr$target:::tick /arg0 % 2 == 1/ {
 }'
 expect_grep "two types: -v says why" \
 	'^dtrace: clause 1 (tr[0-9]*:::tick) runs in user space, from its record: line 2: its store to self->s\[\] is not one the kernel runs: self->s\[\]: its stores give it different types$' \
+	errg.txt
+
+three "a string key" 0 10 '
+tr$target:::tick { self->s[probefunc] = arg0 + 1; }
+tr$target:::tick /self->s[probefunc]/ {
+	@c[self->s[probefunc]] = count(); self->s[probefunc] = 0;
+}'
+expect_grep "a string key: -v says why" \
+	'^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 3: its predicate is not one the kernel computes: self->s\[\]: its key at line 3 is probefunc, which the kernel does not compute (it keys thread-local arrays by integers alone)$' \
 	errg.txt
 
 # self-> integers whose set and unset types compute differently:

@@ -118,6 +118,64 @@ static bool touches(const struct d_prog *p, const struct clause *c, unsigned v,
 	return mark[v];
 }
 
+/* bad_key()'s walk of n: the first key of an element of v (an N_ASSOC
+ * node) that the kernel does not compute */
+static const struct node *key_walk(const struct d_kplan *k,
+				   const struct node *n, unsigned v)
+{
+	const struct node *r;
+	uint8_t sz, sg;
+
+	if (!n)
+		return NULL;
+	if (n->op == N_ASSOC && (unsigned)n->sub == v)
+		for (unsigned i = 0; i < n->nargs; i++)
+			if (n->args[i]->kind == T_STR ||
+			    !kp_ty(k, n->args[i], &sz, &sg))
+				return n->args[i];
+	if ((r = key_walk(k, n->a, v)) || (r = key_walk(k, n->b, v)) ||
+	    (r = key_walk(k, n->c, v)))
+		return r;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if ((r = key_walk(k, n->args[i], v)))
+			return r;
+	return NULL;
+}
+
+/* A key of thread-local array v the kernel does not compute, clause
+ * first's before any other clause's, or NULL */
+static const struct node *bad_key(const struct d_kplan *k, unsigned v,
+				  unsigned first)
+{
+	const struct d_prog *p = k->prog;
+	const struct node *r;
+
+	for (unsigned o = 0; o <= p->nclauses; o++) {
+		unsigned ci = o == 0 ? first : o - 1;
+		const struct clause *c;
+
+		if (ci >= p->nclauses || (o && ci == first))
+			continue;
+		c = &p->clauses[ci];
+
+		if ((r = key_walk(k, c->pred, v)))
+			return r;
+		for (unsigned i = 0; i < c->nflat; i++) {
+			const struct stmt *st = c->flat[i];
+
+			if ((r = key_walk(k, st->e, v)))
+				return r;
+			for (unsigned j = 0; j < st->nargs; j++)
+				if ((r = key_walk(k, st->args[j], v)))
+					return r;
+			for (unsigned j = 0; j < st->nkeys; j++)
+				if ((r = key_walk(k, st->keys[j], v)))
+					return r;
+		}
+	}
+	return NULL;
+}
+
 const char *kp_var_name(const struct d_prog *p, unsigned v, char *buf,
 			size_t len)
 {
@@ -228,6 +286,7 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	bool *mark;
 	char name[128];
 	const struct stmt *bad = NULL;
+	const struct node *kn;
 	struct fwhy fw;
 	uint8_t tz, tg;
 	unsigned o;
@@ -421,6 +480,21 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 		 * weak as a clause's: a reason of the clause's own, or a
 		 * variable's own, is said before it) */
 		why_weak = true;
+		goto out;
+	}
+	/* a thread-local array read or stored with a key the kernel does
+	 * not compute (a string: probefunc, copyinstr()) */
+	if (var->scope == SC_SELFASSOC && (kn = bad_key(k, v, ci)) != NULL) {
+		char what[128];
+
+		if (!*node_name(k, kn, what, sizeof(what)))
+			snprintf(what, sizeof(what), "%s",
+				 kn->kind == T_STR ? "a string" : "a value");
+		snprintf(buf, len,
+			 "%s: its key at line %d is %s, which the kernel does "
+			 "not compute (it keys thread-local arrays by integers "
+			 "alone)",
+			 name, kn->line, what);
 		goto out;
 	}
 	/* a clause touching it that user space runs for a reason of its

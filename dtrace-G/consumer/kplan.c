@@ -18,8 +18,7 @@
  * otherwise kplan_here.c's, the members read through copyin()'s
  * pointers kplan_mem.c's, the global variables it counts, as sum()s
  * folded into them, kplan_gcnt.c's (kplan_impl.h is what they share).
- * This file
- * decides which clauses, and types what the kernel computes.
+ * This file decides which clauses, and types what the kernel computes.
  *
  * It is code generation, so it lives with the consumer, not with the D
  * language (dtrace-G/d/ knows nothing of the kernel: tests/run-layers.sh

@@ -596,12 +596,6 @@ static void hz_revoke(struct consumer *c)
 #endif
 }
 
-/*
- * Each timer expires at t0 + k * period exactly (an absolute time on
- * CLOCK_MONOTONIC, the clock bpf_ktime_get_ns() reads), the time its
- * k-th firing's record is stamped with: a hit stamped before it was
- * before the firing, in the kernel's terms and in the records' order.
- */
 /* Which clauses are tick-N's (kprov_tick_clause()), for kplan's
  * d_kplan_exits() and d_kplan_folds(): a flag a clause, to free */
 static bool *tick_clauses(const struct consumer *c)
@@ -613,6 +607,12 @@ static bool *tick_clauses(const struct consumer *c)
 	return tk;
 }
 
+/*
+ * Each timer expires at t0 + k * period exactly (an absolute time on
+ * CLOCK_MONOTONIC, the clock bpf_ktime_get_ns() reads), the time its
+ * k-th firing's record is stamped with: a hit stamped before it was
+ * before the firing, in the kernel's terms and in the records' order.
+ */
 void kprov_start(struct consumer *c)
 {
 	struct kprov *kp = c->kp;

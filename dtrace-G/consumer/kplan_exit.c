@@ -624,25 +624,28 @@ bool d_kplan_xend(const struct d_kplan *k, unsigned clause,
 	return true;
 }
 
+/* Clause c stops or reads the run itself (exit(), printa(), clear(),
+ * trunc(), ...) and nothing else keeps it from the kernel */
+static bool own_stop(const struct clause *c)
+{
+	return stmts_stop(c->stmts, c->nstmts, KP_ST_NONE) &&
+	       !stmts_stop(c->stmts, c->nstmts, KP_ST_TICK);
+}
+
 bool d_kplan_exits(const struct d_prog *p, const bool *ticks, unsigned clause)
 {
-	const struct clause *c;
-
-	if (clause >= p->nclauses)
-		return false;
-	c = &p->clauses[clause];
-	return (stmts_stop(c->stmts, c->nstmts, KP_ST_NONE) &&
-		!stmts_stop(c->stmts, c->nstmts, KP_ST_TICK)) ||
-	       kp_gcnt_folds(p, ticks, clause);
+	return clause < p->nclauses && (own_stop(&p->clauses[clause]) ||
+					kp_gcnt_folds(p, ticks, clause));
 }
 
 bool d_kplan_folds(const struct d_prog *p, const bool *ticks, unsigned clause)
 {
 	const struct clause *c;
 
-	if (!d_kplan_exits(p, ticks, clause))
+	if (clause >= p->nclauses)
 		return false;
 	c = &p->clauses[clause];
-	return stmts_fold(c->stmts, c->nstmts) ||
+	/* (the globals' walk once: a fold for either reason) */
+	return (own_stop(c) && stmts_fold(c->stmts, c->nstmts)) ||
 	       kp_gcnt_folds(p, ticks, clause);
 }

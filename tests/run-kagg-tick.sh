@@ -233,44 +233,55 @@ tick-100ms { printa("%@d\n", @n); clear(@n); }
 tick-100ms /++k == 8/ { exit(0); }
 END { printa("max %@d\n", @i); }
 EOF
-for k in 1 0; do
-	rm -f out$k.txt
-	DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o out$k.txt \
-		-x bufsize=16m -s f.d \
-		-c "./trprog 'spin 1' 'sleep 5000' stop" >/dev/null 2>err$k.txt
-	expect_eq "flat out (DTRACE_KAGG=$k): status" 0 "$?"
-	[ -f out$k.txt ] || : >out$k.txt
-	# up to eight intervals (one before the spinning thread's first
-	# hit prints nothing: check-kmod's emulated guest starts slowly),
-	# then max M
-	n=$(grep -c '^[0-9][0-9]*$' out$k.txt)
-	expect_eq "flat out (DTRACE_KAGG=$k): 1 to 8 intervals" 1 \
-		"$((n >= 1 && n <= 8))"
-	if grep -qi drop err$k.txt; then
-		echo "flat out (DTRACE_KAGG=$k): drops, not checked:" \
-			"$(grep -i drop err$k.txt)" >&2
-		continue
-	fi
-	expect_eq "flat out (DTRACE_KAGG=$k): each hit once" \
-		"$(awk '/^max / { print $2 + 1 }' out$k.txt)" \
-		"$(awk '/^[0-9]+$/ { s += $1 } END { print s + 0 }' out$k.txt)"
-	expect_eq "flat out (DTRACE_KAGG=$k): no drops" "" \
-		"$(grep -i drop err$k.txt)"
-done
-expect_eq "flat out: clauses run in the kernel" 1 "$(kcount err1.txt)"
-expect_eq "flat out: folds" 8 "$(folds err1.txt)"
+# flat_out WHAT D MIN: dtrace -v -q -s D on trprog's spinning thread,
+# DTRACE_KAGG=1 then 0, into outT1.txt and errT1.txt, then outT0.txt
+# and errT0.txt (T: D less .d): status 0, MIN to 8 intervals (lines of
+# a number), and unless dtrace dropped (said, not checked) the
+# intervals adding up to the hits (max M: M + 1), none dropped
+flat_out() {
+	fo_what=$1 fo_d=$2 fo_min=$3
+	fo_t=${fo_d%.d}
+	for k in 1 0; do
+		rm -f out$fo_t$k.txt
+		DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q \
+			-o out$fo_t$k.txt -x bufsize=16m -s "$fo_d" \
+			-c "./trprog 'spin 1' 'sleep 5000' stop" >/dev/null \
+			2>err$fo_t$k.txt
+		expect_eq "$fo_what (DTRACE_KAGG=$k): status" 0 "$?"
+		[ -f out$fo_t$k.txt ] || : >out$fo_t$k.txt
+		n=$(grep -c '^[0-9][0-9]*$' out$fo_t$k.txt)
+		expect_eq "$fo_what (DTRACE_KAGG=$k): $fo_min to 8 intervals" \
+			1 "$((n >= fo_min && n <= 8))"
+		if grep -qi drop err$fo_t$k.txt; then
+			echo "$fo_what (DTRACE_KAGG=$k): drops, not checked:" \
+				"$(grep -i drop err$fo_t$k.txt)" >&2
+			continue
+		fi
+		expect_eq "$fo_what (DTRACE_KAGG=$k): each hit once" \
+			"$(awk '/^max / { print $2 + 1 }' out$fo_t$k.txt)" \
+			"$(awk '/^[0-9]+$/ { s += $1 } END { print s + 0 }' \
+				out$fo_t$k.txt)"
+		expect_eq "$fo_what (DTRACE_KAGG=$k): no drops" "" \
+			"$(grep -i drop err$fo_t$k.txt)"
+	done
+}
+# up to eight intervals: one before the spinning thread's first hit
+# prints nothing (check-kmod's emulated guest starts slowly)
+flat_out "flat out" f.d 1
+expect_eq "flat out: clauses run in the kernel" 1 "$(kcount errf1.txt)"
+expect_eq "flat out: folds" 8 "$(folds errf1.txt)"
 # Once the eighth firing's exit() has run, the kernel is told (cgact,
 # kplan_exit.c's "The flood"): after a barrier no program writes a record,
 # so none read after the exit is stamped after it
 expect_eq "flat out: no record stamped after the kernel stopped" 0 \
-	"$(after_exit err1.txt | awk '{ print $2 }')"
+	"$(after_exit errf1.txt | awk '{ print $2 }')"
 # (records past the exit, which the spinning thread goes on sending
 # until dtrace detaches, run no clause and count in no max: a dtrace
 # slowed by the sanitizers read 521,231 records for 131,689 hits once;
 # that is its speed, not what is checked here)
-hits=$(awk '/^max / { print $2 + 1 }' out1.txt)
-echo "flat out: $(records err1.txt) records for ${hits:-?} hits," \
-	"$(after_exit err1.txt | awk '{ print $1 }') after the exit" >&2
+hits=$(awk '/^max / { print $2 + 1 }' outf1.txt)
+echo "flat out: $(records errf1.txt) records for ${hits:-?} hits," \
+	"$(after_exit errf1.txt | awk '{ print $1 }') after the exit" >&2
 
 # Globals counted flat out (kplan_gcnt.c): n counted in the kernel up to
 # the horizon, folded into n at each of eight tick-100ms firings before
@@ -284,25 +295,8 @@ tick-100ms { printf("%d\n", n); n = 0; }
 tick-100ms /++k == 8/ { exit(0); }
 END { printa("max %@d\n", @i); }
 EOF
-for k in 1 0; do
-	rm -f outgf$k.txt
-	DTRACE_KAGG=$k timeout -s KILL 120 "$DTRACE" -v -q -o outgf$k.txt \
-		-x bufsize=16m -s gf.d \
-		-c "./trprog 'spin 1' 'sleep 5000' stop" >/dev/null \
-		2>errgf$k.txt
-	expect_eq "globals flat out (DTRACE_KAGG=$k): status" 0 "$?"
-	[ -f outgf$k.txt ] || : >outgf$k.txt
-	expect_eq "globals flat out (DTRACE_KAGG=$k): 8 intervals" 8 \
-		"$(grep -c '^-*[0-9][0-9]*$' outgf$k.txt)"
-	if grep -qi drop errgf$k.txt; then
-		echo "globals flat out (DTRACE_KAGG=$k): drops, not checked:" \
-			"$(grep -i drop errgf$k.txt)" >&2
-		continue
-	fi
-	expect_eq "globals flat out (DTRACE_KAGG=$k): each hit once" \
-		"$(awk '/^max / { print $2 + 1 }' outgf$k.txt)" \
-		"$(awk '/^[0-9]+$/ { s += $1 } END { print s + 0 }' outgf$k.txt)"
-done
+# (printf() prints every interval, 0 included: all eight)
+flat_out "globals flat out" gf.d 8
 expect_eq "globals flat out: clauses run in the kernel" 1 \
 	"$(kcount errgf1.txt)"
 expect_eq "globals flat out: folds" 8 "$(folds errgf1.txt)"

@@ -62,6 +62,10 @@
 #    two copyinstr()s: the kernel makes both copies in run.c's order,
 #    the first fault ending the clause with its address, byte for byte
 #    DTRACE_CGEN=0's, messages and ERROR included;
+#  - a self-> string holding basename() of a copy (kplan_fkey.c's
+#    self-> format-time variables), keyed and tested against NULL and
+#    "": an unset one ("", the key marked) apart from a leaf "" stored
+#    (".": keep's empty string), byte for byte DTRACE_CGEN=0's;
 #  - -v counts the clauses aggregated in the kernel, so each case
 #    fails on a tree that left them to user space.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
@@ -905,5 +909,48 @@ expect_eq "string variable ordered with literals (cut, 8): less" \
 	'0 1 2 3 8 9 10 11 12 13 14 15 16 17' \
 	"$(awk 'NF == 2 && $2 == 1000 && $1 < 18 { print $1 }' \
 		lord-cut-8/lord1.txt | sort -n | paste -sd' ' -)"
+
+# A self-> string holding a format-time value (kplan_fkey.c's self->
+# ones): the kernel keeps basename()'s leaf, so an unset one (no entry:
+# "" to run.c) and a leaf "" stored (basename(): ".") have the same
+# bytes; the key of an unset one is marked (VKEY's UBPF_KF_PRES) and a
+# test of NULL or "" asks whether the entry is there.  keep's second
+# string is "", cleared at its return: the entry's key is "." at the
+# third hit, "" at the first and the fourth; byte for byte DTRACE_CGEN=0's
+# at 256 and 16, three clauses in the kernel (this tree before: none,
+# "self->f is a string the kernel does not keep"; with the mark left
+# out, "." 3 times)
+cat >sfv.d <<'EOF'
+pid$target::hit:entry
+{
+	@k[self->f] = count();
+	@t[self->f == NULL, self->f != ""] = count();
+	self->f = basename(copyinstr(arg0));
+}
+
+pid$target::hit:return
+/self->f != NULL/
+{
+	@r[self->f] = count();
+}
+
+pid$target::hit:return
+/arg1 == 2 || self->f == ""/
+{
+	self->f = 0;
+}
+
+END
+{
+	printa("k [%s] %@d\n", @k);
+	printa("t %d %d %@d\n", @t);
+	printa("r [%s] %@d\n", @r);
+}
+EOF
+same sfv sfv.d keep 3
+expect_eq "self-> format-time variable: the keys at entry" 'k [.] 1|k [] 2' \
+	"$(grep -E '^k \[\.?\] ' sfv.1.txt | paste -sd'|' -)"
+expect_eq "self-> format-time variable: set and unset" 't 1 0 2|t 0 1 5' \
+	"$(grep '^t ' sfv.1.txt | paste -sd'|' -)"
 
 finish

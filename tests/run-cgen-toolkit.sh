@@ -78,6 +78,17 @@
 # "::"), copyinstr(arg1))): the kernel makes the copies, so the color
 # scripts' clauses of self->last are the kernel's, three ways at 256
 # and 8, known lines (run-cgen-svkey.sh's dead.d: the faults).
+#
+# A self-> string holding a format-time value (kplan_fkey.c's self->
+# ones): the toolkit's *_malloc.d (self->file = basename(copyinstr(arg0))
+# at function-entry, cleared at its return, keyed with self->name at
+# another probe, tested against NULL) and sh_syscalls.d (stored under
+# /self->filename == NULL/, keyed beside a literal and copyinstr()):
+# every clause the kernel's, three ways at 256 and 8, known answers, an
+# unset one keying ""; printed, compared with another literal or stored
+# from two trees: user space's, -v saying so.  NULL against a string
+# the kernel keeps or copies is "" (the book's nismatch.d's
+# /self->map != NULL/): the kernel's, three ways, known lines.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -850,5 +861,188 @@ for c in 1 3 4; do
 done
 expect_eq "fvaru: clause 2 the kernel's" "" \
 	"$(grep '^dtrace: clause 2 (.*) runs in user space' fvaru.1.err)"
+
+# ---------------------------------------------------------------------
+# A self-> string holding a format-time value (kplan_fkey.c's self->
+# ones): the toolkit's *_malloc.d store self->file =
+# basename(copyinstr(arg0)) at function-entry, clear it at its return
+# and key another probe's aggregation by it (gc-start and line stand in
+# for malloc()), testing it against NULL; sh_syscalls.d stores it under
+# /self->filename == NULL/ and keys @calls[self->filename, "func",
+# copyinstr(arg1)].  The kernel keeps the leaf's bytes in cgtlss and the
+# merge makes basename() of them; unset, the key is "" (lines outside a
+# function, after a return), never basename("")'s ".".  This tree before
+# left every clause to user space ("self->file is a string the kernel
+# does not keep"); now all are the kernel's, three ways at strsize 256
+# and 8, the known counts and sums at 256
+cat >sfm.txt <<'EOF'
+line a.py x 1
+call /usr/lib/a.py f 1
+line /usr/lib/a.py x 2
+gc 1 2
+call /src/b.py g 1
+line /src/b.py y 4
+call /src/a.py f 1
+line /src/a.py z 8
+return /src/a.py f 1
+line /src/b.py y 16
+gc 3 4
+return /src/b.py g 1
+line a.py x 32
+gc 5 6
+EOF
+cat >sfm.d <<'EOF'
+interp$target:::function-entry
+{
+	self->file = basename(copyinstr(arg0));
+	self->name = copyinstr(arg1);
+}
+
+interp$target:::function-return
+{
+	self->file = 0;
+	self->name = 0;
+}
+
+interp$target:::line
+{
+	@lines[self->file, self->name] = sum(arg2);
+}
+
+interp$target:::gc-start
+/self->file != NULL/
+{
+	@gc[self->file] = count();
+}
+
+interp$target:::gc-start
+/self->file == NULL/
+{
+	@gc["-"] = count();
+}
+
+END
+{
+	printa("%s %s %@d\n", @lines);
+	printa("%s %@d\n", @gc);
+}
+EOF
+both sfm sfm.d sfm.txt 5
+printf '%s\n' 'b.py g 4' 'a.py f 10' '  49' 'a.py 1' '- 2' '' >sfm.exp
+expect_file_eq "sfm: the sums and counts" sfm.exp sfm.1
+cat >sfs.d <<'EOF'
+interp$target:::function-entry,
+interp$target:::line
+/self->filename == NULL/
+{
+	self->filename = basename(copyinstr(arg0));
+}
+
+interp$target:::function-entry
+{
+	@calls[self->filename, "func", copyinstr(arg1)] = count();
+}
+
+interp$target:::line
+{
+	@calls[self->filename, "line", copyinstr(arg1)] = count();
+}
+
+interp$target:::gc-start
+{
+	@calls[self->filename, "gc", "-"] = count();
+}
+
+END
+{
+	printa("%s %s %s %@d\n", @calls);
+}
+EOF
+both sfs sfs.d sfm.txt 4
+printf '%s\n' 'a.py func g 1' 'a.py line z 1' 'a.py func f 2' \
+	'a.py line y 2' 'a.py gc - 3' 'a.py line x 3' '' >sfs.exp
+expect_file_eq "sfs: the counts" sfs.exp sfs.1
+
+# as before, user space's, the output the same three ways: such a
+# variable printed, compared with a literal other than "", or stored
+# from two trees
+cat >sfu.d <<'EOF'
+interp$target:::function-entry
+{
+	self->a = basename(copyinstr(arg0));
+}
+
+interp$target:::line
+{
+	printf("%s\n", self->a);
+}
+
+interp$target:::function-entry
+{
+	self->b = basename(copyinstr(arg0));
+}
+
+interp$target:::line
+/self->b == "a.py"/
+{
+	@b[self->b] = count();
+}
+
+interp$target:::function-entry
+{
+	self->c = basename(copyinstr(arg0));
+}
+
+interp$target:::function-return
+{
+	self->c = dirname(copyinstr(arg0));
+}
+
+interp$target:::line
+{
+	@c[self->c] = count();
+}
+EOF
+three sfu sfu.d sfm.txt
+for c in 1 2 3 4 5 6 7; do
+	expect_grep "sfu: clause $c user space's" \
+		"^dtrace: clause $c (.*) runs in user space" sfu.1.err
+done
+
+# NULL against a string the kernel keeps or copies: "", as run.c's
+# binop() has it (kplan_str.c's null_lit()); the book's nismatch.d
+# prints self->map under /self->map != NULL/.  This tree before left
+# all four clauses to user space ("a string comparison of copyinstr()
+# the kernel does not make"); now the kernel's, three ways at 256 and 8,
+# the known lines and counts
+cat >nul.d <<'EOF'
+interp$target:::function-entry
+{
+	self->map = copyinstr(arg1);
+}
+
+interp$target:::function-return
+{
+	self->map = 0;
+}
+
+interp$target:::line
+/self->map != NULL/
+{
+	printf("%s %s\n", self->map, copyinstr(arg1));
+}
+
+interp$target:::line
+/self->map == NULL && copyinstr(arg0) != NULL/
+{
+	@n[copyinstr(arg1) == NULL, copyinstr(arg1)] = count();
+}
+EOF
+both nul nul.d sfm.txt 3
+expect_grep "nul: -v" '^dtrace: 1 clause printing values computed in the kernel$' \
+	nul.1.err
+printf '%s\n' 'f x' 'g y' 'f z' '' >nul.exp
+printf '        0  %-58s %8d\n' y 1 x 2 >>nul.exp
+expect_file_eq "nul: the lines and counts" nul.exp nul.1
 
 finish

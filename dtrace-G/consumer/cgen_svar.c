@@ -112,7 +112,9 @@ static void vseq_ord(struct em *e, const struct ubpf_kplan *pl,
  * kp_svar_lit() keeps the literal shorter than a copy that filled the
  * variable) is the literal's plus one, and the bytes before the NUL
  * the literal's.  One unset (no entry; a this-> len of 0) reads
- * "", as run.c's var_get() does.  No fault: the store read the string.
+ * "", as run.c's var_get() does.  Flagged UBPF_KF_PRES (a self->
+ * format-time variable with "", ../kplan_fkey.c), whether the entry is
+ * absent, its bytes unread.  No fault: the store read the string.
  * *pc is left on the last SDATA.
  */
 void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
@@ -129,6 +131,23 @@ void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	}
 	if (o->agg) {
 		vseq_ord(e, pl, o, fds);
+		*pc += (len + 8) / 8;
+		return;
+	}
+	if (o->flags & UBPF_KF_PRES) {
+		/* a self-> format-time variable with "": unset, its
+		 * entry absent (set, it is never "": ../kplan_fkey.c) */
+		if (len || o->n != UBPF_KV_SELF) {
+			e->bad = true;
+			return;
+		}
+		svar_at(e, pl, o, fds);
+		alu_i(e, BPF_MOV, 1, 1);
+		jnone = jmp_i(e, BPF_JEQ, 0, 0);
+		alu_i(e, BPF_MOV, 1, 0);
+		fix(e, jnone);
+		if (o->flags & UBPF_KF_NEG)
+			alu_i(e, BPF_XOR, 1, 1);
 		*pc += (len + 8) / 8;
 		return;
 	}
@@ -419,7 +438,10 @@ static void room_zero(struct em *e, int32_t at, unsigned room)
  * cgen_out.c's ostr_at()), so the bytes past the string are 0
  * whatever an earlier copy left past its NUL: one string, one copy,
  * nothing of it cut.  One unset (absent, a this-> len of 0) is "":
- * every byte 0.  No fault.
+ * every byte 0; but flagged UBPF_KF_PRES (a self-> format-time
+ * variable's key, ../kplan_fkey.c), an absent one's byte 1 is 1, which
+ * no string's is after a NUL at byte 0, so the merge tells it from a
+ * leaf "" stored.  No fault.
  */
 static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
 		      const struct ubpf_kop *v, int32_t at, const int *fds)
@@ -443,7 +465,18 @@ static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
 	ldx(e, BPF_DW, 1, 10, S_SBUF);
 	alu_i(e, BPF_ADD, 1, at);
 	call(e, BPF_FUNC_probe_read_kernel);
-	fix(e, jnone);
+	if (v->flags & UBPF_KF_PRES) { /* absent: marked */
+		size_t jdone = jmp_i(e, BPF_JA, 0, 0);
+
+		fix(e, jnone);
+		if (v->n != UBPF_KV_SELF)
+			e->bad = true;
+		ldx(e, BPF_DW, 2, 10, S_SBUF);
+		st(e, BPF_B, 2, (int16_t)(at + 1), 1);
+		fix(e, jdone);
+	} else {
+		fix(e, jnone);
+	}
 	fix(e, jbig);
 }
 
@@ -473,7 +506,8 @@ void vkey(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	struct ubpf_kop v = { .n = (uint8_t)o->levels,
 			      .slot = o->slot,
 			      .imm = o->imm,
-			      .step = o->step };
+			      .step = o->step,
+			      .flags = o->flags & UBPF_KF_PRES };
 	int32_t at =
 		vkey_at(e, o, UBPF_KVROOM(o->step > o->imm ? o->step : o->imm));
 

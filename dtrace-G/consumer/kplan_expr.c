@@ -871,6 +871,10 @@ void emit(struct em *m, const struct node *n)
 				var_op(m, o, (unsigned)arg);
 				o->step = (uint16_t)len;
 				o->flags = n->sub == OP_NE ? UBPF_KF_NEG : 0;
+				/* a self-> format-time variable's, with ""
+				 * (kplan_fkey.c): whether it is unset */
+				if (kp_fvar_self(m->k, (unsigned)arg))
+					o->flags |= UBPF_KF_PRES;
 				sdata(m, lit->sval, len);
 				return;
 			}

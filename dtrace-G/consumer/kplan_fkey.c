@@ -404,6 +404,144 @@ static bool joins_only(const struct d_kplan *k, unsigned v, bool *mark)
 	return any && fvar_read(k, v, mark);
 }
 
+/*
+ * A self-> one (doc/DESIGN.md §8 "A self-> string holding a format-time
+ * value"): the toolkit's *_malloc.d store self->file =
+ * basename(copyinstr(arg0)) at a function's entry, clear it at its
+ * return and key @[self->file, self->name] at malloc() in another
+ * clause, another probe; rb_malloc.d and sh_syscalls.d test it against
+ * NULL first.  A self-> string v whose every store is v = T or a clear
+ * (0 or ""), each T a statement of its clause's top level, fkey_walk()'s
+ * tree over one copyinstr() leaf and not reading v, every T the same
+ * tree but for its leaf (same_tree(): the merge evaluates one of them
+ * for all), and whose every read in a clause that may fire at a traced
+ * probe (BEGIN's and END's are dtrace's thread's own) is an
+ * aggregation's whole key or a test of whether it is set (v == NULL, v
+ * != NULL, v == "", v != "": null_reads(); then T never "",
+ * never_empty()), is kept by the kernel as its leaf's bytes in cgtlss,
+ * as a this-> one is in cgbuf: each store's copy v = L (SSTR; its fault
+ * the store's, the variable untouched, as run.c's), a clear SCLR
+ * (deleted), a key VKEY marked where absent (UBPF_KF_PRES: run.c reads
+ * an unset one as "", which T of no leaf gives, so the merge must know:
+ * kp_fkey_merge()), a test VSEQ of whether the entry is there
+ * (UBPF_KF_PRES: set, v is T(L), never "", so v != "" exactly when it
+ * is set, and NULL compares as "").  Exact as a this-> one is: L read
+ * once, at the store, as run.c reads it; T a pure function of L and
+ * strsize; the aggregations commuting; and a variable's entry there
+ * exactly when run.c's is (SSTR makes it, SCLR deletes it, a thread's
+ * exit deletes both: kplan_vars.c).
+ */
+
+/* Are a and b one tree but for their leaves la and lb? */
+static bool same_tree(const struct node *a, const struct node *la,
+		      const struct node *b, const struct node *lb)
+{
+	if (a == la || b == lb)
+		return a == la && b == lb;
+	if (!a || !b)
+		return a == b;
+	if (a->op != b->op || a->sub != b->sub || a->kind != b->kind ||
+	    a->sz != b->sz || a->sg != b->sg || a->ival != b->ival ||
+	    a->nargs != b->nargs || !a->sval != !b->sval ||
+	    (a->sval && strcmp(a->sval, b->sval)))
+		return false;
+	if (!same_tree(a->a, la, b->a, lb) || !same_tree(a->b, la, b->b, lb) ||
+	    !same_tree(a->c, la, b->c, lb))
+		return false;
+	for (unsigned i = 0; i < a->nargs; i++)
+		if (!same_tree(a->args[i], la, b->args[i], lb))
+			return false;
+	return true;
+}
+
+/* Is every read of v under n a test of whether it is set (v == NULL,
+ * v != NULL, v == "", v != "": kp_svar_lit() with "")?  *tests set
+ * where one is. */
+static bool null_reads(const struct d_prog *p, const struct node *n, unsigned v,
+		       bool *tests)
+{
+	const struct node *lit;
+	int w;
+
+	if (!n)
+		return true;
+	if (kp_svar_lit(p, n, &w, &lit) && w == (int)v) {
+		*tests = true;
+		return !lit->sval[0];
+	}
+	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)v)
+		return false;
+	if (!null_reads(p, n->a, v, tests) || !null_reads(p, n->b, v, tests) ||
+	    !null_reads(p, n->c, v, tests))
+		return false;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (!null_reads(p, n->args[i], v, tests))
+			return false;
+	return true;
+}
+
+static bool sfvar_is(const struct d_kplan *k, unsigned v, bool *mark)
+{
+	const struct d_prog *p = k->prog;
+	const struct var *var = &p->vars[v];
+	const struct node *t0 = NULL, *l0 = NULL;
+	bool tests = false;
+
+	if (var->kind != T_STR || var->ptr || var->psou || var->sou ||
+	    joins_only(k, v, mark))
+		return false;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (kp_dtrace_only(c))
+			continue;
+		if (!null_reads(p, c->pred, v, &tests))
+			return false;
+		for (unsigned i = 0; i < c->nflat; i++) {
+			const struct stmt *st = c->flat[i];
+			const struct node *b = kp_plain_store(st, v), *lv[1];
+
+			if (kp_fvar_noop(k, c, st))
+				continue;
+			if (b && kp_str_clear(b))
+				continue;
+			if (b) { /* v = T at the clause's top */
+				if (st < c->stmts ||
+				    st >= c->stmts + c->nstmts ||
+				    fvar_leaves(k, st, v, mark, 1, lv) != 1)
+					return false;
+				if (!t0) {
+					t0 = b;
+					l0 = lv[0];
+				} else if (!same_tree(t0, l0, b, lv[0])) {
+					return false;
+				}
+				continue;
+			}
+			/* (an if's condition; its branches are c->flat's) */
+			if (!null_reads(p, st->e, v, &tests))
+				return false;
+			if (st->kind == S_IF)
+				continue;
+			for (unsigned j = 0; j < st->nargs; j++)
+				if (!null_reads(p, st->args[j], v, &tests))
+					return false;
+			for (unsigned j = 0; j < st->nkeys; j++)
+				if (!(st->kind == S_AGG &&
+				      is_v(st->keys[j], v)) &&
+				    !null_reads(p, st->keys[j], v, &tests))
+					return false;
+		}
+	}
+	return t0 && (!tests || never_empty(t0));
+}
+
+bool kp_fvar_self(const struct d_kplan *k, unsigned v)
+{
+	return k && k->fvar && v < k->prog->nvars && k->fvar[v] &&
+	       k->prog->vars[v].scope == SC_SELF;
+}
+
 /* Is v a format-time variable?  The leaves its stores may have (fvar_max())
  * into *max. */
 static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark,
@@ -414,6 +552,10 @@ static bool fvar_is(const struct d_kplan *k, unsigned v, bool *mark,
 	const struct node *lv[KP_FLEAVES];
 	bool any = false, printed;
 
+	if (var->scope == SC_SELF) {
+		*max = 1;
+		return sfvar_is(k, v, mark);
+	}
 	if (var->scope != SC_THIS || var->kind != T_STR || var->ptr ||
 	    var->psou || var->sou || joins_only(k, v, mark))
 		return false;
@@ -610,6 +752,10 @@ static const struct kp_fst *fvar_key(const struct d_kplan *k, unsigned ci,
 {
 	if (n->op != N_VAR || n->sub < 0 || !k->fvar[n->sub])
 		return NULL;
+	if (kp_fvar_self(k, (unsigned)n->sub)) /* its stores' T are one */
+		for (unsigned i = 0; i < k->nfst; i++)
+			if (k->fst[i]->v == (unsigned)n->sub)
+				return k->fst[i];
 	return fvar_store_in(k, ci, (unsigned)n->sub);
 }
 
@@ -701,7 +847,7 @@ const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
 }
 
 void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
-		   struct dv *keys, char (*kbuf)[D_STRSIZE])
+		   struct dv *keys, char (*kbuf)[D_STRSIZE], uint8_t absent)
 {
 	size_t max =
 		k->prog->strsize < D_STRSIZE ? k->prog->strsize : D_STRSIZE;
@@ -725,6 +871,13 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 
 		if (!(ks->fkeys >> j & 1))
 			continue;
+		if (absent >> j & 1) {
+			/* a self-> one unset: "", as run.c's var_get() reads
+			 * it (the script's own, untainted) */
+			kbuf[j][0] = '\0';
+			keys[j] = d_dv_str(kbuf[j]);
+			continue;
+		}
 		pin.n = f->leaf[j]; /* the leaf, a node of the tree */
 		pin.v = keys[j];
 		if (d_eval_pinned(k->prog, ks->fci, NULL, f->tree[j], &pin, 1,

@@ -632,6 +632,9 @@ const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
 const struct stmt *kp_fvar_store(const struct d_kplan *k,
 				 const struct stmt *st);
 bool kp_fvar_clone(const struct d_kplan *k, const struct node *n);
+/* ... is v a self-> one (kept in cgtlss as its leaf; its keys marked
+ * where absent, its tests of whether it is set: UBPF_KF_PRES)? */
+bool kp_fvar_self(const struct d_kplan *k, unsigned v);
 /* ... is st, of clause c, a store that changes nothing (this->v =
  * this->v != NULL ? this->v : "." after this->v = basename(...)): the
  * kernel runs it as nothing (kstmt's noop) */
@@ -648,7 +651,7 @@ const struct node *const *kp_fvar_leaves(const struct d_kplan *k,
  * printed format-time variable, a leaf each) */
 unsigned kp_fvar_rooms(const struct d_kplan *k, unsigned v);
 void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
-		   struct dv *keys, char (*kbuf)[D_STRSIZE]);
+		   struct dv *keys, char (*kbuf)[D_STRSIZE], uint8_t absent);
 /* ... the globals only BEGIN stores, made; is n a read of one? */
 void kp_consts_make(struct d_kplan *k);
 bool kp_run_const(const struct d_kplan *k, const struct node *n);

@@ -152,6 +152,19 @@ unsigned d_kplan_vkey_room(const struct d_kplan *k)
 	return k->prog->strsize < 2 ? 0 : UBPF_KVROOM(kp_vkey_imm(k));
 }
 
+/* Is key i of ks, kaggs_v's room at p, a self-> format-time variable's
+ * that was unset at the hit (VKEY flagged UBPF_KF_PRES: byte 1 marked
+ * after a NUL at byte 0, which no string's is; cgen_svar.c's
+ * svar_copy())? */
+static bool absent_room(const struct d_kplan *k, const struct kstmt *ks,
+			unsigned i, const char *p)
+{
+	const struct node *n = ks->st->keys[i];
+
+	return n->op == N_VAR && n->sub >= 0 &&
+	       kp_fvar_self(k, (unsigned)n->sub) && !p[0] && p[1] == 1;
+}
+
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		   const struct ubpf_kval *vals, unsigned ncpus,
 		   d_kplan_probe_fn probe_of, void *ctx, const char *str)
@@ -159,6 +172,7 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 	const struct kstmt *ks;
 	struct dv keys[UBPF_KMAXKEYS];
 	char kbuf[UBPF_KMAXKEYS][D_STRSIZE];
+	uint8_t absent = 0; /* the keys of self-> variables unset */
 	struct agg *a;
 	int64_t *d, sa = 0, sb = 0;
 	unsigned i;
@@ -189,6 +203,9 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 						      : ks->sx;
 			const char *p = !str ? "" : first ? str : str + r1;
 			size_t l = strnlen(p, first ? r1 : r - r1);
+
+			if (str && absent_room(k, ks, i, p))
+				absent |= (uint8_t)(1u << i);
 
 			max = k->prog->strsize < sizeof(kbuf[i])
 				      ? k->prog->strsize
@@ -223,6 +240,8 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 			max = k->prog->strsize < sizeof(kbuf[i])
 				      ? k->prog->strsize
 				      : sizeof(kbuf[i]);
+			if (str && absent_room(k, ks, i, str))
+				absent |= (uint8_t)(1u << i);
 			snprintf(kbuf[i], max, "%s", str ? str : "");
 			/* a literal's is the script's own (run.c: untainted);
 			 * MKEY's, SMKEY's k[i] says execname or the
@@ -264,7 +283,7 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		keys[i] = d_dv_str(kbuf[i]);
 	}
 	if (ks->fkeys) /* format-time keys: made of their leaves */
-		kp_fkey_merge(k, ks, keys, kbuf);
+		kp_fkey_merge(k, ks, keys, kbuf, absent);
 	for (i = 0; i < ncpus; i++) {
 		sa = (int64_t)((uint64_t)sa + (uint64_t)vals[i].a);
 		sb = (int64_t)((uint64_t)sb + (uint64_t)vals[i].b);

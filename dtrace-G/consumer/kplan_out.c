@@ -808,7 +808,14 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return true;
 	}
 	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
-	    !kp_out_svar(k, e->a) || !kp_out_where(k, &k->prog->clauses[ci]))
+	    !kp_out_where(k, &k->prog->clauses[ci]))
+		return false;
+	/* (a self-> format-time variable's clear: its place the
+	 * program's node, not a copy's, kplan_fkey.c) */
+	if (!kp_out_svar(k, e->a) &&
+	    !(e->a->op == N_VAR && k->vars && e->a->sub >= 0 &&
+	      kp_fvar_self(k, (unsigned)e->a->sub) &&
+	      k->vst[e->a->sub] == KV_STR && kp_str_clear(e->b)))
 		return false;
 	b = e->b;
 	ks->assign = true;

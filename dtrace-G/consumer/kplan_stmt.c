@@ -452,8 +452,14 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			/* a string variable's bytes, as kept: its room
 			 * zeroed whole where the map's is longer (step:
 			 * a pair's elsewhere) */
+			unsigned sv = (unsigned)(second ? ks->svar2 : ks->svar);
+
 			o = put(m, UBPF_K_VKEY, 0, 0);
-			var_op(m, o, (unsigned)(second ? ks->svar2 : ks->svar));
+			var_op(m, o, sv);
+			/* a self-> format-time variable's: absent marked
+			 * (kplan_fkey.c) */
+			if (kp_fvar_self(k, sv))
+				o->flags |= UBPF_KF_PRES;
 			o->levels = o->n;
 			o->n = (uint8_t)j;
 			whole_room(k, ks, o, second);

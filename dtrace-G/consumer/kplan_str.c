@@ -153,11 +153,25 @@
 
 static int sarg_of(const struct d_kplan *k, const struct node *n);
 
+/* NULL (the constant 0) compared with a string: the literal "", as
+ * run.c's binop() compares them (DTrace's dtrace_strncmp()) */
+static const struct node *null_lit(const struct node *l)
+{
+	static char none[1];
+	static const struct node empty = { .op = N_STR,
+					   .kind = T_STR,
+					   .sval = none };
+	int64_t z;
+
+	return l->op != N_STR && d_const_int(l, &z) && z == 0 ? &empty : l;
+}
+
 /*
  * copyinstr(argN) == "string" (or !=, either way round; copyinstr(argN)
  * or a this-> variable that is it, sarg_of()), which generated
  * programs compare at the probe (UBPF_K_SEQ): the argument's N and
- * the literal into *arg, *lit.  The string copied at the hit is what
+ * the literal (NULL's "": null_lit()) into *arg, *lit.  The string
+ * copied at the hit is what
  * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
  * changes no comparison with a literal shorter than that
  * (kp_seq_prefix(); a longer one is compared whole, below).
@@ -185,6 +199,10 @@ bool kp_str_cmp(const struct d_kplan *k, const struct node *n, int *arg,
 		return false;
 	f = sarg_of(k, n->a) >= 0 ? n->a : n->b;
 	l = f == n->a ? n->b : n->a;
+	/* NULL: "" (kp_svar_lit()); not beside a bare args[N], an
+	 * integer (a pointer) where a probe does not type it a string */
+	if (!ord && f->op != N_ARGS)
+		l = null_lit(l);
 	a = sarg_of(k, f);
 	if (a < 0 || l->op != N_STR || !l->sval ||
 	    strlen(l->sval) > UBPF_KSTRMAX)
@@ -227,8 +245,11 @@ bool kp_seq_prefix(const struct d_kplan *k, size_t len)
  * equal, and the kernel's copy tells equal from longer by its length
  * alone):
  * v's index and the literal into *v, *lit, whatever the kernel keeps.
+ * NULL is the literal "" here (null_lit()), so v != NULL is v != ""
+ * (the book's nismatch.d: /self->map != NULL/).
  * kplan_svar.c's str_var() lets a KV_STR variable be read so.
  */
+
 bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 		 const struct node **lit)
 {
@@ -237,7 +258,7 @@ bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 	if (n->op != N_BIN || (n->sub != OP_EQ && n->sub != OP_NE))
 		return false;
 	f = n->a->op == N_VAR ? n->a : n->b;
-	l = f == n->a ? n->b : n->a;
+	l = null_lit(f == n->a ? n->b : n->a);
 	if (f->op != N_VAR || f->sub < 0 || (unsigned)f->sub >= p->nvars ||
 	    (p->vars[f->sub].scope != SC_SELF &&
 	     p->vars[f->sub].scope != SC_THIS) ||

@@ -9,7 +9,9 @@
  * strlen() or an aggregation's key (KV_STR: str_var()), and this->
  * strings holding a format-time function of copyinstr(), only keyed by
  * or printed whole (KV_STR too, the store its copy's, a printed one's
- * leaves a room each: kplan_fkey.c).  What makes
+ * leaves a room each: kplan_fkey.c), and self-> ones only keyed by or
+ * tested against NULL (the same, the test whether the entry is there).
+ * What makes
  * each exact is said at sarg_var() and str_var(); what the kernel does
  * with them is kplan_str.c's, kplan_out.c's and cgen_svar.c's.
  */

@@ -473,6 +473,13 @@ struct ubpf_kop {
  * them, NUL-padded to a word */
 #define UBPF_KVROOM(imm) ((((unsigned)(imm)) + 7u) & ~7u)
 #define UBPF_KF_SEL 0x80 /* LKEY: of two literals, by a popped value */
+/* VSEQ: whether the self-> string's entry is there at all, its bytes
+ * unread (a format-time variable, ../kplan_fkey.c: set, it holds T's
+ * leaf and T is never ""); VKEY: an absent variable's room marked, its
+ * byte 1 set where a string's would be 0 after its NUL at byte 0
+ * (cgen_svar.c's svar_copy()), so the merge tells "" unset from a
+ * leaf "" stored.  The bit is SEL's: the flags are each op's own */
+#define UBPF_KF_PRES 0x80
 #define UBPF_KF_PRB 0x100 /* CONST: imm is the probe's id, which a
 			   * program several probes share reads at the
 			   * hit (cgen_kprov.c) instead */

@@ -89,6 +89,12 @@
 # from two trees: user space's, -v saying so.  NULL against a string
 # the kernel keeps or copies is "" (the book's nismatch.d's
 # /self->map != NULL/): the kernel's, three ways, known lines.
+#
+# A this-> variable each clause keeps to itself (kplan_vars.c's
+# this_private(): every read after its clause's own store) does not tie
+# a clause the kernel runs to one user space runs (the book's
+# sshcipher2.d's this->oncpu): three ways, known sums; one read where
+# its clause did not store it still ties.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -1044,5 +1050,91 @@ expect_grep "nul: -v" '^dtrace: 1 clause printing values computed in the kernel$
 printf '%s\n' 'f x' 'g y' 'f z' '' >nul.exp
 printf '        0  %-58s %8d\n' y 1 x 2 >>nul.exp
 expect_file_eq "nul: the lines and counts" nul.exp nul.1
+
+# A this-> variable each clause keeps to itself (kplan_vars.c's
+# this_private()): sshcipher2.d's this->oncpu = vtimestamp - start,
+# then read, in the crypt return clause (user space's: a thread-local
+# array keyed by a string) and in the compress one.  Every read follows
+# its clause's own store, so the user-space clause no longer takes the
+# variable, and with it the compress clauses, from the kernel: gc-start
+# and gc-done (the compress pair) are the kernel's, where this tree
+# before left gc-done's to user space ("its store to this->d ... its
+# store at line 9 reads self->s[]", and in sshcipher2.d, the pair's
+# self-> variable with it); this->e, read in a clause that does not
+# store it, stays tied to the user-space clause storing it.  Three ways
+# at 256 and 8, the known sums
+cat >priv.txt <<'EOF'
+call a.py f 10
+gc 100 150
+return a.py f 13
+call a.py g 20
+call a.py f 30
+gc 200 260
+return a.py f 36
+return a.py g 27
+gc 300 370
+EOF
+cat >priv.d <<'EOF'
+interp$target:::function-entry
+{
+	self->s[copyinstr(arg1)] = arg2;
+}
+
+interp$target:::function-return
+/self->s[copyinstr(arg1)]/
+{
+	this->d = arg2 - self->s[copyinstr(arg1)];
+	@d[copyinstr(arg1), "call"] = sum(this->d);
+	@t["call"] = sum(this->d);
+	self->s[copyinstr(arg1)] = 0;
+}
+
+interp$target:::gc-start
+{
+	self->g = arg0;
+}
+
+interp$target:::gc-done
+/self->g/
+{
+	this->d = arg0 - self->g;
+	@d["gc", "gc"] = sum(this->d);
+	@t["gc"] = sum(this->d);
+	self->g = 0;
+}
+
+interp$target:::gc-start
+{
+	this->e = arg0 * 2;
+	self->s["x"] = 0;
+}
+
+interp$target:::gc-start
+{
+	@e[this->e] = count();
+}
+
+END
+{
+	printa("%s %s %@d\n", @d);
+	printa("%s %@d\n", @t);
+	printa("%d %@d\n", @e);
+}
+EOF
+three priv priv.d priv.txt
+three priv8 priv.d priv.txt -x strsize=8
+for c in 3 4; do
+	expect_eq "priv: clause $c the kernel's" "" \
+		"$(grep "^dtrace: clause $c (.*) runs in user space" priv.1.err)"
+done
+for c in 1 2 5 6; do
+	expect_grep "priv: clause $c user space's" \
+		"^dtrace: clause $c (.*) runs in user space" priv.1.err
+done
+expect_grep "priv: clause 6 tied by this->e" \
+	'^dtrace: clause 6 .*this->e is also touched by clause 5' priv.1.err
+printf '%s\n' 'g call 7' 'f call 9' 'gc gc 180' 'call 16' 'gc 180' \
+	'200 1' '400 1' '600 1' '' >priv.exp
+expect_file_eq "priv: the sums" priv.exp priv.1
 
 finish

@@ -1171,6 +1171,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->vbit = xcalloc(nv, sizeof(*k->vbit));
 	k->vslot = xcalloc(nv, sizeof(*k->vslot));
 	k->tnoroom = xcalloc(nv, sizeof(*k->tnoroom));
+	k->tpriv = xcalloc(nv, sizeof(*k->tpriv));
 	k->varg = xcalloc(nv, sizeof(*k->varg));
 	kp_typed_reach(k); /* before any clause is asked: kplan_here.c */
 	kp_consts_make(k); /* ... the run's constants (kplan_fkey.c) */
@@ -1352,6 +1353,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->vbit);
 	free(k->vslot);
 	free(k->tnoroom);
+	free(k->tpriv);
 	free(k->varg);
 	free(k->xcl);
 	free(k->tied);

@@ -205,6 +205,10 @@ struct d_kplan {
 	/* a this-> string the kernel would keep but for its rooms, all
 	 * UBPF_KTSTR taken (kp_vars_decide(), for -v) */
 	bool *tnoroom;
+	/* this-> variables each clause keeps to itself, which a clause
+	 * user space runs does not take from the kernel (kplan_vars.c's
+	 * this_private()) */
+	bool *tpriv;
 	int *varg;	    /* KV_SARG: the N of its copyinstr(argN) */
 	int nbits;	    /* vbits given out */
 	uint32_t absent;    /* typing the variables of these bits unset */

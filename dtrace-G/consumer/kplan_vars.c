@@ -172,6 +172,68 @@ bool kp_dset(const struct d_kplan *k, const struct node *n)
 	return false;
 }
 
+/*
+ * this-> variables each clause keeps to itself (doc/DESIGN.md §8 "A
+ * this-> variable each clause keeps to itself").  A this-> variable
+ * lives for one firing and is shared by the clauses of it, so one that
+ * a clause user space runs touches is user space's, and every clause
+ * touching it with it (kp_vars_decide()).  But where every read of it,
+ * in every clause, follows a store of it at that clause's top level
+ * (kp_dset(): the toolkit's this->oncpu = vtimestamp - self->t, then
+ * read, in several clauses; sshcipher2.d's crypt and compress returns),
+ * and no predicate reads it, no clause reads a value another stored: a
+ * clause user space runs makes and reads its own (run.c's this-> frame,
+ * d_run_pre()), and the kernel's clauses theirs in cgbuf, the value each
+ * read sees the one run.c's would.  So such a clause leaves it to the
+ * kernel, and a store of it the kernel cannot compute with every
+ * variable set is no part of its type (kp_stores_type(): that clause
+ * is user space's, whatever forms it might be dispatched in).  The store's
+ * place (v = E's v) is no read; v OP= E's is.
+ */
+struct priv_walk {
+	const struct d_kplan *k;
+	unsigned v;
+	bool ok;
+};
+
+static void priv_reads(const struct node *n, void *ctx)
+{
+	struct priv_walk *w = ctx;
+
+	if (!n || !w->ok)
+		return;
+	if (n->op == N_ASSIGN && n->sub == '=' && n->a && n->a->op == N_VAR &&
+	    n->a->sub == (int)w->v) {
+		priv_reads(n->b, ctx); /* the place is no read */
+		return;
+	}
+	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub == (int)w->v) {
+		w->ok = n->op == N_VAR && kp_dset(w->k, n);
+		return;
+	}
+	priv_reads(n->a, ctx);
+	priv_reads(n->b, ctx);
+	priv_reads(n->c, ctx);
+	for (unsigned i = 0; i < n->nargs; i++)
+		priv_reads(n->args[i], ctx);
+}
+
+static bool this_private(const struct d_kplan *k, unsigned v)
+{
+	const struct d_prog *p = k->prog;
+	struct priv_walk w = { .k = k, .v = v, .ok = true };
+
+	if (p->vars[v].scope != SC_THIS)
+		return false;
+	for (unsigned ci = 0; ci < p->nclauses && w.ok; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		priv_reads(c->pred, &w);
+		kp_stmts_each(c->stmts, c->nstmts, priv_reads, &w);
+	}
+	return w.ok;
+}
+
 /* An element read that open_bits() did not register: open all the same */
 #define KP_OPEN (1u << 31)
 
@@ -246,6 +308,35 @@ static bool ty_all(struct d_kplan *k, const struct node *n, uint8_t *sz,
 	return ok;
 }
 
+/* Does kp_ty() type n with every variable set (k->absent 0)? */
+static bool ty_set(struct d_kplan *k, const struct node *n)
+{
+	uint32_t absent = k->absent;
+	uint8_t z, g;
+	bool ok;
+
+	k->absent = 0;
+	ok = kp_ty(k, n, &z, &g);
+	k->absent = absent;
+	return ok;
+}
+
+/* Does n read a variable whose type is still to be found (KV_CAND)? */
+static bool reads_cand(const struct d_kplan *k, const struct node *n)
+{
+	if (!n)
+		return false;
+	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub >= 0 &&
+	    k->vst[n->sub] == KV_CAND)
+		return true;
+	if (reads_cand(k, n->a) || reads_cand(k, n->b) || reads_cand(k, n->c))
+		return true;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if (reads_cand(k, n->args[i]))
+			return true;
+	return false;
+}
+
 /*
  * The type T every store of variable v in the traced clauses gives it,
  * into *tz, *tg (none: its zero's): 1; 0 when two stores disagree; -1
@@ -297,6 +388,16 @@ int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
 			    b->ival == 0)
 				continue;
 			if (!(all ? ty_all(k, b, &z, &g) : kp_ty(k, b, &z, &g))) {
+				/* one each clause keeps to itself: that
+				 * clause is user space's, its store its own
+				 * (this_private()), where the kernel cannot
+				 * compute it with every variable set (a form
+				 * any dispatch would need: emit_forms()); not
+				 * while it reads a variable whose type is
+				 * still to be found */
+				if (k->tpriv && k->tpriv[v] &&
+				    !reads_cand(k, b) && !ty_set(k, b))
+					continue;
 				if (bad)
 					*bad = c->flat[i];
 				return -1;
@@ -1179,6 +1280,8 @@ void kp_vars_decide(struct d_kplan *k)
 
 	k->nbits = 0;
 	k->nprd = 0;
+	for (unsigned v = 0; v < p->nvars; v++)
+		k->tpriv[v] = this_private(k, v);
 	memset(k->tls, 0, p->nclauses * sizeof(*k->tls));
 	memset(k->kv, 0, p->nclauses * sizeof(*k->kv));
 	memset(k->untyped, 0, p->nclauses * sizeof(*k->untyped));
@@ -1281,6 +1384,11 @@ void kp_vars_decide(struct d_kplan *k)
 				vars_of(c->stmts[0].e, mark);
 			} else {
 				clause_vars(k, c, mark);
+				/* (not the this-> ones each clause keeps to
+				 * itself: this_private()) */
+				for (unsigned v = 0; v < p->nvars; v++)
+					if (mark[v] && k->tpriv[v])
+						mark[v] = false;
 			}
 			/* the self-> integers it only reads, carried in
 			 * its record where they fit (vin_where()) */

@@ -1137,4 +1137,31 @@ printf '%s\n' 'g call 7' 'f call 9' 'gc gc 180' 'call 16' 'gc 180' \
 	'200 1' '400 1' '600 1' '' >priv.exp
 expect_file_eq "priv: the sums" priv.exp priv.1
 
+# -v on stores the kernel does not make, which the private this->
+# variables above no longer hide behind a tie: a character into a
+# string, a store through a pointer; user space's, three ways
+cat >swhy.d <<'EOF'
+interp$target:::line
+{
+	this->s = copyinstr(arg0);
+	this->s[0] = 'X';
+	printf("%s\n", this->s);
+}
+
+interp$target:::line
+{
+	this->p = (char *)copyin(arg0, 4);
+	this->p[1] = 0;
+	printf("%s\n", stringof(this->p));
+}
+EOF
+three swhy swhy.d sfm.txt
+expect_grep "swhy: s[i] = c" \
+	'^dtrace: clause 1 (.*) runs in user space, from its record: line 4: its expression is not one the kernel runs: a character stored into a string (s\[i\] = c) is not made in the kernel$' \
+	swhy.1.err
+expect_grep "swhy: p[i] = v" \
+	'^dtrace: clause 2 (.*) runs in user space, from its record: line 11: its expression is not one the kernel runs: a store through a pointer or into a struct (\*p = v, p\[i\] = v, p->m = v, s\.m = v) is not made in the kernel$' \
+	swhy.1.err
+expect_grep "swhy: the stored characters" '^X\.py$' swhy.1
+
 finish

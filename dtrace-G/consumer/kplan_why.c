@@ -819,6 +819,18 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		expr_why(k, ci, st->e, buf, len);
 		return;
 	}
+	if (st->kind == S_EXPR && st->e && st->e->op == N_ASSIGN &&
+	    (st->e->a->op == N_DEREF || st->e->a->op == N_MEMBER)) {
+		/* run.c's str_store() and mem.c's stores */
+		snprintf(buf, len, "%s",
+			 st->e->a->op == N_DEREF && st->e->a->ival
+				 ? "a character stored into a string (s[i] "
+				   "= c) is not made in the kernel"
+				 : "a store through a pointer or into a "
+				   "struct (*p = v, p[i] = v, p->m = v, s.m = "
+				   "v) is not made in the kernel");
+		return;
+	}
 	if (st->kind == S_EXPR && (v = kp_assigned_var(st)) >= 0 &&
 	    k->vst[v] == KV_NO) {
 		var_why(k, ci, (unsigned)v, buf, len);

@@ -384,7 +384,11 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 			 "%s is a string the kernel does not keep (only "
 			 "copyinstr(), a literal, strjoin()s of them or "
 			 "another such string stored, and only printed, "
-			 "compared, measured or a key)",
+			 "compared, measured or a key; or a function of "
+			 "copyinstr() such as basename(): a this-> one "
+			 "stored once in its clause, then only a key or "
+			 "printed whole, a self-> one one function wherever "
+			 "stored, then only a key or tested against NULL)",
 			 name);
 		goto out;
 	}

@@ -81,9 +81,10 @@
 #
 # A self-> string holding a format-time value (kplan_fkey.c's self->
 # ones): the toolkit's *_malloc.d (self->file = basename(copyinstr(arg0))
-# at function-entry, cleared at its return, keyed with self->name at
-# another probe, tested against NULL) and sh_syscalls.d (stored under
-# /self->filename == NULL/, keyed beside a literal and copyinstr()):
+# at function-entry, cleared at its return (by 0, and by ""), keyed
+# with self->name at another probe, tested against NULL) and
+# sh_syscalls.d (stored under /self->filename == NULL/, keyed beside a
+# literal and copyinstr()):
 # every clause the kernel's, three ways at 256 and 8, known answers, an
 # unset one keying ""; printed, compared with another literal or stored
 # from two trees: user space's, -v saying so.  NULL against a string
@@ -936,6 +937,12 @@ EOF
 both sfm sfm.d sfm.txt 5
 printf '%s\n' 'b.py g 4' 'a.py f 10' '  49' 'a.py 1' '- 2' '' >sfm.exp
 expect_file_eq "sfm: the sums and counts" sfm.exp sfm.1
+# cleared with "" rather than 0: the kernel deletes the entry (SCLR)
+# where run.c keeps "", and either reads "" as a key and against NULL
+sed 's/self->file = 0;/self->file = "";/' sfm.d >sfe.d
+grep -q 'self->file = "";' sfe.d || fail 'sfe.d: sfm.d'"'"'s clear not found'
+both sfe sfe.d sfm.txt 5
+expect_file_eq "sfe: the sums and counts" sfm.exp sfe.1
 cat >sfs.d <<'EOF'
 interp$target:::function-entry,
 interp$target:::line

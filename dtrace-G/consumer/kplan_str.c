@@ -171,8 +171,8 @@ static const struct node *null_lit(const struct node *l)
  * or a this-> variable that is it, sarg_of()), which generated
  * programs compare at the probe (UBPF_K_SEQ): the argument's N and
  * the literal (NULL's "": null_lit()) into *arg, *lit.  The string
- * copied at the hit is what
- * user space would read (d_arg_str()), cut to strsize - 1 bytes, which
+ * copied at the hit is what user space would read (d_arg_str()), cut
+ * to strsize - 1 bytes, which
  * changes no comparison with a literal shorter than that
  * (kp_seq_prefix(); a longer one is compared whole, below).
  * Ordered, < <= > >= (either way round: SEQ's levels the order + 1,
@@ -249,7 +249,6 @@ bool kp_seq_prefix(const struct d_kplan *k, size_t len)
  * (the book's nismatch.d: /self->map != NULL/).
  * kplan_svar.c's str_var() lets a KV_STR variable be read so.
  */
-
 bool kp_svar_lit(const struct d_prog *p, const struct node *n, int *v,
 		 const struct node **lit)
 {

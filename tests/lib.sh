@@ -333,8 +333,8 @@ kpprog_build() {
 
 # cgout_setup: for the tests of values the generated program computes
 # on tests/data/cgenout/cgout.c (run-cgen-out.sh, run-cgen-svkey.sh,
-# run-cgen-sord.sh, run-kagg-exec.sh): bpf_test_setup uprobe; ./cgout
-# built; and defines
+# run-cgen-bstr.sh, run-cgen-sord.sh, run-kagg-exec.sh): bpf_test_setup
+# uprobe; ./cgout built; and defines
 # run G OUT CMD DTRACE-ARGS...: dtrace -v -q with DTRACE_CGEN=G on
 # ./cgout CMD, its output in OUT, its messages in OUT.err; and run_bg,
 # run_join and cgout_bg (below) to run a test's independent cases side

@@ -27,6 +27,11 @@
 /* the stack frame (offsets from r10) */
 #define S_KEY8 (-8)		      /* {ev, pid}, a u32 index */
 #define S_ARG(i) (-16 - 8 * (int)(i)) /* UBPF_MAXARGS arguments */
+/* the slot of the address a plan's string argument a is read from: a
+ * bounded copy's (UBPF_KBSTR()) its argument A's */
+#define S_SARG(a)                                                              \
+	S_ARG((unsigned)(a) >= UBPF_KBSTR0 ? UBPF_KBSTR_A((unsigned)(a))       \
+					   : (unsigned)(a))
 #define S_STK(i) (-16 - 8 * UBPF_MAXARGS - 8 * (int)(i))       /* the plan's */
 #define S_KKEY (-16 - 8 * UBPF_MAXARGS - 8 * UBPF_KSTACK - 40) /* kaggs */
 /* the firing's vtimestamp, where the plan reads it (cgen.c's prologue,
@@ -99,7 +104,7 @@ struct em {
 	bool vbuf; /* S_SBUF holds cgbuf for VKEY, VVCMP (cgen_plan()) */
 	unsigned nsarg;
 	/* ... and mem_read()'s two, and a PROG walk's cut */
-	size_t fj[UBPF_KSTRARGS * 2 + 4];
+	size_t fj[UBPF_KSTRARGS * 5 + 4]; /* (a bounded copy's takes 3 more) */
 	unsigned nfj;
 	/* MLD's copies (cgen_mem.c's mem_read()): cgbuf's copy room's
 	 * offset (0: the map has none, bpf_cg.c), and each copy of the

@@ -177,9 +177,11 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 	    e->nfj + e->nsarg > sizeof(e->fj) / sizeof(e->fj[0]) || !pl->fstr ||
 	    pl->fstr > UBPF_STRMAX)
 		return false;
-	/* (R2's OSTR and SSTR read their copy from cgbuf too) */
+	/* (R2's OSTR and SSTR read their copy from cgbuf too, and a
+	 * bounded copy's string is read there, bounded_read()) */
 	for (unsigned j = 0; j < e->nsarg; j++)
-		if (e->skarg[j] || e->czarg[j] || e->oparg[j])
+		if (e->skarg[j] || e->czarg[j] || e->oparg[j] ||
+		    e->sarg[j] >= UBPF_KBSTR0)
 			return false;
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
@@ -274,6 +276,52 @@ static bool slen_of(const struct ubpf_kplan *pl, unsigned a)
 	return false;
 }
 
+/*
+ * A bounded copy's string (kplan_bstr.c), seq_read()'s j-th, r1 its
+ * room: what run.c's copyin(argA, argL + 1) would fault on sends the
+ * hit to user space, as a string that cannot be read does (e->fj):
+ * argL past UBPF_KBSTRMAX - 1, unsigned (a negative one too), or its
+ * first or last byte (at A, A + argL) not read -- with at most
+ * UBPF_KBSTRMAX bytes those lie on every page the copy touches, and a
+ * page reads whole or not at all.  Then r2 the helper's size: argL
+ * bytes at most (UBPF_STRMAX - 1 where more, which seq_read() then
+ * treats as any argument's string cut there) and the NUL; r1 the room
+ * again.  A copy that faulted or is cut is a hit for user space, so
+ * run.c's "invalid address" and "out of scratch space" stay its own.
+ */
+static bool bounded_read(struct em *e, unsigned j)
+{
+	int16_t la = (int16_t)S_ARG(UBPF_KBSTR_L(e->sarg[j]));
+	size_t jc;
+
+	if (e->nfj + 3 > sizeof(e->fj) / sizeof(e->fj[0]))
+		return false;
+	ldx(e, BPF_DW, 2, 10, la);
+	e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 2, UBPF_KBSTRMAX - 1);
+	for (int last = 0; last < 2; last++) {
+		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+		alu_i(e, BPF_MOV, 2, 1);
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_SARG(e->sarg[j]));
+		if (last) {
+			ldx(e, BPF_DW, 4, 10, la);
+			alu_r(e, BPF_ADD, 3, 4);
+		}
+		call(e, BPF_FUNC_probe_read_user);
+		e->fj[e->nfj++] = jmp_i(e, BPF_JNE, 0, 0);
+	}
+	/* a room read whole where SKEY zeroed it: the byte read is
+	 * rewritten (the helper's copy starts there) */
+	ldx(e, BPF_DW, 2, 10, la);
+	jc = jmp_i(e, BPF_JLT, 2, UBPF_STRMAX - 1);
+	alu_i(e, BPF_MOV, 2, UBPF_STRMAX - 1);
+	fix(e, jc);
+	alu_i(e, BPF_ADD, 2, 1);
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+	return true;
+}
+
 void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	      unsigned nargs)
 {
@@ -297,9 +345,17 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 
 			for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
 				;
-			if (j >= e->nsarg &&
-			    (j >= UBPF_KSTRARGS || a >= nargs || buf < 0 ||
-			     (pl->tls && !fs))) {
+			/* a bounded copy's: both its arguments there, and
+			 * no fault site (seq_read() sends the hit to user
+			 * space) */
+			bool bad = a >= UBPF_KBSTR0
+					   ? (fs || UBPF_KBSTR_A(a) >= nargs ||
+					      UBPF_KBSTR_L(a) >= nargs ||
+					      a >= UBPF_KBSTR(UBPF_MAXARGS, 0))
+					   : a >= nargs;
+
+			if (j >= e->nsarg && (j >= UBPF_KSTRARGS || bad ||
+					      buf < 0 || (pl->tls && !fs))) {
 				e->bad = true;
 				return;
 			}
@@ -331,8 +387,15 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		     i += 8)
 			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
 		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
-		alu_i(e, BPF_MOV, 2, fs ? pl->fstr : UBPF_STRMAX);
-		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+		if (e->sarg[j] >= UBPF_KBSTR0) {
+			if (!bounded_read(e, j)) {
+				e->bad = true;
+				return;
+			}
+		} else {
+			alu_i(e, BPF_MOV, 2, fs ? pl->fstr : UBPF_STRMAX);
+		}
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_SARG(e->sarg[j]));
 		call(e, BPF_FUNC_probe_read_user_str);
 		if (fs) {
 			/* a fault, for SEQ: -1 at the string's address, -2
@@ -344,7 +407,7 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			ldx(e, BPF_DW, 1, 10, S_SBUF);
 			alu_i(e, BPF_ADD, 1, SEQ_AT(j));
 			alu_i(e, BPF_MOV, 2, 1);
-			ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+			ldx(e, BPF_DW, 3, 10, (int16_t)S_SARG(e->sarg[j]));
 			call(e, BPF_FUNC_probe_read_user);
 			alu_i(e, BPF_MOV, 1, -1);
 			j1 = jmp_i(e, BPF_JNE, 0, 0);
@@ -389,7 +452,7 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			ldx(e, BPF_DW, 1, 10, S_SBUF);
 			alu_i(e, BPF_ADD, 1, SEQ_AT(j) + pl->fstr - 1);
 			alu_i(e, BPF_MOV, 2, 1);
-			ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->sarg[j]));
+			ldx(e, BPF_DW, 3, 10, (int16_t)S_SARG(e->sarg[j]));
 			alu_i(e, BPF_ADD, 3, pl->fstr - 1);
 			call(e, BPF_FUNC_probe_read_user);
 			fix(e, jf);

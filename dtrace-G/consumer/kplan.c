@@ -870,6 +870,13 @@ bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 	ks->st = st;
 	ks->slot = -1;
 	ks->svar = -1;
+	if (kp_bstr_stmt(k, st)) { /* a bounded copy: seq_read()'s */
+		ks->skey = -1;
+		ks->assign = true;
+		ks->agg = ~0u;
+		ks->noop = true;
+		return true;
+	}
 	if ((ks->spec = (uint8_t)kp_spec_stmt(k, st)) != KS_NONE) {
 		/* a speculation's step (kplan_spec.c's d_kplan_kspec()): not
 		 * an aggregation; speculation() into an integer the kernel

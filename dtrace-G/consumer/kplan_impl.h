@@ -305,6 +305,13 @@ struct d_kplan {
 	struct kprd {
 		const struct node *rd, *val;
 	} prd[KP_PRDS];
+	/* the reads of KV_BSTR variables (kplan_bstr.c): each stringof()'s
+	 * variable node, and the UBPF_KBSTR() argument its clause's copy is */
+	unsigned nbrd;
+	struct kbrd {
+		const struct node *rd;
+		uint8_t arg;
+	} brd[KP_PRDS];
 	/* per clause: it may be the kernel's at one probe and user space's
 	 * at another (kplan_here.c's kp_typed_reach()); the strlen(args[N])
 	 * nodes of the clauses that may not, and their uregs[] nodes where
@@ -334,9 +341,11 @@ struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
  * a this-> string that is copyinstr(argN) wherever it is read (KV_SARG,
  * sarg_var()); a this-> or self-> string that is copyinstr(E) or ""
  * wherever it is stored and only printed or, a self-> one, compared
- * with a literal (KV_STR, kplan_svar.c's str_var()).
+ * with a literal (KV_STR, kplan_svar.c's str_var()); a this-> char
+ * pointer to copyin(argA, argL + 1) cut at argL, read only as
+ * stringof() (KV_BSTR, kplan_bstr.c).
  */
-enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE };
+enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE, KV_BSTR };
 /* kplan_spec.c: may n be read in user space beside a speculating clause's
  * values computed at the hit: no speculation(), no store, no read of
  * the process by an address (d_kplan_specs_late()'s)? */
@@ -553,6 +562,19 @@ bool kp_mem_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
  * min(C - o, strsize - 1) (a printf() or trace() argument's MSTR) */
 bool kp_mem_str(const struct d_kplan *k, const struct node *n,
 		struct kp_place *pl, unsigned *cnt);
+/* kplan_bstr.c: this-> variable v is a bounded copy's string (KV_BSTR):
+ * its reads into k->brd */
+bool kp_bstr_var(struct d_kplan *k, unsigned v);
+/* ... n (in stringof() or not) a read of one, or stringof() of it: its
+ * UBPF_KBSTR() argument, else -1 */
+int kp_bstr_read(const struct d_kplan *k, const struct node *n);
+/* ... st a KV_BSTR variable's store or its cut (this->v[argL] = 0),
+ * which the kernel runs as nothing (seq_read() makes the copy) */
+bool kp_bstr_stmt(const struct d_kplan *k, const struct stmt *st);
+/* ... is st this->v[argL] = '\0' (or 0), whatever v is (for -v)? */
+bool kp_bstr_cut_form(const struct stmt *st);
+/* ... does a clause the kernel runs read one? */
+bool kp_bstr_in(const struct d_kplan *k);
 /* ... this-> variable v is a place (KV_PLACE): its reads into k->prd */
 bool kp_place_var(struct d_kplan *k, unsigned v);
 /* ... a store of a KV_PLACE variable (st: this->p = place) */

@@ -337,7 +337,10 @@ bool kp_out_mstr(const struct d_kplan *k, const struct node *a)
 	struct kp_place pl;
 	unsigned cnt;
 
-	return k && k->vars && kp_mem_str(k, a, &pl, &cnt);
+	/* (or a bounded copy's string: seq_read()'s, an OSTR flagged
+	 * UBPF_KF_APRE, kplan_bstr.c; its bytes printed as MSTR's) */
+	return k && k->vars &&
+	       (kp_mem_str(k, a, &pl, &cnt) || kp_bstr_read(k, a) >= 0);
 }
 
 unsigned kp_out_nargs(const struct stmt *st)

@@ -88,18 +88,20 @@ static void whole_room(const struct d_kplan *k, const struct kstmt *ks,
 /* Statement i of clause's flat list (not an if), as kp_clause_emit()
  * makes it; pl the plan, m->pl */
 /* The SSTR of variable v's copy b, copyinstr(E): R2's (apre, b an
- * argument's string) from seq_read()'s copy, nothing popped, no jump;
- * else E pushed and popped */
+ * argument's string) from seq_read()'s copy, nothing popped, no jump,
+ * as a bounded copy's string always is (kplan_bstr.c); else E pushed
+ * and popped */
 static struct ubpf_kop *sstr_copy(struct em *m, const struct node *b,
 				  unsigned v, bool apre)
 {
 	struct ubpf_kop *o;
+	int ba = kp_bstr_read(m->k, b); /* always seq_read()'s copy */
 
-	if (apre && kp_copyinstr_arg(b) >= 0) {
+	if (ba >= 0 || (apre && kp_copyinstr_arg(b) >= 0)) {
 		o = put(m, UBPF_K_SSTR, 0, 0);
 		var_op(m, o, v);
 		o->flags = UBPF_KF_APRE;
-		o->step = (uint16_t)kp_copyinstr_arg(b);
+		o->step = (uint16_t)(ba >= 0 ? ba : kp_copyinstr_arg(b));
 		return o;
 	}
 	emit(m, b->args[0]);
@@ -236,6 +238,14 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			if (!s && kp_out_svar(k, v)) { /* its bytes */
 				o = put(m, UBPF_K_OVSTR, 0, 0);
 				var_op(m, o, (unsigned)v->sub);
+				m->full |= !m->full &&
+					   !kp_out_op(k, pl, m->n - 1, v);
+				continue;
+			}
+			if (!s && kp_bstr_read(k, v) >= 0) {
+				/* a bounded copy's string: seq_read()'s
+				 * copy (kplan_bstr.c), as R2's */
+				o = apre_ostr(k, m, v, kp_bstr_read(k, v));
 				m->full |= !m->full &&
 					   !kp_out_op(k, pl, m->n - 1, v);
 				continue;

@@ -877,6 +877,12 @@ static bool join_walk(const struct d_kplan *k, const struct node *n,
 		pv[(*np)++] = n;
 		return true;
 	}
+	if (kp_bstr_read(k, n) >= 0 && *nl < KP_FLEAVES) {
+		/* a bounded copy's string: seq_read()'s (kplan_bstr.c) */
+		pv[(*np)++] = n;
+		++*nl;
+		return true;
+	}
 	if (!kp_copyinstr_of(n) || *nl >= KP_FLEAVES ||
 	    !kp_ty(k, n->args[0], &sz, &sg) || kp_has_str_cmp(k, n->args[0]))
 		return false;
@@ -1062,6 +1068,8 @@ static int sarg_of(const struct d_kplan *k, const struct node *n)
 	n = unstringof(n);
 	if (n->op == N_VAR && k->vst[n->sub] == KV_SARG)
 		return k->varg[n->sub];
+	if (n->op == N_VAR && k->vst[n->sub] == KV_BSTR)
+		return kp_bstr_read(k, n);
 	if (n->op == N_ARGS)
 		return kp_args_index(n);
 	return kp_copyinstr_arg(n);

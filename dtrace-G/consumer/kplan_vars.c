@@ -1309,6 +1309,11 @@ void kp_vars_decide(struct d_kplan *k)
 	for (unsigned v = 0; v < p->nvars; v++)
 		if (k->vst[v] == KV_NO && kp_place_var(k, v))
 			k->vst[v] = KV_PLACE;
+	/* ... and bounded copies' strings (kplan_bstr.c) */
+	k->nbrd = 0;
+	for (unsigned v = 0; v < p->nvars; v++)
+		if (k->vst[v] == KV_NO && kp_bstr_var(k, v))
+			k->vst[v] = KV_BSTR;
 	/* this-> and self-> strings kept as their bytes (str_var()); a
 	 * this-> one compared or measured only when it is not an
 	 * argument's (the loop below: SEQ compares that in place) */
@@ -1453,7 +1458,7 @@ void kp_vars_decide(struct d_kplan *k)
 	 * whole where one fails: not where the kernel keeps self->
 	 * variables (noastr: no copy ahead, the copies fault at the hit as
 	 * DTrace's do) */
-	if (tls && !k->noastr && astr_in(k)) {
+	if (tls && !k->noastr && (astr_in(k) || kp_bstr_in(k))) {
 		k->noastr = true;
 		kp_vars_decide(k);
 		return;

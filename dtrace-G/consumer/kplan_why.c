@@ -823,6 +823,18 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		expr_why(k, ci, st->e, buf, len);
 		return;
 	}
+	if (kp_bstr_cut_form(st)) { /* kplan_bstr.c's cut, not taken */
+		snprintf(
+			buf, len,
+			"a copy cut at a length (this->p = (char *)copyin(argA, "
+			"argL + 1); this->p[argL] = '\\0') is made in the "
+			"kernel only where every other read of it is "
+			"stringof(this->p) later in its clause, the clause "
+			"makes no other copy, and the kernel keeps no self-> "
+			"variable (a copy it cannot make sends the hit to "
+			"user space whole)");
+		return;
+	}
 	if (st->kind == S_EXPR && st->e && st->e->op == N_ASSIGN &&
 	    (st->e->a->op == N_DEREF || st->e->a->op == N_MEMBER)) {
 		/* run.c's str_store() and mem.c's stores */

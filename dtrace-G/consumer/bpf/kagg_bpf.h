@@ -461,6 +461,16 @@ struct ubpf_kop {
 #define UBPF_KF_NEG 0x4	 /* SEQ: not equal */
 #define UBPF_KSTRMAX 63	 /* SEQ: the longest string compared */
 #define UBPF_KSTRARGS 4	 /* SEQ, SKEY: arguments a plan reads */
+/* ... an argument number at or past UBPF_KBSTR0 is a bounded copy's
+ * string (kplan_bstr.c): stringof() of copyin(argA, argL + 1) cut at
+ * argL, numbered UBPF_KBSTR(A, L), which seq_read() copies from
+ * argument A, at most argL bytes, where argL + 1 is at most
+ * UBPF_KBSTRMAX and the copy's first and last bytes read */
+#define UBPF_KBSTR0 64
+#define UBPF_KBSTR(a, l) (UBPF_KBSTR0 + (a)*UBPF_MAXARGS + (l))
+#define UBPF_KBSTR_A(x) (((x)-UBPF_KBSTR0) / UBPF_MAXARGS)
+#define UBPF_KBSTR_L(x) (((x)-UBPF_KBSTR0) % UBPF_MAXARGS)
+#define UBPF_KBSTRMAX 4096
 #define UBPF_KF_SKEY 0x8 /* AGG: kaggs_s, one key a string (SKEY) */
 #define UBPF_KF_GATE 0x10 /* ARG of a REC's predicate: an argument the
 			  * site lacks writes the record (user space

@@ -53,6 +53,17 @@
  *                    L + 1, L + 2, 8, 100): hit(p, i) of each in turn,
  *                    each in place until the exit; the unreadable
  *                    pages' addresses go to file F first, one a line
+ *   cgout bounded F  hit(p, n) of bytes with a length and no NUL, as
+ *                    hotspot's probes pass them (run-cgen-bstr.sh):
+ *                    "hello world" cut at 5, 11 and 0; "ab\0cd" at
+ *                    5; 300 'y's at 254 to 256 and 299; bytes that are
+ *                    not printable; 5,000 'z's at 4,095 and 4,096
+ *                    (UBPF_KBSTRMAX); "abc" whose NUL is the last byte
+ *                    before an unreadable page at 3 (its copy ends at
+ *                    the NUL) and 4 (one byte of it past the page);
+ *                    address 0x10 at 3; lengths -5 and 70,000 (past
+ *                    copyin()'s scratch); "hello world" at 5 again.
+ *                    The address of "abc" goes to file F first
  *   cgout rename     renames itself (prctl(PR_SET_NAME)) before each
  *                    hit(name, i), name its new name as asked (one
  *                    of 22 bytes the kernel cuts to 15), and to
@@ -301,6 +312,39 @@ int main(int argc, char **argv)
 			hit(x300, i++);
 			hit(pg + 4096 - tails[j], i++);
 		}
+	} else if (!strcmp(mode, "bounded") && argc > 2) {
+		static char z5000[5000], y300[300];
+		static const char nulin[] = { 'a', 'b', 0, 'c', 'd' };
+		static const char odd[] = { 'a', 1,    'b', 127,
+					    'c', '\t', 't', 'a' };
+		char *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		FILE *f = fopen(argv[2], "w");
+
+		if (pg == MAP_FAILED || !f || guard(pg + 4096))
+			return 1;
+		memset(z5000, 'z', sizeof(z5000));
+		memset(y300, 'y', sizeof(y300));
+		memcpy(pg + 4096 - 4, "abc", 4);
+		fprintf(f, "0x%lx\n", (unsigned long)(pg + 4096 - 4));
+		fclose(f);
+		hit("hello world", 5);
+		hit("hello world", 11);
+		hit("hello world", 0);
+		hit(nulin, 5);
+		hit(y300, 254);
+		hit(y300, 255);
+		hit(y300, 256);
+		hit(y300, 300 - 1);
+		hit(odd, 8);
+		hit(z5000, 4095);
+		hit(z5000, 4096);
+		hit(pg + 4096 - 4, 3);
+		hit(pg + 4096 - 4, 4);
+		hit((const char *)16, 3);
+		hit("hello world", -5);
+		hit(z5000, 70000);
+		hit("hello world", 5);
 	} else if (!strcmp(mode, "seq") && argc > 3) {
 		if (seq(argv[2], argv[3]))
 			return 1;

@@ -43,7 +43,8 @@
 #    from the maps its mapping records had read while it lived;
 #  - where no prologue fits, the generic programs, still the same:
 #    curpsinfo's effective ids and session; and
-#    where a kernel probe's program is refused.
+#    where a kernel probe's program is refused (DTRACE_CGEN_REFUSE);
+#  - an argument a probe has not (getcpu's arg7), 0 in the kernel.
 # -v names the generated programs (the generic ones go unmentioned).
 # Needs root and a dtrace with the BPF backend (HAVE_BPF).
 
@@ -480,15 +481,26 @@ same "pr_euid at a kernel probe: generic" generic "getcpu 2" \
 	-n 'syscall::getcpu:entry /pid == $target/ {
 		printf("%d %d\n", curpsinfo->pr_euid, curpsinfo->pr_sid); }'
 
-# a kernel probe's program the generator refuses (a self-> variable the
-# kernel keeps, stored from an argument the record has not): loaded with
-# the others before anything is attached, so the whole run goes back to
-# the generic programs
+# a kernel probe's program the generator refuses (DTRACE_CGEN_REFUSE),
+# beside a self-> variable the kernel keeps: loaded with the others
+# before anything is attached, so the whole run goes back to the
+# generic programs
+DTRACE_CGEN_REFUSE=syscall:vmlinux:getcpu:entry
+export DTRACE_CGEN_REFUSE
 same "a kernel probe's program refused: generic" generic "getcpu 10" \
-	-n 'syscall::getcpu:entry /pid == $target/ { self->x = arg7 + 1; }' \
+	-n 'syscall::getcpu:entry /pid == $target/ { self->x = arg0 + 1; }' \
 	-n 'syscall::getcpu:return /self->x/ { @ = count(); self->x = 0; }'
 expect_grep "refused: said with -v" \
 	'^dtrace: BPF: no program generated for syscall:vmlinux:getcpu:entry; the generic program instead$' \
 	err1.txt
+unset DTRACE_CGEN_REFUSE
+# an argument the probe has not (getcpu has three: arg7), which the
+# generator refused before, beside such a variable: 0, as the record
+# has it, the kernel's
+same "an argument getcpu has not" generated "getcpu 10" \
+	-n 'syscall::getcpu:entry /pid == $target/ { self->x = arg7 + 1; }' \
+	-n 'syscall::getcpu:return /self->x/ { @ = count(); self->x = 0; }'
+expect_grep "an argument getcpu has not: -v" \
+	'^dtrace: 2 clauses aggregated in the kernel$' err1.txt
 
 finish

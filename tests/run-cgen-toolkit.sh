@@ -90,6 +90,8 @@
 # from two trees: user space's, -v saying so.  NULL against a string
 # the kernel keeps or copies is "" (the book's nismatch.d's
 # /self->map != NULL/): the kernel's, three ways, known lines.
+# An argument a probe has not, read beside self-> variables the kernel
+# keeps: 0, as user space reads it (the run was refused before).
 #
 # A this-> variable each clause keeps to itself (kplan_vars.c's
 # this_private(): every read after its clause's own store) does not tie
@@ -943,6 +945,48 @@ sed 's/self->file = 0;/self->file = "";/' sfm.d >sfe.d
 grep -q 'self->file = "";' sfe.d || fail 'sfe.d: sfm.d'"'"'s clear not found'
 both sfe sfe.d sfm.txt 5
 expect_file_eq "sfe: the sums and counts" sfm.exp sfe.1
+# An argument the probe has not (gc-start has one: arg1) read where the
+# kernel keeps a self-> variable: 0 in the kernel as in the record user
+# space reads (cgen_plan.c's ARG), a string or copy of it faulting at 0
+# (cgen_sarg.c's arg_addr()), where this tree before refused the whole
+# run ("no program generated for uprobe event ...")
+cat >narg.d <<'EOF'
+interp$target:::function-entry
+{
+	self->n = 1;
+}
+
+interp$target:::gc-start
+/self->n/
+{
+	@w[arg1, arg0] = count();
+}
+
+interp$target:::gc-start
+/self->n/
+{
+	@s[copyinstr(arg1)] = count();
+}
+
+interp$target:::gc-start
+/self->n/
+{
+	@m[*(int *)copyin(arg1, 4)] = count();
+}
+
+END
+{
+	printa("w %d %d %@d\n", @w);
+}
+EOF
+three narg narg.d sfm.txt
+kernel narg 4
+expect_eq "narg: arg1 0 at each gc after the first call" \
+	'w 0 1 1|w 0 3 1|w 0 5 1' "$(grep '^w ' narg.1 | paste -sd'|' -)"
+expect_eq "narg: copyinstr(arg1) and copyin(arg1, 4) fault at 0" \
+	'3 ID 3: invalid address (0x0) in action #1|3 ID 4: invalid address (0x0) in action #1' \
+	"$(sed -n 's/.*error on enabled probe ID \([0-9]*\) .*: \(invalid.*\)/ID \1: \2/p' \
+		narg.1.err | sort | uniq -c | sed 's/^ *//' | paste -sd'|' -)"
 cat >sfs.d <<'EOF'
 interp$target:::function-entry,
 interp$target:::line

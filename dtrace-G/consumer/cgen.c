@@ -993,6 +993,7 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 	 * and nothing reads a slot past nargs after it) */
 	e->soff = (int16_t)S_ARG(UBPF_MAXARGS - 1);
 	e->sroom = (uint16_t)(8 * (UBPF_MAXARGS - nargs));
+	e->nargs = nargs;
 	if (p->ob) { /* the fault bits, if any, at the end (strs) */
 		p->strs = true;
 		p->len = p->obase + p->ob;

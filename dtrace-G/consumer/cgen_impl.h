@@ -97,6 +97,10 @@ struct em {
 	struct bpf_insn *v;
 	size_t n, cap;
 	bool bad;
+	/* the event's arguments (cgen.c): one past them reads 0, as its
+	 * record has it (bpf.c's bpf_decode()), an address 0 that faults
+	 * (arg_addr()) */
+	unsigned nargs;
 	/* SEQ: the arguments whose strings the plan compares, and the
 	 * jumps taken when one cannot be read (to the unflagged record) */
 	uint8_t sarg[UBPF_KSTRARGS];
@@ -504,6 +508,9 @@ int mem_copy(const struct em *e, const struct ubpf_kop *o);
 
 /* cgen_sarg.c: whether the plan has fault sites (SEQ's, kplan.c's) */
 bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl);
+/* ... into register reg the address a plan's string argument a is read
+ * from (S_SARG()'s), 0 where the event has no such argument */
+void arg_addr(struct em *e, int reg, unsigned a);
 /* ... the strings its SEQ (SKEY, CACMP, SMKEY, VACMP, SLEN) read,
  * copied before any clause runs */
 void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,

@@ -196,6 +196,24 @@ bool kprov_cg_fits(struct consumer *c)
 }
 
 /* p's program into p->cg_fd: 0, or -1 with c->be_why */
+/*
+ * DTRACE_CGEN_REFUSE=PROV:MOD:FUNC:NAME: the generator refuses that
+ * kernel probe's plan, as it refuses one it cannot make, so that the
+ * tests reach what follows (the record-only program; where the plan
+ * keeps self-> variables, the generic programs for the whole run).
+ */
+static bool cg_refused(const struct kprobe *p)
+{
+	const char *r = getenv("DTRACE_CGEN_REFUSE");
+	char name[512];
+
+	if (!r || !*r)
+		return false;
+	snprintf(name, sizeof(name), "%s:%s:%s:%s", p->n.d.prov, p->n.d.mod,
+		 p->n.d.func, p->n.d.name);
+	return !strcmp(r, name);
+}
+
 static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 {
 	const struct cgen_maps *m0 = bpf_cg_maps(c);
@@ -267,7 +285,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	/* kprov.bpf.h's records: the argument area where the run reads it */
 	s.psargs = psargs_wanted(c);
 	m.hzfree = &hzfree;
-	if (!cgen_emit(&m, &s, pl, &v, &n)) {
+	if (cg_refused(p) || !cgen_emit(&m, &s, pl, &v, &n)) {
 		/* the record-only program, unless the plan keeps
 		 * self-> variables, which user space does not have, or the
 		 * run's speculations are the kernel's (an unflagged

@@ -75,7 +75,7 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		if (o->op == UBPF_K_MSTR) { /* its bytes within the copy */
 			nmstr++;
 			if (o->imm < 1 || o->imm > UBPF_KCPYMAX ||
-			    o->n >= nargs || o->agg > o->imm ||
+			    o->n >= UBPF_MAXARGS || o->agg > o->imm ||
 			    o->step > o->imm - o->agg ||
 			    o->step > UBPF_STRMAX - 1) {
 				e->bad = true;
@@ -88,7 +88,8 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			nsite += o->slot != 0;
 		}
 		if (o->op == UBPF_K_MLD &&
-		    (o->imm < 1 || o->imm > UBPF_KCPYMAX || o->n >= nargs ||
+		    (o->imm < 1 || o->imm > UBPF_KCPYMAX ||
+		     o->n >= UBPF_MAXARGS ||
 		     (o->sz != 1 && o->sz != 2 && o->sz != 4 && o->sz != 8) ||
 		     (unsigned)o->agg + o->sz > (uint64_t)o->imm ||
 		     o->step + o->levels > 8u * o->sz ||
@@ -140,7 +141,7 @@ void mem_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
 		alu_i(e, BPF_ADD, 1, (int32_t)(e->cpyoff + e->cpy[j].at));
 		alu_i(e, BPF_MOV, 2, e->cpy[j].size);
-		ldx(e, BPF_DW, 3, 10, (int16_t)S_ARG(e->cpy[j].arg));
+		arg_addr(e, 3, e->cpy[j].arg); /* (none: 0, which faults) */
 		call(e, BPF_FUNC_probe_read_user);
 		if (nsite) { /* its bit in the word past the room */
 			jf[j] = jmp_i(e, BPF_JEQ, 0, 0);

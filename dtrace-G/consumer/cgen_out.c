@@ -459,7 +459,7 @@ static bool pre_copy(struct em *e, const struct ubpf_kop *o, int32_t base,
 		e->bad = true;
 		return false;
 	}
-	ldx(e, BPF_DW, 1, 10, (int16_t)S_SARG(e->sarg[j]));
+	arg_addr(e, 1, e->sarg[j]);
 	ldx(e, BPF_DW, 2, 10, S_OBUF);
 	stx(e, BPF_DW, 2, (int16_t)base, 1);
 	if (cnt)

@@ -798,14 +798,21 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			continue;
 		case UBPF_K_ARG:
 			if (o->n >= nargs && (o->flags & UBPF_KF_GATE)) {
-				/* a gate cannot tell: the record decides */
+				/* a gate's: the record decides (it reads
+				 * 0 there, as below) */
 				rec(e);
 				alu_i(e, BPF_MOV, 1, 0);
 				push(e, &sp, o);
 				continue;
 			}
 			if (o->n >= nargs) {
-				e->bad = true;
+				/* one the event has not: 0, as its record
+				 * says it (bpf.c's bpf_decode() takes the
+				 * fetched ones into a zeroed fire), where
+				 * the plan was refused, and with it, beside
+				 * self-> variables, the whole run */
+				alu_i(e, BPF_MOV, 1, 0);
+				push(e, &sp, o);
 				continue;
 			}
 			ldx(e, BPF_DW, 1, 10, (int16_t)S_ARG(o->n));

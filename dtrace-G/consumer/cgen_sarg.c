@@ -181,7 +181,7 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 	 * bounded copy's string is read there, bounded_read()) */
 	for (unsigned j = 0; j < e->nsarg; j++)
 		if (e->skarg[j] || e->czarg[j] || e->oparg[j] ||
-		    e->sarg[j] >= UBPF_KBSTR0)
+		    e->sarg[j] >= UBPF_KBSTR0 || e->sarg[j] >= e->nargs)
 			return false;
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
@@ -276,6 +276,16 @@ static bool slen_of(const struct ubpf_kplan *pl, unsigned a)
 	return false;
 }
 
+void arg_addr(struct em *e, int reg, unsigned a)
+{
+	unsigned n = a >= UBPF_KBSTR0 ? UBPF_KBSTR_A(a) : a;
+
+	if (n < e->nargs && n < UBPF_MAXARGS)
+		ldx(e, BPF_DW, (uint8_t)reg, 10, (int16_t)S_ARG(n));
+	else /* none: 0, as the record has it */
+		alu_i(e, BPF_MOV, (uint8_t)reg, 0);
+}
+
 /*
  * A bounded copy's string (kplan_bstr.c), seq_read()'s j-th, r1 its
  * room: what run.c's copyin(argA, argL + 1) would fault on sends the
@@ -302,7 +312,7 @@ static bool bounded_read(struct em *e, unsigned j)
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
 		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
 		alu_i(e, BPF_MOV, 2, 1);
-		ldx(e, BPF_DW, 3, 10, (int16_t)S_SARG(e->sarg[j]));
+		arg_addr(e, 3, e->sarg[j]);
 		if (last) {
 			ldx(e, BPF_DW, 4, 10, la);
 			alu_r(e, BPF_ADD, 3, 4);
@@ -352,7 +362,7 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 					   ? (fs || UBPF_KBSTR_A(a) >= nargs ||
 					      UBPF_KBSTR_L(a) >= nargs ||
 					      a >= UBPF_KBSTR(UBPF_MAXARGS, 0))
-					   : a >= nargs;
+					   : a >= UBPF_MAXARGS;
 
 			if (j >= e->nsarg && (j >= UBPF_KSTRARGS || bad ||
 					      buf < 0 || (pl->tls && !fs))) {
@@ -395,7 +405,7 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		} else {
 			alu_i(e, BPF_MOV, 2, fs ? pl->fstr : UBPF_STRMAX);
 		}
-		ldx(e, BPF_DW, 3, 10, (int16_t)S_SARG(e->sarg[j]));
+		arg_addr(e, 3, e->sarg[j]);
 		call(e, BPF_FUNC_probe_read_user_str);
 		if (fs) {
 			/* a fault, for SEQ: -1 at the string's address, -2
@@ -407,7 +417,7 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			ldx(e, BPF_DW, 1, 10, S_SBUF);
 			alu_i(e, BPF_ADD, 1, SEQ_AT(j));
 			alu_i(e, BPF_MOV, 2, 1);
-			ldx(e, BPF_DW, 3, 10, (int16_t)S_SARG(e->sarg[j]));
+			arg_addr(e, 3, e->sarg[j]);
 			call(e, BPF_FUNC_probe_read_user);
 			alu_i(e, BPF_MOV, 1, -1);
 			j1 = jmp_i(e, BPF_JNE, 0, 0);
@@ -452,7 +462,7 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			ldx(e, BPF_DW, 1, 10, S_SBUF);
 			alu_i(e, BPF_ADD, 1, SEQ_AT(j) + pl->fstr - 1);
 			alu_i(e, BPF_MOV, 2, 1);
-			ldx(e, BPF_DW, 3, 10, (int16_t)S_SARG(e->sarg[j]));
+			arg_addr(e, 3, e->sarg[j]);
 			alu_i(e, BPF_ADD, 3, pl->fstr - 1);
 			call(e, BPF_FUNC_probe_read_user);
 			fix(e, jf);

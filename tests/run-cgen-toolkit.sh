@@ -89,7 +89,10 @@
 # unset one keying ""; printed, compared with another literal or stored
 # from two trees: user space's, -v saying so.  NULL against a string
 # the kernel keeps or copies is "" (the book's nismatch.d's
-# /self->map != NULL/): the kernel's, three ways, known lines.
+# /self->map != NULL/): the kernel's, three ways, known lines.  Their
+# clause keyed by usym(ucaller) under /self->name == NULL/ (or !=),
+# user space's, has its predicate tested by the kernel and is run on
+# that truth, so self->name stays the kernel's: three ways, known sums.
 # An argument a probe has not, read beside self-> variables the kernel
 # keeps: 0, as user space reads it (the run was refused before).
 #
@@ -945,6 +948,65 @@ sed 's/self->file = 0;/self->file = "";/' sfm.d >sfe.d
 grep -q 'self->file = "";' sfe.d || fail 'sfe.d: sfm.d'"'"'s clear not found'
 both sfe sfe.d sfm.txt 5
 expect_file_eq "sfe: the sums and counts" sfm.exp sfe.1
+# The *_malloc.d scripts' other clause at malloc(): /self->name == NULL/
+# { @[usym(ucaller)] = ...; }, user space's for its key, tests a self->
+# string it reads nowhere else (kplan_vin.c's vin_ptest()): the kernel
+# tests it and dtrace runs the clause on that truth, so self->name and
+# the clauses storing it are the kernel's (this tree before left them
+# to user space, "for another clause's sake").  != NULL too, which
+# dtrace's own copy (none: "") would have said false.
+cat >sfp.d <<'EOF'
+interp$target:::function-entry
+{
+	self->file = basename(copyinstr(arg0));
+	self->name = copyinstr(arg1);
+}
+
+interp$target:::function-return
+{
+	self->file = 0;
+	self->name = 0;
+}
+
+interp$target:::gc-start
+/self->file != NULL/
+{
+	@gc[self->file, self->name] = sum(arg0);
+}
+
+interp$target:::gc-start
+/self->name == NULL/
+{
+	@u[usym(ucaller)] = sum(arg0);
+}
+
+interp$target:::gc-start
+/self->name != NULL/
+{
+	@w[usym(ucaller)] = sum(arg0);
+}
+
+END
+{
+	printa("gc %s %s %@d\n", @gc);
+	printa("u %@d\n", @u);
+	printa("w %@d\n", @w);
+}
+EOF
+# (gc 1 in a.py's f, whose file is "/usr/li" cut at strsize 8; gc 3
+# after the inner return cleared both, gc 5 outside)
+for xo in '' '-x strsize=8'; do
+	sfp=sfp${xo:+8} sff=a.py
+	[ -z "$xo" ] || sff=li
+	three $sfp sfp.d sfm.txt $xo
+	expect_eq "$sfp: the sums" "gc $sff f 1|u 8|w 1" \
+		"$(grep -E '^(gc|u|w) ' $sfp.1 | paste -sd'|' -)"
+	expect_grep "$sfp: -v" '^dtrace: 3 clauses aggregated in the kernel$' \
+		$sfp.1.err
+	expect_grep "$sfp: -v" \
+		'^dtrace: 2 clauses in user space reading self-> variables' \
+		$sfp.1.err
+done
 # An argument the probe has not (gc-start has one: arg1) read where the
 # kernel keeps a self-> variable: 0 in the kernel as in the record user
 # space reads (cgen_plan.c's ARG), a string or copy of it faulting at 0

@@ -1165,6 +1165,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->spred = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->spred));
 	k->vin = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vin));
 	k->vpred = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vpred));
+	k->vtruth = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vtruth));
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
@@ -1348,6 +1349,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->spred);
 	free(k->vin);
 	free(k->vpred);
+	free(k->vtruth);
 	free(k->first);
 	free(k->st);
 	free(k->tls);
@@ -1397,6 +1399,11 @@ bool d_kplan_vin(const struct d_kplan *k, unsigned clause)
 bool d_kplan_vpred(const struct d_kplan *k, unsigned clause)
 {
 	return d_kplan_vin(k, clause) && k->vpred[clause];
+}
+
+bool d_kplan_vtruth(const struct d_kplan *k, unsigned clause)
+{
+	return d_kplan_vpred(k, clause) && k->vtruth[clause];
 }
 
 bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)

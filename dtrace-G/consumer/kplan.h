@@ -260,6 +260,10 @@ bool d_kplan_vin(const struct d_kplan *k, unsigned clause);
  * where it failed, the record written for it only where it held (a
  * record gate of its own: bpf_agg.c's plan_of()) */
 bool d_kplan_vpred(const struct d_kplan *k, unsigned clause);
+/* ... and reads in it a self-> string the kernel keeps, which dtrace has
+ * no copy of: it runs the clause on the kernel's truth, testing nothing
+ * (kplan_vin.c's vin_ptest(), records.c) */
+bool d_kplan_vtruth(const struct d_kplan *k, unsigned clause);
 bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 		      const struct d_probe *probe, struct ubpf_kplan *pl);
 struct dv;

@@ -180,6 +180,9 @@ struct d_kplan {
 	/* per clause: a vin one whose predicate the kernel tests first,
 	 * its ran bit the predicate's truth at the hit (vpred_ok()) */
 	bool *vpred;
+	/* ... and one that reads a self-> string the kernel keeps in that
+	 * predicate: dtrace runs it on the kernel's truth (vin_ptest()) */
+	bool *vtruth;
 	unsigned *first; /* per clause: its first struct kstmt */
 	struct kstmt *st;
 	unsigned nst;
@@ -525,6 +528,10 @@ bool vin_where(const struct d_kplan *k, unsigned ci);
 bool vin_var(struct d_kplan *k, unsigned ci, unsigned v);
 /* ... vin clause ci's predicate is tested in the kernel too */
 bool vpred_ok(struct d_kplan *k, unsigned ci);
+/* ... v a self-> string the kernel keeps, read in that predicate alone,
+ * the clause run on the kernel's truth; kp_vin_ptests(): any such v */
+bool vin_ptest(struct d_kplan *k, unsigned ci, unsigned v);
+bool kp_vin_ptests(struct d_kplan *k, unsigned ci);
 /* ... the variables a vin clause's record carries (kp_vars_decide()),
  * into mark (cleared first), and how many */
 void kp_vin_vars(const struct d_kplan *k, unsigned ci, bool *mark);

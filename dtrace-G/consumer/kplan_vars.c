@@ -1412,7 +1412,8 @@ void kp_vars_decide(struct d_kplan *k)
 				     k->vst[v] == KV_SARG ||
 				     k->vst[v] == KV_STR ||
 				     k->vst[v] == KV_PLACE) &&
-				    !(vin && vin_var(k, ci, v))) {
+				    !(vin && (vin_var(k, ci, v) ||
+					      vin_ptest(k, ci, v)))) {
 					k->vst[v] = KV_NO;
 					changed = true;
 				}
@@ -1420,12 +1421,17 @@ void kp_vars_decide(struct d_kplan *k)
 	}
 	memset(k->vin, 0, p->nclauses * sizeof(*k->vin));
 	memset(k->vpred, 0, p->nclauses * sizeof(*k->vpred));
-	for (unsigned ci = 0; ci < p->nclauses; ci++)
-		if (vin_where(k, ci) && kp_vin_count(k, ci, mark)) {
+	memset(k->vtruth, 0, p->nclauses * sizeof(*k->vtruth));
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		bool pt = vin_where(k, ci) && kp_vin_ptests(k, ci);
+
+		if (vin_where(k, ci) && (kp_vin_count(k, ci, mark) || pt)) {
 			k->vin[ci] = true;
 			k->vpred[ci] = vpred_ok(k, ci);
+			k->vtruth[ci] = pt && k->vpred[ci];
 			tls = true; /* it reads the kernel's self-> values */
 		}
+	}
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		if (!k->ok[ci] && !k->sout[ci])
 			continue;

@@ -84,9 +84,12 @@
  *    tls_user(); at a kernel probe, one so kept: "Two copies" there)
  *    runs every clause with user space's copy, as for every clause
  *    keeping self-> variables; the put back keeps that copy.
+ * A self-> string the kernel keeps that such a clause reads in its
+ * predicate alone, the kernel testing that predicate, needs no value in
+ * the record: dtrace takes the kernel's truth (vin_ptest()).
  * Still user space's: a variable a user space clause stores but by a
  * kernel store, this-> variables, thread-local arrays and self->
- * strings such a clause touches.
+ * strings such a clause touches otherwise.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -307,6 +310,44 @@ bool vin_var(struct d_kplan *k, unsigned ci, unsigned v)
 {
 	return k->vst[v] == KV_KERN && k->prog->vars[v].scope == SC_SELF &&
 	       vin_stores_ok(k, ci, v);
+}
+
+/*
+ * Is v a self-> string the kernel keeps (KV_STR: kplan_svar.c's, or a
+ * format-time one, kplan_fkey.c's) that vin clause ci reads in its
+ * predicate alone, a predicate the kernel tests (vpred_ok(): VSEQ's
+ * tests of it against NULL, "" or a literal read no memory and cannot
+ * fault)?  Then the record carries nothing of it: the kernel's truth at
+ * the clause's place is the one run.c's test would have there, and
+ * dtrace runs the clause's statements on that truth, testing nothing
+ * again (records.c, d_run_truth(); its own copy of v is none, which
+ * would read "").  The *_malloc.d scripts' `/self->name == NULL/ {
+ * @[usym(ucaller)] = ...; }`.
+ */
+bool vin_ptest(struct d_kplan *k, unsigned ci, unsigned v)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	bool *mark, in_pred, in_body;
+
+	if (k->vst[v] != KV_STR || k->prog->vars[v].scope != SC_SELF ||
+	    !c->pred || stores_into(c->pred, v))
+		return false;
+	mark = xcalloc(k->prog->nvars, sizeof(*mark));
+	vars_of(c->pred, mark);
+	in_pred = mark[v];
+	memset(mark, 0, k->prog->nvars * sizeof(*mark));
+	stmts_vars(c->stmts, c->nstmts, mark);
+	in_body = mark[v];
+	free(mark);
+	return in_pred && !in_body && vpred_ok(k, ci);
+}
+
+bool kp_vin_ptests(struct d_kplan *k, unsigned ci)
+{
+	for (unsigned v = 0; v < k->prog->nvars; v++)
+		if (vin_ptest(k, ci, v))
+			return true;
+	return false;
 }
 
 int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v)

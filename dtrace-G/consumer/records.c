@@ -346,16 +346,18 @@ static void fire_error(struct consumer *c, const struct d_fire *f)
 	d_error_leave(c->prog);
 }
 
-static void run_clauses(struct consumer *c, const struct d_probe *dp,
-			const unsigned *clauses, const unsigned *epids,
-			unsigned n, struct d_fire *f)
+static void run_clauses_truth(struct consumer *c, const struct d_probe *dp,
+			      const unsigned *clauses, const unsigned *epids,
+			      unsigned n, struct d_fire *f, bool truth)
 {
 	for (unsigned i = 0; i < n && !c->exit_called; i++) {
 		int r;
 
 		f->epid = epids ? epids[i] : clauses[i] + 1;
 		f->probe = dp;
-		r = d_run(c->prog, clauses[i], f, c->out, stderr);
+		/* truth: the kernel tested the predicate, which held */
+		r = truth ? d_run_truth(c->prog, clauses[i], f, c->out, stderr)
+			  : d_run(c->prog, clauses[i], f, c->out, stderr);
 		if (r & D_RUN_FAULT)
 			fire_error(c, f);
 		if (r & D_RUN_EXIT) {
@@ -369,6 +371,13 @@ static void run_clauses(struct consumer *c, const struct d_probe *dp,
 				kprov_exited(c);
 		}
 	}
+}
+
+static void run_clauses(struct consumer *c, const struct d_probe *dp,
+			const unsigned *clauses, const unsigned *epids,
+			unsigned n, struct d_fire *f)
+{
+	run_clauses_truth(c, dp, clauses, epids, n, f, false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -656,10 +665,18 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 			int vin = cg_out_vin(c, cl[i], f, &w, &save);
 
 			if (vin >= 0) {
+				/* (its predicate's truth the kernel's where
+				 * it reads a self-> string: kplan_vin.c's
+				 * vin_ptest()) */
+				struct bpf_kagg *ka = bpf_kagg_of(c);
+
 				if (vin > 0) {
-					run_clauses(c, dp, &ucl[j],
-						    uep ? &uep[j] : NULL, 1,
-						    f);
+					run_clauses_truth(
+						c, dp, &ucl[j],
+						uep ? &uep[j] : NULL, 1, f,
+						ka && d_kplan_vtruth(
+							      bpf_kagg_kp(ka),
+							      cl[i]));
 					cg_out_vin_end(c, cl[i], f, save);
 				}
 				j++;

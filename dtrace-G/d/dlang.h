@@ -556,6 +556,13 @@ int d_run_spec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 	       const struct dv *pre, int fault_at, uint64_t fault_addr,
 	       int truth, FILE *out, FILE *err);
 /*
+ * ... of a clause whose predicate the program tested at the hit, which
+ * held (../consumer/kplan_vin.c's vin_ptest(): it reads a self-> string
+ * only the kernel keeps): d_run() without the predicate's test.
+ */
+int d_run_truth(struct d_prog *prog, unsigned clause, const struct d_fire *f,
+		FILE *out, FILE *err);
+/*
  * ... of a speculating clause the kernel ran whole (its steps on the
  * buffers' words included), stepped where it reached a speculate(),
  * commit() or discard(): its record, made from pre, into *rec

@@ -712,8 +712,9 @@ static void run_clause(struct ectx *x, FILE *out)
 	const struct clause *c = x->c;
 	unsigned i;
 
-	if (c->pred && x->pre && x->prespec && x->ptruth >= 0) {
-		if (!x->ptruth) /* d_run_spec(): the program's value */
+	if (c->pred && x->ptruth >= 0 && (x->prespec || !x->pre)) {
+		/* d_run_spec(), d_run_truth(): the program's value */
+		if (!x->ptruth)
 			return;
 	} else if (c->pred && (!x->pre || x->prespec)) { /* d_run_pre(): held */
 		struct dv v;
@@ -878,6 +879,12 @@ int d_run_spec(struct d_prog *p, unsigned clause, const struct d_fire *f,
 {
 	return run_pre(p, clause, f, pre, true, fault_at, fault_addr, truth,
 		       out, err);
+}
+
+int d_run_truth(struct d_prog *p, unsigned clause, const struct d_fire *f,
+		FILE *out, FILE *err)
+{
+	return run_pre(p, clause, f, NULL, false, -1, 0, 1, out, err);
 }
 
 static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,

@@ -190,8 +190,13 @@ cg_aggs() {
 		-n 'tr$target:::tick /self->n == 2/ { printf("two\n"); }'
 	rec_read "record gates: a self-> variable set in user space" 12
 	same "record gates: an argument the site lacks" generated "'tick 12'" \
-		-n 'tr$target:::tick /arg5 == 0 && arg0 == 1/ { printf("%d\n", arg0); }'
+		-n 'tr$target:::tick /arg5 == 0 && arg0 == 1/ { printf("%d %s\n", arg0, strtok(execname, " ")); }'
 	rec_read "record gates: an argument the site lacks" 12
+	# ... in a clause the kernel runs: 0 there, as in the record
+	# (cgen_plan.c's ARG), one record, the printing hit's
+	same "an argument the site lacks, in the kernel" generated "'tick 12'" \
+		-n 'tr$target:::tick /arg5 == 0 && arg0 == 1/ { printf("%d\n", arg0); }'
+	rec_read "an argument the site lacks, in the kernel" 1
 
 	cat >s.d <<-'EOF'
 	tr$target:::tick { @[copyinstr(arg1)] = sum(arg0); }

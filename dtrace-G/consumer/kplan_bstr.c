@@ -103,7 +103,8 @@ static bool bstr_cut(const struct stmt *st, unsigned v, int l)
 	const struct node *e = st->e, *d;
 	int64_t z;
 
-	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=')
+	if (l < 0 || st->kind != S_EXPR || !e || e->op != N_ASSIGN ||
+	    e->sub != '=')
 		return false;
 	d = e->a;
 	return d && d->op == N_DEREF && d->b && d->sz == 1 && !d->nelem &&
@@ -272,9 +273,21 @@ int kp_bstr_read(const struct d_kplan *k, const struct node *n)
 	return -1;
 }
 
-bool kp_bstr_stmt(const struct d_kplan *k, const struct stmt *st)
+/* this->v[argL] = '\0' (or 0) of some this->v: v, else -1 */
+static int cut_var(const struct stmt *st)
 {
 	const struct node *e = st->e;
+
+	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || !e->a ||
+	    e->a->op != N_DEREF || !e->a->a || e->a->a->op != N_VAR ||
+	    e->a->a->sub < 0 ||
+	    !bstr_cut(st, (unsigned)e->a->a->sub, argn(e->a->b)))
+		return -1;
+	return e->a->a->sub;
+}
+
+bool kp_bstr_stmt(const struct d_kplan *k, const struct stmt *st)
+{
 	int v = kp_assigned_var(st), a, l;
 
 	if (!k->vars)
@@ -284,22 +297,13 @@ bool kp_bstr_stmt(const struct d_kplan *k, const struct stmt *st)
 		       bstr_store(st, (unsigned)v, &a, &l);
 	/* the cut: of a KV_BSTR variable, whose every cut follows its
 	 * store (kp_bstr_var()) */
-	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || !e->a ||
-	    e->a->op != N_DEREF || !e->a->a || e->a->a->op != N_VAR ||
-	    e->a->a->sub < 0 || (unsigned)e->a->a->sub >= k->prog->nvars ||
-	    k->vst[e->a->a->sub] != KV_BSTR)
-		return false;
-	return bstr_cut(st, (unsigned)e->a->a->sub, argn(e->a->b));
+	v = cut_var(st);
+	return v >= 0 && (unsigned)v < k->prog->nvars && k->vst[v] == KV_BSTR;
 }
 
 bool kp_bstr_cut_form(const struct stmt *st)
 {
-	const struct node *e = st->e;
-
-	return st->kind == S_EXPR && e && e->op == N_ASSIGN && e->a &&
-	       e->a->op == N_DEREF && e->a->a && e->a->a->op == N_VAR &&
-	       e->a->a->sub >= 0 && argn(e->a->b) >= 0 &&
-	       bstr_cut(st, (unsigned)e->a->a->sub, argn(e->a->b));
+	return cut_var(st) >= 0;
 }
 
 bool kp_bstr_in(const struct d_kplan *k)

@@ -1423,9 +1423,12 @@ void kp_vars_decide(struct d_kplan *k)
 	memset(k->vpred, 0, p->nclauses * sizeof(*k->vpred));
 	memset(k->vtruth, 0, p->nclauses * sizeof(*k->vtruth));
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		bool pt = vin_where(k, ci) && kp_vin_ptests(k, ci);
+		bool pt;
 
-		if (vin_where(k, ci) && (kp_vin_count(k, ci, mark) || pt)) {
+		if (!vin_where(k, ci))
+			continue;
+		pt = kp_vin_ptests(k, ci);
+		if (kp_vin_count(k, ci, mark) || pt) {
 			k->vin[ci] = true;
 			k->vpred[ci] = vpred_ok(k, ci);
 			k->vtruth[ci] = pt && k->vpred[ci];

@@ -324,7 +324,8 @@ bool vin_var(struct d_kplan *k, unsigned ci, unsigned v)
  * would read "").  The *_malloc.d scripts' `/self->name == NULL/ {
  * @[usym(ucaller)] = ...; }`.
  */
-bool vin_ptest(struct d_kplan *k, unsigned ci, unsigned v)
+/* vin_ptest() but the predicate's test: v read in ci's predicate alone */
+static bool ptest_var(const struct d_kplan *k, unsigned ci, unsigned v)
 {
 	const struct clause *c = &k->prog->clauses[ci];
 	bool *mark, in_pred, in_body;
@@ -339,15 +340,21 @@ bool vin_ptest(struct d_kplan *k, unsigned ci, unsigned v)
 	stmts_vars(c->stmts, c->nstmts, mark);
 	in_body = mark[v];
 	free(mark);
-	return in_pred && !in_body && vpred_ok(k, ci);
+	return in_pred && !in_body;
+}
+
+bool vin_ptest(struct d_kplan *k, unsigned ci, unsigned v)
+{
+	return ptest_var(k, ci, v) && vpred_ok(k, ci);
 }
 
 bool kp_vin_ptests(struct d_kplan *k, unsigned ci)
 {
-	for (unsigned v = 0; v < k->prog->nvars; v++)
-		if (vin_ptest(k, ci, v))
-			return true;
-	return false;
+	unsigned v;
+
+	for (v = 0; v < k->prog->nvars && !ptest_var(k, ci, v); v++)
+		;
+	return v < k->prog->nvars && vpred_ok(k, ci); /* (one test) */
 }
 
 int kp_vin_why(const struct d_kplan *k, unsigned ci, unsigned v)

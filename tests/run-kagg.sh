@@ -887,21 +887,21 @@ kbg k-xself both "exit() in a probe clause, self-> predicate" 0 "'tick 10'" \
 	-n 'tr$target:::tick /arg0 < 3/ { @ = count(); }' \
 	-n 'tr$target:::tick /++self->n == 6/ { exit(0); }'
 
-# exit() in a probe clause and in tick-1s: whichever comes first ends
+# exit() in a probe clause and in tick-3s: whichever comes first ends
 # the run (the kernel's activity or the horizon), the other then does
 # nothing.  The probe's at the 4th hit, before the tick: 4 counted; one
 # that never holds: the tick's, after the 5 hits.
 GENERIC=0
 printf '\n                4\n' >expected.txt
-kbg k-xtick1 both "exit() in a probe clause before tick-1s's" 1 "'tick 5' 'sleep 3000'" \
+kbg k-xtick1 both "exit() in a probe clause before tick-3s's" 1 "'tick 5' 'sleep 8000'" \
 	-n 'tr$target:::tick { @ = count(); }' \
 	-n 'tr$target:::tick /arg0 == 3/ { exit(0); }' \
-	-n 'tick-1s { exit(0); }'
+	-n 'tick-3s { exit(0); }'
 printf '\n                5\n' >expected.txt
-kbg k-xtick2 both "exit() in tick-1s before a probe clause's" 1 "'tick 5' 'sleep 3000'" \
+kbg k-xtick2 both "exit() in tick-3s before a probe clause's" 1 "'tick 5' 'sleep 8000'" \
 	-n 'tr$target:::tick { @ = count(); }' \
 	-n 'tr$target:::tick /arg0 == 100/ { exit(0); }' \
-	-n 'tick-1s { exit(0); }'
+	-n 'tick-3s { exit(0); }'
 GENERIC=
 
 # The exiting hit's record dropped: dtrace is stopped while the target
@@ -955,16 +955,16 @@ kbg k-lost lost_run
 # record is read.
 GENERIC=0
 printf '\n                5\n' >expected.txt
-kbg k-xtick both_recs "exit() in tick-1s: no record, generated" 0 \
-	"exit() in tick-1s" 1 "'tick 5' 'sleep 3000'" \
+kbg k-xtick both_recs "exit() in tick-3s: no record, generated" 0 \
+	"exit() in tick-3s" 1 "'tick 5' 'sleep 8000'" \
 	-n 'tr$target:::tick { @ = count(); }' \
-	-n 'tick-1s { exit(0); }'
+	-n 'tick-3s { exit(0); }'
 
 # A tick-N clause whose predicate decides the exit, beside one of the
 # traced probe that keeps a self-> variable: past the horizon a hit's
 # clauses all run in user space, so the kernel keeps no self-> variable
 # (that clause is user space's) and runs the other.  The exit at the
-# tenth firing (1 s), not the third: the target, released beside the
+# thirtieth firing (3 s), not the third: the target, released beside the
 # other cases' dtraces starting, must fire its 4 hits before it.
 cat >expected.txt <<'EOF'
 
@@ -975,10 +975,10 @@ cat >expected.txt <<'EOF'
                 4                1
 EOF
 kbg k-xtickn both "exit() in tick-N decided by its predicate, self->" 1 \
-	"'tick 4' 'sleep 3000'" \
+	"'tick 4' 'sleep 8000'" \
 	-n 'tr$target:::tick { @n = count(); }' \
 	-n 'tr$target:::tick { self->i++; @s[self->i] = count(); }' \
-	-n 'tick-100ms { k++; }' -n 'tick-100ms /k == 10/ { exit(0); }'
+	-n 'tick-100ms { k++; }' -n 'tick-100ms /k == 30/ { exit(0); }'
 
 # The same at a kernel probe (its program runs the plan on every hit,
 # cgen_kprov.c's kp_plan()): the target's writes of "ok sleep" before the
@@ -989,14 +989,14 @@ printf '\n                3\n' >expected.txt
 # uprobe's alone)
 both_lease() {
 	both "$@"
-	expect_eq "exit() in tick-1s, a system call counted: its clock leased" \
+	expect_eq "exit() in tick-3s, a system call counted: its clock leased" \
 		1 "$(sed -n 's/^dtrace: the lease spared the clock of [0-9]* site programs*, \([0-9]*\) kernel probe programs*$/\1/p' \
 		errg.txt | awk '$1 >= 1 { print 1 }')"
 }
-kbg k-xsys both_lease "exit() in tick-1s, a system call counted" 1 \
-	"'sleep 10' 'sleep 10' 'sleep 10' 'sleep 3000'" \
+kbg k-xsys both_lease "exit() in tick-3s, a system call counted" 1 \
+	"'sleep 10' 'sleep 10' 'sleep 10' 'sleep 8000'" \
 	-n 'syscall::write:entry /pid == $target/ { @ = count(); }' \
-	-n 'tick-1s { exit(0); }'
+	-n 'tick-3s { exit(0); }'
 GENERIC=
 bg_join
 

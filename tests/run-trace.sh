@@ -1091,15 +1091,16 @@ counted=$(grep -v ready drops.txt | tr -d ' \n')
 dropped=$(awk '/ drops / { n += $2 } END { print n + 0 }' drops.err)
 expect_eq "count() + drops = hits fired" 80000 "$((counted + dropped))"
 
-# The wake-up at half full (bpf/rbwake.bpf.h): at -x switchrate=10s the
+# The wake-up at half full (bpf/rbwake.bpf.h): at -x switchrate=60s the
 # loop reads the ring between its ticks only when a program woke it,
 # which one does once the ring is half full, once per position of the
 # reader.  Three bursts of 5000 hits in turn, each fired while dtrace is
 # stopped (SIGSTOP: it reads nothing, the ring fills and the rest is
 # dropped, the wake-ups all asked at one position), then let go: each
-# hit printed or said dropped within 6 s (the position moved between
+# hit printed or said dropped within 40 s (the position moved between
 # bursts, so each asks again; a wake-up not asked for leaves the ring
-# unread for the rest of the 10 s).  The generated programs, the
+# unread for the rest of the 60 s; the margin is for a loaded machine
+# and check-kmod's emulated guest, where a dtrace takes seconds).  The generated programs, the
 # generic one (DTRACE_CGEN=0), and records the unwinder writes
 # (ustack(): rbwake shared with the generated programs'); then a -c run
 # that ends: END after every hit, at once.  (A burst dtrace reads as it
@@ -1117,7 +1118,7 @@ stopped() {
 # wake_case NAME CGEN BUFSIZE D
 wake_case() {
 	if [ -n "$2" ]; then DTRACE_CGEN=$2; export DTRACE_CGEN; fi
-	consumer "$1" -q -x bufsize="$3" -x switchrate=10s -p "$m" -n "$4" \
+	consumer "$1" -q -x bufsize="$3" -x switchrate=60s -p "$m" -n "$4" \
 		-n "$READY"
 	unset DTRACE_CGEN
 	wk=$dt_pid
@@ -1130,10 +1131,10 @@ wake_case() {
 		wait_until 600 answered m.out '^ok tick' ||
 			fail "$1: tick 5000 ($wb): no answer"
 		kill -CONT "$wk"
-		if wait_until 60 wake_seen "$1" $((5000 * wb)); then
+		if wait_until 400 wake_seen "$1" $((5000 * wb)); then
 			pass
 		else
-			fail "$1: burst $wb not read within 6 s of its end" \
+			fail "$1: burst $wb not read within 40 s of its end" \
 				"($ws_n printed, $ws_d dropped of $((5000 * wb)))"
 			# read at the switchrate's tick: a wake-up lost;
 			# still reading: a slow reader
@@ -1150,7 +1151,7 @@ kernel:bpf | kernel:yes)
 	wake_case wakeu "" 16k \
 		'tr$target:::tick { printf("%d\n", arg0); ustack(); }'
 	wt0=$(date +%s)
-	trun -q -x bufsize=4k -x switchrate=10s \
+	trun -q -x bufsize=4k -x switchrate=60s \
 		-n 'tr$target:::tick { printf("%d\n", arg0); }' \
 		-n 'END { printf("end\n"); }' -c "./trprog 'tick 5000'"
 	wt1=$(date +%s)
@@ -1161,8 +1162,8 @@ kernel:bpf | kernel:yes)
 		fail "wake: -c run: $ws_n printed, $ws_d dropped of 5000"
 	expect_eq "wake: END's line last" end \
 		"$(grep -v '^$' wakex.txt | tail -n 1)"
-	[ $((wt1 - wt0)) -lt 8 ] ||
-		fail "wake: -c run took $((wt1 - wt0)) s (switchrate 10 s)"
+	[ $((wt1 - wt0)) -lt 45 ] ||
+		fail "wake: -c run took $((wt1 - wt0)) s (switchrate 60 s)"
 	;;
 esac
 

@@ -74,6 +74,13 @@ guest_verdict() {
 		echo "--- last lines of the serial log ($serial):"
 		grep -v '^KMOD-DMESG ' "$work/console.txt" | tail -n 30
 		[ -s "$work/qemu.log" ] && sed 's/^/qemu: /' "$work/qemu.log" | tail -n 10
+		# last, so that a log's tail names them: each failed check
+		# and the lines the guest printed after it (its diagnostics)
+		if [ "$n_fail" -gt 0 ]; then
+			echo "--- the checks that failed, each with the lines after it:"
+			grep -v '^KMOD-DMESG ' "$work/console.txt" |
+				grep -A 15 '^KMOD-TEST not ok ' | head -n 120
+		fi
 		die "${reasons#; }"
 	fi
 }

@@ -31,25 +31,39 @@
 #    ("before-i" cut at i), where DTRACE_CGEN=0 reads the process later;
 #  - at a syscall probe: write()'s buffer cut at its count, printed and
 #    keyed, the bytes at the hit;
-#  - a program whose kernel keeps a self-> variable (no hit can go to
-#    user space whole there): the clause stays user space's, -v saying
-#    why, the output DTRACE_CGEN=0's.
+#  - programs whose kernel keeps self-> variables (no hit can go to user
+#    space whole there: the copy's fault is the hit's, at its statement,
+#    kplan_bstr.c's bfault): a key summing self->n (bs.d), the toolkit's
+#    j_flow.d (bf.d: two copies a clause, printed beside a thread-local
+#    array's depth) and j_calltime.d (bt.d: joined and keyed beside
+#    thread-local arrays keyed by a value), three ways byte for byte at
+#    strsize 256, 16 and 8, faults alike, every clause in the kernel;
+#    on cgout cuts (bc.d), run.c's faults at the hit: argL -1 (the cut's
+#    store below a copy of no bytes, in the cut's action, at an address
+#    of dtrace's scratch), argL -2 and 65,536 and a second copy past
+#    D_COPYIN_MAX "out of scratch space" in the copy's action, a copy
+#    whose 17th page is unreadable "invalid address" at its start, the
+#    one before it read whole; a copy after a printf() stays user
+#    space's (bv.d), -v saying why.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
 
 cgout_setup
 
-# three NAME D-FILE: the script on ./cgout bounded at strsize 256, 16
-# and 8, the generated program, DTRACE_KAGG=0 and DTRACE_CGEN=0, byte
-# for byte, the faults reported alike (cgout lingers: the hits the
-# kernel sends to user space are read from the process after them)
+# three NAME D-FILE: the script on ./cgout bounded (cgout $mode where
+# set) at strsize 256, 16 and 8, the generated program, DTRACE_KAGG=0
+# and DTRACE_CGEN=0, byte for byte, the faults reported alike (cgout
+# lingers: the hits the kernel sends to user space are read from the
+# process after them)
 three() {
 	for xo in '' '-x strsize=16' '-x strsize=8'; do
 		bn=$1${xo:+-${xo#*=}}
-		late=1 run_bg 1 "$bn.1.txt" "bounded $bn.addr" -s "$2" $xo
-		DTRACE_KAGG=0 run_bg 1 "$bn.k.txt" "bounded $bn.kaddr" -s "$2" $xo
-		run_bg 0 "$bn.0.txt" "bounded $bn.0addr" -s "$2" $xo
+		late=1 run_bg 1 "$bn.1.txt" "${mode:-bounded} $bn.addr" \
+			-s "$2" $xo
+		DTRACE_KAGG=0 run_bg 1 "$bn.k.txt" \
+			"${mode:-bounded} $bn.kaddr" -s "$2" $xo
+		run_bg 0 "$bn.0.txt" "${mode:-bounded} $bn.0addr" -s "$2" $xo
 	done
 	run_join
 	for xo in '' '-x strsize=16' '-x strsize=8'; do
@@ -65,11 +79,13 @@ three() {
 }
 
 # (bn, xo, m: run_bg's o and g are its own)
-# faults ERR ADDR-FILE: ERR's fault messages, the pid and "abc"'s
-# address (in ADDR-FILE, cgout's) made names
+# faults ERR ADDR-FILE: ERR's fault messages, the pid, "abc"'s address
+# (in ADDR-FILE, cgout's) and any other address past 32 bits (one of
+# dtrace's scratch, which no two runs share) made names
 faults() {
 	grep 'error on enabled probe' "$1" |
-		sed "s/pid[0-9]*:/pid:/; s/$(cat "$2")/ABC/"
+		sed "s/pid[0-9]*:/pid:/; s/$(cat "$2")/ABC/;
+			s/(0x[0-9a-f]\{9,\}) in/(SCRATCH) in/"
 }
 
 cat >bk.d <<'EOF'
@@ -212,7 +228,9 @@ expect_eq "sw: keyed" 'abc 1|hello-world 1|x\n 1' \
 	"$(awk 'NF == 2 { print $1, $2 }' sw.txt | LC_ALL=C sort |
 		paste -sd'|' -)"
 
-# Where the kernel keeps a self-> variable: user space's, -v says why
+# Where the kernel keeps self-> variables: the copy's fault is the hit's,
+# at its statement (bfault).  bs.d: a key summing self->n, the return
+# clause's max() beside it
 cat >bs.d <<'EOF'
 pid$target::hit:entry
 {
@@ -226,15 +244,165 @@ pid$target::hit:return
 {
 	@r = max(self->n);
 }
+
+END
+{
+	printa("s [%s] %@d\n", @s);
+	printa("r %@d\n", @r);
+}
 EOF
-late=1 run_bg 1 bs.1.txt 'bounded bs.addr' -s bs.d
-run_bg 0 bs.0.txt 'bounded bs.0addr' -s bs.d
+
+# bf.d: the toolkit's j_flow.d (class and method, one string here)
+cat >bf.d <<'EOF'
+self int depth[int];
+
+pid$target::hit:entry
+{
+	this->class = (char *)copyin(arg0, arg1 + 1);
+	this->class[arg1] = '\0';
+	this->method = (char *)copyin(arg0, arg1 + 1);
+	this->method[arg1] = '\0';
+	printf("%3d %*s-> %s.%s\n", arg1, self->depth[arg1 & 1] * 2, "",
+	    stringof(this->class), stringof(this->method));
+	self->depth[arg1 & 1]++;
+}
+
+pid$target::hit:entry
+/arg1 & 2/
+{
+	this->class = (char *)copyin(arg0, arg1 + 1);
+	this->class[arg1] = '\0';
+	this->method = (char *)copyin(arg0, arg1 + 1);
+	this->method[arg1] = '\0';
+	self->depth[arg1 & 1] -= self->depth[arg1 & 1] > 0 ? 1 : 0;
+	printf("%3d %*s<- %s.%s\n", arg1, self->depth[arg1 & 1] * 2, "",
+	    stringof(this->class), stringof(this->method));
+}
+EOF
+
+# bt.d: the toolkit's j_calltime.d, arg1 + 100 standing in for the time
+cat >bt.d <<'EOF'
+pid$target::hit:entry
+{
+	self->depth[0]++;
+	self->m[0, self->depth[0]] = arg1 + 100;
+}
+
+pid$target::hit:entry
+/self->m[0, self->depth[0]]/
+{
+	this->incl = self->m[0, self->depth[0]];
+	self->m[0, self->depth[0]] = 0;
+	this->class = (char *)copyin(arg0, arg1 + 1);
+	this->class[arg1] = '\0';
+	this->method = (char *)copyin(arg0, arg1 + 1);
+	this->method[arg1] = '\0';
+	this->name = strjoin(strjoin(stringof(this->class), "."),
+	    stringof(this->method));
+	@num[0, "method", this->name] = count();
+	@incl[0, "method", this->name] = sum(this->incl);
+	self->depth[0]--;
+}
+
+END
+{
+	printa("n %d %s [%s] %@d\n", @num);
+	printa("i %d %s [%s] %@d\n", @incl);
+}
+EOF
+
+# bc.d on cgout cuts: each of run.c's faults, two copies a clause
+cat >bc.d <<'EOF'
+pid$target::hit:entry
+{
+	self->n++;
+	this->c = (char *)copyin(arg0, arg1 + 1);
+	this->c[arg1] = '\0';
+	@s[arg1, stringof(this->c)] = sum(self->n);
+}
+
+pid$target::hit:entry
+{
+	this->a = (char *)copyin(arg0, arg1 + 1);
+	this->a[arg1] = '\0';
+	this->b = (char *)copyin(arg0, arg1 + 1);
+	this->b[arg1] = 0;
+	this->j = strjoin(stringof(this->a), stringof(this->b));
+	@two[arg1, this->j] = count();
+}
+
+END
+{
+	printa("s %d [%s] %@d\n", @s);
+	printa("two %d [%s] %@d\n", @two);
+}
+EOF
+
+three bs bs.d
+three bf bf.d
+three bt bt.d
+mode=cuts three bc bc.d
+
+for f in bs bs-16 bs-8 bt bt-16 bt-8 bc bc-16 bc-8; do
+	expect_grep "$f: -v" '^dtrace: 2 clauses aggregated in the kernel$' \
+		"$f.1.txt.err"
+done
+for f in bf bf-16 bf-8; do
+	expect_grep "$f: -v" \
+		'^dtrace: 2 clauses printing values computed in the kernel$' \
+		"$f.1.txt.err"
+done
+expect_eq "bs: the sums" \
+	'r 17|s [] 3|s [ab] 4|s [abc] 12|s [hello world] 2|s [hello] 18' \
+	"$(grep -E '^(s \[(|ab|abc|hello|hello world)\] |r )' bs.1.txt |
+		LC_ALL=C sort | paste -sd'|' -)"
+expect_eq "bf: the flow" \
+	'  5 -> hello.hello|  5   -> ab.ab|  3     -> abc.abc|  3     <- abc.abc|  5     -> hello.hello' \
+	"$(grep -E '^ +[35] ' bf.1.txt | paste -sd'|' -)"
+expect_eq "bt: the names" \
+	'n 0 method [ab.ab] 1|n 0 method [hello.hello] 2|i 0 method [ab.ab] 105|i 0 method [hello.hello] 210' \
+	"$(grep -E '(ab\.ab|hello\.hello)\]' bt.1.txt | paste -sd'|' -)"
+expect_eq "bc: the faults, in run.c's order" \
+	"$(printf '%s\n' 'invalid address (SCRATCH) in action #3' \
+		'invalid address (SCRATCH) in action #2' \
+		'out of scratch space in action #2' \
+		'out of scratch space in action #1' \
+		'out of scratch space in action #3' \
+		'invalid address (ABC) in action #2' \
+		'invalid address (ABC) in action #1' \
+		'out of scratch space in action #3' \
+		'invalid address (ABC) in action #2' \
+		'invalid address (ABC) in action #1' \
+		'out of scratch space in action #2' \
+		'out of scratch space in action #1' \
+		'out of scratch space in action #3' \
+		'invalid address (0x10) in action #2' \
+		'invalid address (0x10) in action #1' \
+		'invalid address (SCRATCH) in action #3' \
+		'invalid address (SCRATCH) in action #2')" \
+	"$(faults bc.1.txt.err bc.addr | sed 's/.*: //')"
+expect_eq "bc: what was copied (strsize 256: 255 bytes)" \
+	's 3 [abc] 13|s 32767 255 9|s 32768 255 10|s 5 [hello] 1|s 61440 255 4|s 65535 255 6|two 3 [abcabc] 1|two 32767 255 1|two 5 [hellohello] 1' \
+	"$(awk '/^(s|two) / { if ($3 ~ /^\[q/) $3 = length($3) - 2; print }' \
+		bc.1.txt | LC_ALL=C sort | paste -sd'|' -)"
+
+# A copy after a printf() of its clause: user space's there, -v says why
+cat >bv.d <<'EOF'
+pid$target::hit:entry
+{
+	self->n++;
+	printf("n %d\n", self->n);
+	this->c = (char *)copyin(arg0, arg1 + 1);
+	this->c[arg1] = '\0';
+	@s[stringof(this->c)] = sum(self->n);
+}
+EOF
+late=1 run_bg 1 bv.1.txt 'bounded bv.addr' -s bv.d
+run_bg 0 bv.0.txt 'bounded bv.0addr' -s bv.d
 run_join
-expect_file_eq "bs: DTRACE_CGEN=0's output" bs.0.txt bs.1.txt
-expect_grep "bs: -v says why" \
-	"line 5: .*a copy cut at a length .* the kernel keeps no self-> variable" \
-	bs.1.txt.err
-expect_grep "bs: the return clause the kernel's" \
-	'^dtrace: 1 clause aggregated in the kernel$' bs.1.txt.err
+expect_file_eq "bv: DTRACE_CGEN=0's output" bv.0.txt bv.1.txt
+expect_grep "bv: -v says why" \
+	"line 6: .*a copy cut at a length .* before every printf() and trace() of its clause" \
+	bv.1.txt.err
 
 finish

@@ -825,7 +825,7 @@ const struct d_kplan *bpf_kagg_kp(const struct bpf_kagg *k)
 }
 
 bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
-		    int *action, bool *illop, uint64_t *addr)
+		    int *action, enum d_run_flt *kind, uint64_t *addr)
 {
 	struct bpf_kagg *k = bpf_kagg_of(c);
 	unsigned arg;
@@ -833,11 +833,11 @@ bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
 
 	if (!k || !k->kp ||
 	    !d_kplan_fault(k->kp, clause, c->kfault, action, &arg, &next,
-			   illop) ||
-	    (!*illop && arg >= D_MAXARGS))
+			   kind) ||
+	    (*kind == D_RUNF_ADDR && arg >= D_MAXARGS))
 		return false;
 	*addr = 0;
-	if (*illop) /* a lost vtimestamp (kplan_vars.c's vt sites) */
+	if (*kind != D_RUNF_ADDR) /* no address of the process's */
 		return true;
 	/* d_read_user_str() reads a page at a time: past the string's
 	 * first page, the next one is where it faults */

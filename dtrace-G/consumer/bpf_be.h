@@ -260,12 +260,12 @@ void bpf_kagg_kprobe(struct consumer *c, struct bpf_kagg *k, uint32_t ev,
 		     unsigned **uep, unsigned *nu);
 /*
  * bpf_agg.c: clause faulted in the kernel at f's hit (c->kfault): where
- * (DTrace's action number) and the invalid address, as run.c's
- * d_read_user_str() would have faulted on the same string, or illop
- * (a lost vtimestamp, address 0)
+ * (DTrace's action number), its kind and, for D_RUNF_ADDR, the invalid
+ * address, as run.c would have faulted on the same string or copy
+ * (d_kplan_fault()'s kinds; address 0 for the others)
  */
 bool bpf_kagg_fault(struct consumer *c, unsigned clause, const struct d_fire *f,
-		    int *action, bool *illop, uint64_t *addr);
+		    int *action, enum d_run_flt *kind, uint64_t *addr);
 /* bpf_agg.c: the run's kplan (not NULL) */
 struct d_kplan;
 const struct d_kplan *bpf_kagg_kp(const struct bpf_kagg *k);

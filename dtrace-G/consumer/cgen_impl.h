@@ -518,6 +518,8 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 /* ... fault site agg of a compare reading seq_read()'s j-th string */
 void fault_set(struct em *e, unsigned site);
 void fault_at(struct em *e, unsigned j, unsigned agg);
+/* ... a bounded copy's fault site (BCPY: kplan_bstr.c's bfault) */
+void bcpy(struct em *e, const struct ubpf_kop *o);
 /* ... the first n bytes at base + at, a load each, handed to fn */
 void str_chunks_at(struct em *e, uint8_t base, int32_t at, unsigned n,
 		   void (*fn)(struct em *, void *, unsigned, unsigned),

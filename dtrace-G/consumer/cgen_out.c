@@ -1371,7 +1371,8 @@ bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 	unsigned n = 0;
 	int action;
 	uint64_t addr;
-	bool illop = false, flt;
+	enum d_run_flt kind = D_RUNF_ADDR;
+	bool flt;
 
 	*rv = 0;
 	if (!c->kout || !k || !d_kplan_kspec_clause(k, clause))
@@ -1383,7 +1384,7 @@ bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 	 * past nspec, a compare, a lost clock), else the first on the walk
 	 * of its area (a copy's).  Only one can be real: no site follows a
 	 * copy that does not jump, and one that jumps ends the clause */
-	flt = bpf_kagg_fault(c, clause, f, &action, &illop, &addr) ||
+	flt = bpf_kagg_fault(c, clause, f, &action, &kind, &addr) ||
 	      (a && d_kplan_kspec_fault(k, clause, a, n, f, &action, &addr));
 	if (a) {
 		/* the clause's own record, then its closes, in DTrace's
@@ -1392,7 +1393,7 @@ bool cg_kspec_run(struct consumer *c, unsigned clause, const struct d_fire *f,
 		kspec_tags(c, k, clause, a, n, f, false, taken, 0);
 	}
 	if (flt)
-		*rv = d_run_fault(c->prog, clause, f, action, illop, addr,
+		*rv = d_run_fault(c->prog, clause, f, action, kind, addr,
 				  stderr);
 	return true;
 }

@@ -1024,6 +1024,18 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_VKEY:
 			vkey(e, pl, o, fds);
 			continue;
+		case UBPF_K_BCPY: /* a bounded copy's fault site */
+			if (o->jump <= pc || o->jump > pl->nops) {
+				e->bad = true;
+				continue;
+			}
+			e->sfj = SIZE_MAX;
+			bcpy(e, o);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
+			continue;
 		case UBPF_K_AKEY: /* a fault site's jump as SEQ's */
 			if (o->agg && (o->jump <= pc || o->jump > pl->nops)) {
 				e->bad = true;

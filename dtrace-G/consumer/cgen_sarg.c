@@ -80,6 +80,20 @@
  * (cgen_fsites()), and a string that cannot be read is the hit's fault,
  * which seq() records in place.
  */
+/* Is a, a string argument of the plan, a bounded copy's string whose
+ * faults a BCPY of it decides (kplan_bstr.c's bfault)?  Its R2 reads
+ * (an OSTR or SSTR flagged UBPF_KF_APRE) then follow a BCPY that
+ * passed, and cannot fault. */
+static bool bcpy_read(const struct ubpf_kplan *pl, unsigned a)
+{
+	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++)
+		if (pl->ops[pc].op == UBPF_K_BCPY &&
+		    a == (unsigned)UBPF_KBSTR(pl->ops[pc].n,
+					      pl->ops[pc].levels))
+			return true;
+	return false;
+}
+
 /*
  * Does the plan's SEQ fault at the hit (kplan.c's fault sites: every
  * SEQ, VACMP and AKEY has one, or none does), or an MLD (a copy's fault site,
@@ -106,7 +120,7 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		bool cmp = o->op == UBPF_K_SEQ || o->op == UBPF_K_VACMP ||
 			   o->op == UBPF_K_AKEY;
 
-		if ((cmp && o->agg) ||
+		if ((cmp && o->agg) || (o->op == UBPF_K_BCPY && o->agg) ||
 		    ((o->op == UBPF_K_MLD || o->op == UBPF_K_VTIME) &&
 		     o->slot) ||
 		    (o->op == UBPF_K_SPECU && o->n) ||
@@ -116,7 +130,7 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2 ||
 			 o->op == UBPF_K_SLEN ||
 			 ((o->op == UBPF_K_OSTR || o->op == UBPF_K_SSTR) &&
-			  (o->flags & UBPF_KF_APRE)))
+			  (o->flags & UBPF_KF_APRE) && !bcpy_read(pl, o->step)))
 			none = true;
 		if (cmp && (o->agg > UBPF_KFSITES ||
 			    (o->agg && (o->jump <= pc || o->jump > pl->nops))))
@@ -124,6 +138,10 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		if (o->op == UBPF_K_VTIME && o->slot &&
 		    (o->slot > UBPF_KFSITES || o->jump <= pc ||
 		     o->jump > pl->nops))
+			e->bad = true;
+		if (o->op == UBPF_K_BCPY &&
+		    (!o->agg || o->agg > UBPF_KFSITES || o->jump <= pc ||
+		     o->jump > pl->nops || o->step > UBPF_KBCPYPREV))
 			e->bad = true;
 	}
 	if (any && (none || !pl->fstr || pl->fstr > UBPF_STRMAX))
@@ -332,6 +350,118 @@ static bool bounded_read(struct em *e, unsigned j)
 	return true;
 }
 
+/* into register reg argument n's value, 0 where the event has none
+ * (as the record has it) */
+static void arg_val(struct em *e, int reg, unsigned n)
+{
+	if (n < e->nargs && n < UBPF_MAXARGS)
+		ldx(e, BPF_DW, (uint8_t)reg, 10, (int16_t)S_ARG(n));
+	else
+		alu_i(e, BPF_MOV, (uint8_t)reg, 0);
+}
+
+/*
+ * A bounded copy's string where its fault is the hit's (kplan_bstr.c's
+ * bfault: the plan has fault sites), seq_read()'s j-th, r1 its room:
+ * nothing here sends the hit anywhere; a BCPY of it (bcpy(), below)
+ * decides run.c's fault at the copy's statement, from argL and
+ * S_SLEN(j), which is -1 where a byte of the copy cannot be read.
+ * argL past UBPF_KBCPYBUDGET - 1 (unsigned: -1 and the negative ones
+ * too) reads nothing: BCPY faults on it whatever the bytes are.  Else
+ * byte A, then the first byte of each page after it up to A + argL,
+ * 17 pages at most (a page reads whole or not at all), then the string
+ * as run.c's stringof() of the cut copy has it: up to a NUL, argL or
+ * pl->fstr (strsize - 1, at most UBPF_STRMAX - 1 here) bytes, the
+ * helper's count with its NUL in S_SLEN(j).
+ */
+static void bounded_fs(struct em *e, const struct ubpf_kplan *pl, unsigned j)
+{
+	unsigned l = UBPF_KBSTR_L(e->sarg[j]);
+	size_t done[UBPF_KBCPYBUDGET / 4096 + 4], past[UBPF_KBCPYBUDGET / 4096];
+	unsigned nd = 0, np = 0;
+	size_t jc;
+
+	st(e, BPF_DW, 10, (int16_t)S_SLEN(j), -1);
+	arg_val(e, 2, l);
+	done[nd++] = jmp_i(e, BPF_JGT, 2, UBPF_KBCPYBUDGET - 1);
+	for (unsigned i = 0; i <= UBPF_KBCPYBUDGET / 4096; i++) {
+		arg_addr(e, 3, e->sarg[j]);
+		if (i) { /* page i after A's: past A + argL, all read */
+			alu_r(e, BPF_MOV, 4, 3);
+			arg_val(e, 2, l);
+			alu_r(e, BPF_ADD, 4, 2);
+			alu_i(e, BPF_AND, 3, -4096);
+			alu_i(e, BPF_ADD, 3, (int32_t)(i * 4096));
+			past[np++] = jmp_r(e, BPF_JGT, 3, 4);
+		}
+		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+		alu_i(e, BPF_MOV, 2, 1);
+		call(e, BPF_FUNC_probe_read_user);
+		done[nd++] = jmp_i(e, BPF_JNE, 0, 0);
+	}
+	for (unsigned i = 0; i < np; i++)
+		fix(e, past[i]);
+	arg_val(e, 2, l);
+	jc = jmp_i(e, BPF_JLE, 2, (int32_t)pl->fstr);
+	alu_i(e, BPF_MOV, 2, (int32_t)pl->fstr);
+	fix(e, jc);
+	alu_i(e, BPF_ADD, 2, 1);
+	ldx(e, BPF_DW, 1, 10, S_SBUF);
+	alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+	arg_addr(e, 3, e->sarg[j]);
+	call(e, BPF_FUNC_probe_read_user_str);
+	done[nd++] = jmp_i(e, BPF_JSLT, 0, 0);
+	stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0);
+	for (unsigned i = 0; i < nd; i++)
+		fix(e, done[i]);
+}
+
+/*
+ * BCPY o (kplan_bstr.c): run.c's copyin(argA, argL + 1) and its cut
+ * this->v[argL] = 0 at the copy's statement, of the copy bounded_fs()
+ * read: its site's bits (kagg_bpf.h's BCPY: 3 argL -1, 2 out of
+ * scratch space, 1 a byte not read) and a jump to the clause's end
+ * (e->sfj), in run.c's order (d_copyin() tests the size before it
+ * reads); else nothing.  The scratch the copies before it in the clause
+ * took (o->step of them, each one's L a byte of o->imm) is the sum of
+ * their argL + 1: each was made, or the clause ended there.
+ */
+void bcpy(struct em *e, const struct ubpf_kop *o)
+{
+	unsigned a = UBPF_KBSTR(o->n, o->levels), j;
+	size_t jf[4], jok;
+	unsigned nf = 0;
+
+	for (j = 0; j < e->nsarg && e->sarg[j] != a; j++)
+		;
+	if (j >= e->nsarg || e->sn || !o->agg || o->agg > UBPF_KFSITES ||
+	    o->step > UBPF_KBCPYPREV) {
+		e->bad = true;
+		return;
+	}
+	arg_val(e, 1, o->levels);
+	alu_i(e, BPF_MOV, 3, 3);
+	jf[nf++] = jmp_i(e, BPF_JEQ, 1, -1);
+	alu_i(e, BPF_MOV, 3, 2);
+	jf[nf++] = jmp_i(e, BPF_JGT, 1, UBPF_KBCPYBUDGET - 1);
+	for (unsigned i = 0; i < o->step; i++) {
+		arg_val(e, 2, (unsigned)((uint64_t)o->imm >> (8 * i)) & 0xff);
+		alu_r(e, BPF_ADD, 1, 2);
+		alu_i(e, BPF_ADD, 1, 1);
+	}
+	alu_i(e, BPF_ADD, 1, 1);
+	jf[nf++] = jmp_i(e, BPF_JGT, 1, UBPF_KBCPYBUDGET);
+	alu_i(e, BPF_MOV, 3, 1);
+	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j));
+	jf[nf++] = jmp_i(e, BPF_JSLT, 2, 0);
+	jok = jmp_i(e, BPF_JA, 0, 0);
+	for (unsigned i = 0; i < nf; i++)
+		fix(e, jf[i]);
+	fault_set(e, o->agg);
+	fix(e, jok);
+}
+
 void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	      unsigned nargs)
 {
@@ -358,11 +488,16 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			/* a bounded copy's: both its arguments there, and
 			 * no fault site (seq_read() sends the hit to user
 			 * space) */
-			bool bad = a >= UBPF_KBSTR0
-					   ? (fs || UBPF_KBSTR_A(a) >= nargs ||
-					      UBPF_KBSTR_L(a) >= nargs ||
-					      a >= UBPF_KBSTR(UBPF_MAXARGS, 0))
-					   : a >= UBPF_MAXARGS;
+			bool bad =
+				a >= UBPF_KBSTR0
+					? (a >= UBPF_KBSTR(UBPF_MAXARGS, 0) ||
+					   (fs ? !bcpy_read(pl, a) ||
+							    pl->fstr >=
+								    UBPF_STRMAX
+					       : UBPF_KBSTR_A(a) >= nargs ||
+							    UBPF_KBSTR_L(a) >=
+								    nargs))
+					: a >= UBPF_MAXARGS;
 
 			if (j >= e->nsarg && (j >= UBPF_KSTRARGS || bad ||
 					      buf < 0 || (pl->tls && !fs))) {
@@ -397,6 +532,10 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		     i += 8)
 			st(e, BPF_DW, 1, (int16_t)(SEQ_AT(j) + i), 0);
 		alu_i(e, BPF_ADD, 1, SEQ_AT(j));
+		if (e->sarg[j] >= UBPF_KBSTR0 && fs) { /* BCPY's to judge */
+			bounded_fs(e, pl, j);
+			continue;
+		}
 		if (e->sarg[j] >= UBPF_KBSTR0) {
 			if (!bounded_read(e, j)) {
 				e->bad = true;

@@ -865,16 +865,18 @@ bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 	const struct agg *a;
 	uint8_t sz, sg;
 	int v = k->vars ? kp_assigned_var(st) : -1;
+	bool bcpy;
 
 	memset(ks, 0, sizeof(*ks));
 	ks->st = st;
 	ks->slot = -1;
 	ks->svar = -1;
-	if (kp_bstr_stmt(k, st)) { /* a bounded copy: seq_read()'s */
+	if (kp_bstr_stmt(k, st, &bcpy)) { /* a bounded copy: seq_read()'s */
 		ks->skey = -1;
 		ks->assign = true;
 		ks->agg = ~0u;
-		ks->noop = true;
+		ks->bcpy = bcpy; /* its fault site's test (kplan_bstr.c) */
+		ks->noop = !bcpy;
 		return true;
 	}
 	if ((ks->spec = (uint8_t)kp_spec_stmt(k, st)) != KS_NONE) {
@@ -1149,6 +1151,7 @@ static void kspec_undo(struct d_kplan *k)
 {
 	k->noastr = k->mfault = k->nomem = k->fmode = k->nostr = false;
 	k->noprog = k->noprogx = k->novt = k->novtout = k->vfault = false;
+	k->bfault = k->nobstr = false;
 	k->nfs = 0;
 }
 

@@ -402,13 +402,15 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 /*
  * A record's fault bits (cgen.c, usdt_bpf.h's UBPF_RF_KFAULT): whether
  * clause, which the kernel ran, faulted at the hit, and if so where
- * (DTrace's action number, 0 the predicate) and on the string of which
- * argument: at its address, or with next at the page after it; or with
- * illop an illegal operation (a read of vtimestamp whose clock was
- * lost), no argument's.
+ * (DTrace's action number, 0 the predicate) and what: D_RUNF_ADDR on
+ * the string or copy of argument arg, at its address, or with next at
+ * the page after it; D_RUNF_ILLOP, an illegal operation (a read of
+ * vtimestamp whose clock was lost, a speculation's ID past nspec);
+ * D_RUNF_NOSCRATCH or D_RUNF_BELOW, a bounded copy's (kplan_bstr.c)
  */
 bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
-		   int *action, unsigned *arg, bool *next, bool *illop);
+		   int *action, unsigned *arg, bool *next,
+		   enum d_run_flt *kind);
 
 /*
  * Statement st has a key copyinstr(argN) (D_KPLAN_VARS): its entries

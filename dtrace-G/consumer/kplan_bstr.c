@@ -44,16 +44,42 @@
  * UBPF_KBSTRMAX bytes), or that makes any other copy, is not taken.
  *
  * Where the kernel keeps self-> variables no hit can go to user space
- * whole (k->fmode, k->noastr): no variable is KV_BSTR there, and the
- * clauses reading one stay user space's.  Each clause's variable is
- * its own (every read follows its clause's store), so a clause user
- * space runs and one the kernel runs need not agree on it.
+ * whole, so the copy's fault is the hit's, at its statement (k->bfault,
+ * as kplan_mem.c's mfault for constant copies): each store is a fault
+ * site (kp_bstr_sites(), KFS_BSTR) and the plan's UBPF_K_BCPY there
+ * (kp_bstr_bcpy()) decides what run.c's two statements would have done,
+ * in run.c's order: argL -1, a copy of no bytes made and the cut's
+ * store one byte below it, "invalid address" in the cut's action at an
+ * address of dtrace's scratch (code 3; d_run_fault()'s D_RUNF_BELOW
+ * takes one as run.c's store would); argL + 1 past what the clause's
+ * copies before it left of D_COPYIN_MAX, or argL below -1, "out of
+ * scratch space" (code 2: the copies before it are the clause's other
+ * bounded ones, all made, since a fault ends the clause); a byte of
+ * the copy that cannot be read, "invalid address" at A (code 1).
+ * seq_read() then reads every page of the copy, argL up to
+ * UBPF_KBCPYBUDGET - 1 (cgen_sarg.c's bounded_fs()), and only BCPY
+ * says whether it failed.  The reads are the hit's, as the kernel's
+ * copies of a string by any other address are (doc/DESIGN.md §8's
+ * rule, (a)): a page the process has not touched yet is "invalid
+ * address" where DTRACE_CGEN=0 reads the process later.  Taken only
+ * where strsize is the run's and at most UBPF_STRMAX (the copy's
+ * string whole in its room), the copy comes before every printf() and
+ * trace() of its clause (so no out area's fault, reported at format
+ * time, comes before it unseen), the clause does not speculate, at
+ * most UBPF_KBCPYPREV + 1 copies a clause, and no clause of the
+ * program records a user stack (a record with fault bits has no room
+ * for one: cgen.c).  Each clause's variable is its own (every read
+ * follows its clause's store), so a clause user space runs and one the
+ * kernel runs need not agree on it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kplan_impl.h"
 #include "xalloc.h"
+
+_Static_assert(UBPF_KBCPYBUDGET == D_COPYIN_MAX,
+	       "BCPY's budget is run.c's D_COPYIN_MAX");
 
 /* argN, N below both limits: N, else -1 */
 static int argn(const struct node *n)
@@ -208,6 +234,42 @@ static bool clause_copies_ok(const struct d_kplan *k, const struct clause *c)
 	       (uint64_t)nb * UBPF_KBSTRMAX <= D_COPYIN_MAX;
 }
 
+/* bfault: does no clause of the program record a user stack, and is
+ * strsize the run's, its strings whole in a room (seq_read()'s)? */
+static bool bfault_prog_ok(const struct d_kplan *k)
+{
+	const struct d_prog *p = k->prog;
+
+	if (!kp_strsize_fixed(k))
+		return false;
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (d_clause_needs(p, ci) & D_NEED_USTACK)
+			return false;
+	return true;
+}
+
+/* bfault: may store st, a copy of clause ci, be a fault site?  No
+ * printf() or trace() before it, a clause that does not speculate, at
+ * most UBPF_KBCPYPREV copies before it */
+static bool bfault_ok(const struct d_kplan *k, unsigned ci,
+		      const struct stmt *st)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	unsigned nb = 0;
+
+	if (d_kplan_specs(k->prog, ci))
+		return false;
+	for (unsigned i = 0; i < c->nflat && c->flat[i] != st; i++)
+		if (c->flat[i]->kind == S_PRINTF || c->flat[i]->kind == S_TRACE)
+			return false;
+	for (const struct stmt *t = c->stmts; t < st; t++) {
+		int v = kp_assigned_var(t), a, l;
+
+		nb += v >= 0 && bstr_store(t, (unsigned)v, &a, &l);
+	}
+	return nb <= UBPF_KBCPYPREV;
+}
+
 bool kp_bstr_var(struct d_kplan *k, unsigned v)
 {
 	const struct d_prog *p = k->prog;
@@ -215,9 +277,9 @@ bool kp_bstr_var(struct d_kplan *k, unsigned v)
 	unsigned nbrd = k->nbrd;
 	bool any = false;
 
-	if (!k->vars || k->nostr || k->fmode || k->noastr ||
-	    var->scope != SC_THIS || var->ptr != 1 || var->psou || var->sou ||
-	    var->kind == T_STR)
+	if (!k->vars || k->nostr || k->nobstr || var->scope != SC_THIS ||
+	    var->ptr != 1 || var->psou || var->sou || var->kind == T_STR ||
+	    (k->bfault && !bfault_prog_ok(k)))
 		return false;
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
@@ -240,7 +302,8 @@ bool kp_bstr_var(struct d_kplan *k, unsigned v)
 			/* once a clause, its cut next */
 			if (arg >= 0 || i + 1 >= c->nstmts ||
 			    !bstr_cut(&c->stmts[i + 1], v, l) ||
-			    !clause_copies_ok(k, c))
+			    !clause_copies_ok(k, c) ||
+			    (k->bfault && !bfault_ok(k, ci, st)))
 				goto no;
 			arg = UBPF_KBSTR(a, l);
 			read = false;
@@ -286,15 +349,20 @@ static int cut_var(const struct stmt *st)
 	return e->a->a->sub;
 }
 
-bool kp_bstr_stmt(const struct d_kplan *k, const struct stmt *st)
+bool kp_bstr_stmt(const struct d_kplan *k, const struct stmt *st, bool *bcpy)
 {
 	int v = kp_assigned_var(st), a, l;
 
+	*bcpy = false;
 	if (!k->vars)
 		return false;
-	if (v >= 0)
-		return k->vst[v] == KV_BSTR &&
-		       bstr_store(st, (unsigned)v, &a, &l);
+	if (v >= 0) {
+		if (k->vst[v] != KV_BSTR ||
+		    !bstr_store(st, (unsigned)v, &a, &l))
+			return false;
+		*bcpy = k->bfault;
+		return true;
+	}
 	/* the cut: of a KV_BSTR variable, whose every cut follows its
 	 * store (kp_bstr_var()) */
 	v = cut_var(st);
@@ -325,4 +393,68 @@ bool kp_bstr_in(const struct d_kplan *k)
 			return true;
 	}
 	return false;
+}
+
+/* The KV_BSTR store st of clause c, at c->stmts[i]: A and L */
+static bool store_at(const struct d_kplan *k, const struct stmt *st, int *a,
+		     int *l)
+{
+	int v = kp_assigned_var(st);
+
+	return v >= 0 && k->vst[v] == KV_BSTR &&
+	       bstr_store(st, (unsigned)v, a, l);
+}
+
+bool kp_bstr_sites(struct d_kplan *k, unsigned nfs)
+{
+	const struct d_prog *p = k->prog;
+
+	k->nfs = nfs;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (!k->ok[ci])
+			continue;
+		for (unsigned i = 0; i + 1 < c->nstmts; i++) {
+			const struct stmt *st = &c->stmts[i];
+			int a, l;
+
+			if (!store_at(k, st, &a, &l))
+				continue;
+			if (k->nfs >= UBPF_KFSITES)
+				return false;
+			k->fs[k->nfs++] = (struct kfsite){
+				st->e,	    ci,	      st->action,
+				(uint8_t)a, KFS_BSTR, c->stmts[i + 1].action
+			};
+		}
+	}
+	return true;
+}
+
+bool kp_bstr_bcpy(const struct d_kplan *k, unsigned ci, const struct stmt *st,
+		  struct ubpf_kop *o)
+{
+	const struct clause *c = &k->prog->clauses[ci];
+	int a, l;
+
+	if (!k->bfault || !store_at(k, st, &a, &l))
+		return false;
+	o->n = (uint8_t)a;
+	o->levels = (uint16_t)l;
+	o->step = 0;
+	o->imm = 0;
+	for (const struct stmt *t = c->stmts; t < st; t++) {
+		int ta, tl;
+
+		if (!store_at(k, t, &ta, &tl))
+			continue;
+		if (o->step >= UBPF_KBCPYPREV)
+			return false;
+		o->imm |= (int64_t)tl << (8 * o->step++);
+	}
+	for (unsigned i = 0; i < k->nfs; i++)
+		if (k->fs[i].n == st->e && k->fs[i].kind == KFS_BSTR)
+			o->agg = (uint16_t)(i + 1);
+	return o->agg != 0;
 }

@@ -80,6 +80,9 @@ unsigned d_kplan_op_strargs(const struct ubpf_kop *o, uint8_t a[2])
 		a[0] = (uint8_t)o->slot;
 		a[1] = (uint8_t)o->levels;
 		return o->agg == 3 ? 2 : 1;
+	case UBPF_K_BCPY: /* its copy, whatever reads it (kplan_bstr.c) */
+		a[0] = (uint8_t)UBPF_KBSTR(o->n, o->levels);
+		return 1;
 	case UBPF_K_OSTR:
 	case UBPF_K_SSTR: /* R2's: kplan_stmt.c's emit_stmt() */
 		a[0] = (uint8_t)o->step;
@@ -628,7 +631,8 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	for (i = pl->nops; i < m.n; i++) {
 		if (((pl->ops[i].op == UBPF_K_SEQ ||
 		      pl->ops[i].op == UBPF_K_VACMP ||
-		      pl->ops[i].op == UBPF_K_AKEY) &&
+		      pl->ops[i].op == UBPF_K_AKEY ||
+		      pl->ops[i].op == UBPF_K_BCPY) &&
 		     pl->ops[i].agg) ||
 		    ((pl->ops[i].op == UBPF_K_MLD ||
 		      pl->ops[i].op == UBPF_K_VTIME) &&

@@ -35,6 +35,7 @@ struct kstmt {
 	bool cond;
 	bool smov;   /* ... = "literal" or another KV_STR variable */
 	bool noop;   /* ... a store that changes nothing (kp_fvar_noop()) */
+	bool bcpy;   /* ... a bounded copy's, its fault site (bfault: BCPY) */
 	bool sjoin;  /* ... = strjoin()s of copies and literals: sleaves
 		      * NULL, nsleaves its copies (kp_join_parts()) */
 	unsigned agg;
@@ -243,7 +244,11 @@ struct d_kplan {
 		unsigned clause;
 		int action; /* DTrace's action number there (0: predicate) */
 		uint8_t arg;
-		bool illop; /* a VTIME's (kplan_vars.c's vt_sites()) */
+		uint8_t kind; /* KFS_* (below) */
+		/* KFS_BSTR: its cut's action (this->v[argL] = 0, the
+		 * statement after the copy), whose store faults where
+		 * argL is -1 */
+		int cut;
 	} fs[UBPF_KFSITES];
 	bool *tls;	    /* per clause: it touches a self-> variable */
 	bool *kv;	    /* per clause: ... any variable the kernel keeps */
@@ -298,6 +303,12 @@ struct d_kplan {
 	 * variables, each with the value its clause's store gave it */
 	bool mfault;
 	bool nomem;
+	/* kplan_bstr.c: a bounded copy's fault is the hit's, at its
+	 * statement (the kernel keeps self-> variables): each copy a fault
+	 * site (kp_bstr_sites(), KFS_BSTR); none in the kernel where those
+	 * sites cannot be (nobstr) */
+	bool bfault;
+	bool nobstr;
 	/* R2 and R3 (doc/DESIGN.md §8, "R2 and R3: the as-built plan"):
 	 * the kernel keeps self-> variables and a clause it runs that may
 	 * fire at a uprobe site has an R2 form (kp_out_apre()): no argument
@@ -349,6 +360,15 @@ struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
  * stringof() (KV_BSTR, kplan_bstr.c).
  */
 enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE, KV_BSTR };
+
+/* struct kfsite's kind: what its two bits in the record say (usdt_bpf.h's
+ * UBPF_RF_KFAULT; kplan_merge.c's d_kplan_fault()).  KFS_STR, a string's
+ * or a copy's read: 1 at the argument's address, 2 at the page after it;
+ * KFS_ILLOP: an illegal operation (a lost clock, a speculation's ID past
+ * nspec); KFS_BSTR, a bounded copy's (kplan_bstr.c): 1 at argument A's
+ * address, 2 out of scratch space, 3 its cut's store below a copy of no
+ * bytes */
+enum { KFS_STR, KFS_ILLOP, KFS_BSTR };
 /* kplan_spec.c: may n be read in user space beside a speculating clause's
  * values computed at the hit: no speculation(), no store, no read of
  * the process by an address (d_kplan_specs_late()'s)? */
@@ -576,8 +596,19 @@ bool kp_bstr_var(struct d_kplan *k, unsigned v);
  * UBPF_KBSTR() argument, else -1 */
 int kp_bstr_read(const struct d_kplan *k, const struct node *n);
 /* ... st a KV_BSTR variable's store or its cut (this->v[argL] = 0),
- * which the kernel runs as nothing (seq_read() makes the copy) */
-bool kp_bstr_stmt(const struct d_kplan *k, const struct stmt *st);
+ * which the kernel runs as nothing (seq_read() makes the copy), but
+ * for the store where its fault is at the statement (bfault: *bcpy
+ * set, a BCPY) */
+bool kp_bstr_stmt(const struct d_kplan *k, const struct stmt *st, bool *bcpy);
+/* ... each store of one a fault site (KFS_BSTR) after the first nfs;
+ * false where one cannot be */
+bool kp_bstr_sites(struct d_kplan *k, unsigned nfs);
+/* ... the BCPY of store st of clause ci: its A and L, the L of each
+ * copy of the clause before it (at most UBPF_KBCPYPREV, in imm, a byte
+ * each, step their count; kagg_bpf.h's UBPF_K_BCPY) and its site + 1
+ * in agg; false where it has none */
+bool kp_bstr_bcpy(const struct d_kplan *k, unsigned ci, const struct stmt *st,
+		  struct ubpf_kop *o);
 /* ... is st this->v[argL] = '\0' (or 0), whatever v is (for -v)? */
 bool kp_bstr_cut_form(const struct stmt *st);
 /* ... does a clause the kernel runs read one? */

@@ -408,7 +408,7 @@ static bool msite_add(struct d_kplan *k, const struct node *n, unsigned ci,
 {
 	if (k->nfs >= UBPF_KFSITES)
 		return false;
-	k->fs[k->nfs++] = (struct kfsite){ n, ci, action, arg, false };
+	k->fs[k->nfs++] = (struct kfsite){ n, ci, action, arg, KFS_STR, 0 };
 	return true;
 }
 

@@ -32,7 +32,7 @@
 /* Merging */
 
 bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
-		   int *action, unsigned *arg, bool *next, bool *illop)
+		   int *action, unsigned *arg, bool *next, enum d_run_flt *kind)
 {
 	for (unsigned i = 0; i < k->nfs; i++) {
 		unsigned b = (unsigned)(mask >> (2 * i)) & 3;
@@ -41,8 +41,22 @@ bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
 			continue;
 		*action = k->fs[i].action;
 		*arg = k->fs[i].arg;
-		*illop = k->fs[i].illop;
-		*next = !*illop && (b & 2) != 0;
+		*next = false;
+		switch (k->fs[i].kind) {
+		case KFS_ILLOP:
+			*kind = D_RUNF_ILLOP;
+			break;
+		case KFS_BSTR: /* BCPY's codes (kagg_bpf.h) */
+			*kind = b == 1	 ? D_RUNF_ADDR
+				: b == 2 ? D_RUNF_NOSCRATCH
+					 : D_RUNF_BELOW;
+			if (b == 3) /* the cut's store */
+				*action = k->fs[i].cut;
+			break;
+		default:
+			*kind = D_RUNF_ADDR;
+			*next = (b & 2) != 0;
+		}
 		return true;
 	}
 	return false;

@@ -1577,8 +1577,8 @@ static void run_fault(struct orun *r, int action, uint64_t at, bool illop)
 		r->rv = -1;
 		return;
 	}
-	rv = d_run_fault(r->k->prog, r->clause, r->f, action, illop, at,
-			 r->err);
+	rv = d_run_fault(r->k->prog, r->clause, r->f, action,
+			 illop ? D_RUNF_ILLOP : D_RUNF_ADDR, at, r->err);
 	r->rv = rv ? rv : -1;
 }
 

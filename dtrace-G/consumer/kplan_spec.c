@@ -782,8 +782,9 @@ static bool spec_sites(struct d_kplan *k, unsigned nfs)
 			if (k->nfs >= UBPF_KFSITES)
 				return false;
 			k->fs[k->nfs++] =
-				(struct kfsite){ c->flat[i]->e, ci,
-						 c->flat[i]->action, 0, true };
+				(struct kfsite){ c->flat[i]->e,	     ci,
+						 c->flat[i]->action, 0,
+						 KFS_ILLOP,	     0 };
 		}
 	}
 	return true;
@@ -851,7 +852,9 @@ bool kp_kspec_post(struct d_kplan *k)
 			k->kswhy = k->kswbuf;
 			return false;
 		}
-	if (!spec_sites(k, k->fmode || k->mfault || k->vfault ? k->nfs : 0)) {
+	if (!spec_sites(k, k->fmode || k->mfault || k->bfault || k->vfault
+				   ? k->nfs
+				   : 0)) {
 		k->kswhy = "more fault sites than the record has bits for";
 		return false;
 	}

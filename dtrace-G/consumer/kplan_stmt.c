@@ -136,6 +136,12 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	if ((sout && !ks->out) || /* speculate(): user space's */
 	    ks->noop)		  /* a store that changes nothing */
 		return;
+	if (ks->bcpy) { /* a bounded copy's fault site (kplan_bstr.c) */
+		o = put(m, UBPF_K_BCPY, 0, 0);
+		if (!kp_bstr_bcpy(k, clause, st, o) && !k->typing)
+			m->full = true; /* no site: not reached */
+		return;
+	}
 	if (ks->spec) { /* a step on the buffers' words: kplan_spec.c */
 		if (ks->spec == KS_TAKE) {
 			o = put(m, UBPF_K_SPEC, 0, 1);
@@ -151,7 +157,8 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			/* its fault site (kplan_spec.c's spec_sites()):
 			 * SPECU's n, SPECX's levels */
 			for (j = 0; j < k->nfs; j++)
-				if (k->fs[j].n == st->e && k->fs[j].illop) {
+				if (k->fs[j].n == st->e &&
+				    k->fs[j].kind == KFS_ILLOP) {
 					if (ks->spec == KS_STEP)
 						o->n = (uint8_t)(j + 1);
 					else

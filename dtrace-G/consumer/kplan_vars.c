@@ -1024,8 +1024,9 @@ static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 	if (kp_str_cmp(k, n, &arg, NULL) || kp_svar_acmp(k, n, NULL, &arg)) {
 		if (k->nfs >= UBPF_KFSITES)
 			return false;
-		k->fs[k->nfs++] = (struct kfsite){ n, clause, action,
-						   (uint8_t)arg, false };
+		k->fs[k->nfs++] =
+			(struct kfsite){ n,	  clause, action, (uint8_t)arg,
+					 KFS_STR, 0 };
 		return true;
 	}
 	if (!fsite_walk(k, n->a, clause, action) ||
@@ -1051,8 +1052,9 @@ static bool akey_site(struct d_kplan *k, const struct kstmt *ks, unsigned j,
 	if (k->nfs >= UBPF_KFSITES)
 		return false;
 	k->fs[k->nfs++] =
-		(struct kfsite){ ks->st->keys[j], clause, action,
-				 first ? ks->sarg : ks->sarg2, false };
+		(struct kfsite){ ks->st->keys[j], clause,
+				 action,	  first ? ks->sarg : ks->sarg2,
+				 KFS_STR,	  0 };
 	return true;
 }
 
@@ -1167,7 +1169,7 @@ static bool vsite_add(struct d_kplan *k, const struct node *n, unsigned ci,
 {
 	if (k->nfs >= UBPF_KFSITES)
 		return false;
-	k->fs[k->nfs++] = (struct kfsite){ n, ci, action, 0, true };
+	k->fs[k->nfs++] = (struct kfsite){ n, ci, action, 0, KFS_ILLOP, 0 };
 	return true;
 }
 
@@ -1467,8 +1469,16 @@ void kp_vars_decide(struct d_kplan *k)
 	 * whole where one fails: not where the kernel keeps self->
 	 * variables (noastr: no copy ahead, the copies fault at the hit as
 	 * DTrace's do) */
-	if (tls && !k->noastr && (astr_in(k) || kp_bstr_in(k))) {
+	if (tls && !k->noastr && astr_in(k)) {
 		k->noastr = true;
+		kp_vars_decide(k);
+		return;
+	}
+	/* ... and so does a bounded copy's (kplan_bstr.c): where the
+	 * kernel keeps self-> variables, its fault is at its statement
+	 * instead (bfault: kp_bstr_sites(), below) */
+	if (tls && !k->bfault && !k->nobstr && kp_bstr_in(k)) {
+		k->bfault = true;
 		kp_vars_decide(k);
 		return;
 	}
@@ -1529,6 +1539,15 @@ void kp_vars_decide(struct d_kplan *k)
 		kp_vars_decide(k);
 		return;
 	}
+	/* each bounded copy's store a fault site after those; where one
+	 * cannot be, no bounded copy is made in the kernel (nobstr) */
+	if (k->bfault &&
+	    !kp_bstr_sites(k, k->fmode || k->mfault ? k->nfs : 0)) {
+		k->bfault = false;
+		k->nobstr = true;
+		kp_vars_decide(k);
+		return;
+	}
 	/*
 	 * A lost clock (UBPF_K_VTIME) sends the hit to user space whole
 	 * too: not where the kernel keeps self-> variables, whose reads of
@@ -1547,7 +1566,7 @@ void kp_vars_decide(struct d_kplan *k)
 			kp_vars_decide(k);
 			return;
 		}
-		unsigned base = k->fmode || k->mfault ? k->nfs : 0;
+		unsigned base = k->fmode || k->mfault || k->bfault ? k->nfs : 0;
 
 		if (!vt_sites(k, base)) {
 			k->nfs = base; /* the others' alone */

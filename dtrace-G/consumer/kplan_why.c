@@ -829,10 +829,14 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			"a copy cut at a length (this->p = (char *)copyin(argA, "
 			"argL + 1); this->p[argL] = '\\0') is made in the "
 			"kernel only where every other read of it is "
-			"stringof(this->p) later in its clause, the clause "
-			"makes no other copy, and the kernel keeps no self-> "
-			"variable (a copy it cannot make sends the hit to "
-			"user space whole)");
+			"stringof(this->p) later in its clause and the clause "
+			"makes no other copy; where the kernel keeps self-> "
+			"variables, only where its fault can be one of the "
+			"record's 16 fault sites: before every printf() and "
+			"trace() of its clause, in a clause whose data goes "
+			"to no buffer for a commit or discard, at a strsize "
+			"of at most 256 fixed for the run, and no clause "
+			"recording user frames");
 		return;
 	}
 	if (st->kind == S_EXPR && st->e && st->e->op == N_ASSIGN &&

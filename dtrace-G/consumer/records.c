@@ -638,7 +638,7 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 	for (unsigned i = 0; i < n && !c->exit_called; i++) {
 		int action;
 		uint64_t addr;
-		bool illop;
+		enum d_run_flt kind;
 
 		bool user = j < nu && ucl[j] == cl[i];
 
@@ -706,16 +706,15 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
 				fire_error(c, f);
 			continue;
 		}
-		if (!bpf_kagg_fault(c, cl[i], f, &action, &illop, &addr))
+		if (!bpf_kagg_fault(c, cl[i], f, &action, &kind, &addr))
 			continue;
-		if (d_run_fault(c->prog, cl[i], f, action, illop, addr,
-				stderr) &
+		if (d_run_fault(c->prog, cl[i], f, action, kind, addr, stderr) &
 		    D_RUN_FAULT)
 			fire_error(c, f);
 #else
 		(void)action;
 		(void)addr;
-		(void)illop;
+		(void)kind;
 #endif
 	}
 }

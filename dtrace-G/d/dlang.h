@@ -575,15 +575,30 @@ bool d_run_kspec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 		 size_t *rlen);
 
 /*
+ * d_run_fault()'s kinds: an invalid address (addr); an illegal
+ * operation (a vtimestamp whose clock was lost, a speculation's ID past
+ * nspec); out of scratch space (a copy past what the clause run may
+ * copy); and a store one byte below a copy of no bytes
+ * (copyin(a, 0)[-1] = 0), an invalid address in the clause run's
+ * scratch, which d_run_fault() takes there as d_run()'s store would
+ */
+enum d_run_flt {
+	D_RUNF_ADDR,
+	D_RUNF_ILLOP,
+	D_RUNF_NOSCRATCH,
+	D_RUNF_BELOW,
+};
+
+/*
  * Clause `clause`, which ran elsewhere (a generated BPF program, in the
- * kernel) for this firing, faulted there on an invalid address addr in
- * DTrace's action number action (0: the predicate), or with illop on an
- * illegal operation (a vtimestamp whose clock was lost; addr 0): report
- * it as d_run() reports its own faults, with the same result
- * (D_RUN_ERROR | D_RUN_FAULT, or D_RUN_ERROR alone at dtrace:::ERROR).
+ * kernel) for this firing, faulted there in DTrace's action number
+ * action (0: the predicate), a fault of kind kind (addr the invalid
+ * address of a D_RUNF_ADDR, else not read): report it as d_run()
+ * reports its own faults, with the same result (D_RUN_ERROR |
+ * D_RUN_FAULT, or D_RUN_ERROR alone at dtrace:::ERROR).
  */
 int d_run_fault(struct d_prog *prog, unsigned clause, const struct d_fire *f,
-		int action, bool illop, uint64_t addr, FILE *err);
+		int action, enum d_run_flt kind, uint64_t addr, FILE *err);
 
 /*
  * The string of the traced process at addr, at most max - 1 bytes, read

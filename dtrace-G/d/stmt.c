@@ -1030,9 +1030,10 @@ int d_eval_pinned(struct d_prog *p, unsigned clause, const struct d_fire *f,
 }
 
 int d_run_fault(struct d_prog *p, unsigned clause, const struct d_fire *f,
-		int action, bool illop, uint64_t addr, FILE *err)
+		int action, enum d_run_flt kind, uint64_t addr, FILE *err)
 {
 	struct ectx x = { 0 };
+	int rv;
 
 	if (!p || clause >= p->nclauses)
 		return 0;
@@ -1041,9 +1042,17 @@ int d_run_fault(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	x.f = f;
 	x.err = err;
 	x.action = action;
-	x.fault = illop ? FLT_ILLOP : FLT_BADADDR;
-	x.faddr = illop ? 0 : addr;
-	return report_fault(&x, err);
+	x.fault = kind == D_RUNF_ILLOP	     ? FLT_ILLOP
+		  : kind == D_RUNF_NOSCRATCH ? FLT_NOSCRATCH
+					     : FLT_BADADDR;
+	x.faddr = kind == D_RUNF_ADDR ? addr : 0;
+	/* the byte below a copy of no bytes: d_copyin()'s scratch of one
+	 * byte for it, as the clause run would have taken it first */
+	if (kind == D_RUNF_BELOW)
+		x.faddr = (uint64_t)(uintptr_t)d_ar_alloc(&x.scratch, 1) - 1;
+	rv = report_fault(&x, err);
+	d_ar_free(&x.scratch);
+	return rv;
 }
 
 void d_thread_exit(struct d_prog *p, pid_t tid)

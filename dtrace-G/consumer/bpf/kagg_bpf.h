@@ -385,6 +385,18 @@ enum {
 		      * to user space whole, else agg is its fault site + 1,
 		      * as SEQ's: one that cannot be read sets the site's
 		      * bits and goes to jump, its clause's end */
+	UBPF_K_BCPY, /* a bounded copy's store, this->v = (char *)
+		      * copyin(argument n, argument levels + 1), where its
+		      * fault is the hit's (kplan_bstr.c's bfault): the
+		      * copy is seq_read()'s of UBPF_KBSTR(n, levels),
+		      * made before the plan's first clause; agg its fault
+		      * site + 1, whose bits it sets, going to jump, its
+		      * clause's end: 3 where argL is -1 (the next
+		      * statement's cut stores below a copy of no bytes),
+		      * 2 where argL + 1 is past what the clause's copies
+		      * before it (step of them, each's L a byte of imm)
+		      * left of UBPF_KBCPYBUDGET, 1 where a byte of it
+		      * cannot be read (generated programs only) */
 };
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 
@@ -471,6 +483,11 @@ struct ubpf_kop {
 #define UBPF_KBSTR_A(x) (((x)-UBPF_KBSTR0) / UBPF_MAXARGS)
 #define UBPF_KBSTR_L(x) (((x)-UBPF_KBSTR0) % UBPF_MAXARGS)
 #define UBPF_KBSTRMAX 4096
+/* BCPY: the bytes a clause run may copy in all (run.c's D_COPYIN_MAX:
+ * kplan_bstr.c asserts they agree), the copies before it one names at
+ * most */
+#define UBPF_KBCPYBUDGET 65536
+#define UBPF_KBCPYPREV 7
 #define UBPF_KF_SKEY 0x8 /* AGG: kaggs_s, one key a string (SKEY) */
 #define UBPF_KF_GATE 0x10 /* ARG of a REC's predicate: an argument the
 			  * site lacks writes the record (user space

@@ -64,6 +64,18 @@
  *                    address 0x10 at 3; lengths -5 and 70,000 (past
  *                    copyin()'s scratch); "hello world" at 5 again.
  *                    The address of "abc" goes to file F first
+ *   cgout cuts F     the same with a process's own lengths where the
+ *                    copy's fault is the hit's (run-cgen-bstr.sh):
+ *                    "hello world" at 5, -1 (the cut below a copy of
+ *                    no bytes) and -2; 20 pages of 'q' whose page 16 is
+ *                    not readable, from the last byte of page 0 (A) at
+ *                    61,440 (the last byte before page 16) and 61,441,
+ *                    from page 0's start at 65,535 (the most one copy
+ *                    takes), from A at 65,535, from the start at
+ *                    65,536 (past it), 32,767 and 32,768 (two such
+ *                    copies fill it, or pass it); address 0x10 at 0
+ *                    and -1; "abc" at 3.  A's address goes to file F
+ *                    first
  *   cgout rename     renames itself (prctl(PR_SET_NAME)) before each
  *                    hit(name, i), name its new name as asked (one
  *                    of 22 bytes the kernel cuts to 15), and to
@@ -345,6 +357,33 @@ int main(int argc, char **argv)
 		hit("hello world", -5);
 		hit(z5000, 70000);
 		hit("hello world", 5);
+	} else if (!strcmp(mode, "cuts") && argc > 2) {
+		/* 20 pages of 'q', every one touched, page 16 unreadable;
+		 * A its page 0's last byte */
+		char *big = mmap(NULL, 20 * 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		FILE *f = fopen(argv[2], "w");
+
+		if (big == MAP_FAILED || !f)
+			return 1;
+		memset(big, 'q', 20 * 4096);
+		if (guard(big + 16 * 4096))
+			return 1;
+		fprintf(f, "0x%lx\n", (unsigned long)(big + 4095));
+		fclose(f);
+		hit("hello world", 5);
+		hit("hello world", -1);
+		hit("hello world", -2);
+		hit(big + 4095, 61440);
+		hit(big + 4095, 61441);
+		hit(big, 65535);
+		hit(big + 4095, 65535);
+		hit(big, 65536);
+		hit(big, 32767);
+		hit(big, 32768);
+		hit((const char *)16, 0);
+		hit((const char *)16, -1);
+		hit("abc", 3);
 	} else if (!strcmp(mode, "seq") && argc > 3) {
 		if (seq(argv[2], argv[3]))
 			return 1;

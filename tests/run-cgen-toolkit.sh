@@ -1004,8 +1004,10 @@ for xo in '' '-x strsize=8'; do
 	expect_grep "$sfp: -v" '^dtrace: 3 clauses aggregated in the kernel$' \
 		$sfp.1.err
 	expect_grep "$sfp: -v" \
-		'^dtrace: 2 clauses in user space reading self-> variables' \
+		"^dtrace: 2 clauses in user space testing self-> strings the kernel keeps in their predicates, run on the kernel's truth of them$" \
 		$sfp.1.err
+	expect_eq "$sfp: -v says no values are read into the records" 0 \
+		"$(grep -c 'reading self-> variables the kernel keeps' $sfp.1.err)"
 done
 # An argument the probe has not (gc-start has one: arg1) read where the
 # kernel keeps a self-> variable: 0 in the kernel as in the record user

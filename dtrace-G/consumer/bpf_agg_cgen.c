@@ -125,7 +125,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced, *held;
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
-	unsigned nspred = 0, nvin = 0, nkspec = 0;
+	unsigned nspred = 0, nvin = 0, ntruth = 0, nkspec = 0;
 	uint32_t po[2], eo[3], sx[4];
 	bool ppid, ecred, sess, vtime;
 	char why[640];
@@ -237,8 +237,12 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	/* -v: the clauses user space runs that read self-> variables
 	 * the kernel keeps, their values carried in the records
 	 * (kplan_vin.c's "Shared self-> variables") */
-	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
-		nvin += d_kplan_vin(k->kp, i);
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++) {
+		bool vals = d_kplan_vin_vals(k->kp, i);
+
+		nvin += vals;
+		ntruth += !vals && d_kplan_vin(k->kp, i);
+	}
 	if (c->o->verbose && nvin)
 		say(c,
 		    "%u clause%s in user space reading self-> variables the "
@@ -251,6 +255,16 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		    "%u of them with predicates computed in the kernel, at "
 		    "the probe: dtrace tests their truth",
 		    nspred);
+	/* ... and those that only test a self-> string the kernel keeps
+	 * (kplan_vin.c's vin_ptest()): run on the kernel's truth */
+	if (c->o->verbose && ntruth)
+		say(c,
+		    "%u clause%s in user space testing self-> strings the "
+		    "kernel keeps in %s predicate%s, run on the kernel's "
+		    "truth of %s",
+		    ntruth, ntruth == 1 ? "" : "s",
+		    ntruth == 1 ? "its" : "their", ntruth == 1 ? "" : "s",
+		    ntruth == 1 ? "it" : "them");
 	if (c->o->verbose && nspec)
 		say(c,
 		    "%u clause%s with speculations run in user space, from "

@@ -1409,6 +1409,19 @@ bool d_kplan_vtruth(const struct d_kplan *k, unsigned clause)
 	return d_kplan_vpred(k, clause) && k->vtruth[clause];
 }
 
+bool d_kplan_vin_vals(const struct d_kplan *k, unsigned clause)
+{
+	bool *mark;
+	unsigned n;
+
+	if (!d_kplan_vin(k, clause))
+		return false;
+	mark = xcalloc(k->prog->nvars ? k->prog->nvars : 1, sizeof(*mark));
+	n = kp_vin_count(k, clause, mark);
+	free(mark);
+	return n > 0;
+}
+
 bool d_kplan_kvars(const struct d_kplan *k, unsigned clause)
 {
 	return (d_kplan_clause(k, clause) || d_kplan_sout(k, clause)) &&

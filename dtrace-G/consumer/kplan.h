@@ -264,6 +264,9 @@ bool d_kplan_vpred(const struct d_kplan *k, unsigned clause);
  * no copy of: it runs the clause on the kernel's truth, testing nothing
  * (kplan_vin.c's vin_ptest(), records.c) */
 bool d_kplan_vtruth(const struct d_kplan *k, unsigned clause);
+/* ... and carries values of self-> variables in its record (a vtruth
+ * one may carry none: its predicate's truth alone) */
+bool d_kplan_vin_vals(const struct d_kplan *k, unsigned clause);
 bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 		      const struct d_probe *probe, struct ubpf_kplan *pl);
 struct dv;

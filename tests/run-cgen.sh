@@ -172,8 +172,10 @@ cg_aggs() {
 	# hits where one held (-v counts the records read); anything else --
 	# a predicate reading a self-> variable an earlier clause sets in user
 	# space (after a string's store, which the kernel does not make with
-	# it: kplan_vin.c's kstore_ok()), an argument the site does not have
-	# -- a record every hit
+	# it: kplan_vin.c's kstore_ok()) -- a record every hit; an argument
+	# the site does not have reads 0 in the gate as in the record, so the
+	# gate decides (cgen_plan.c's ARG: it wrote a record every hit
+	# before)
 	same "record gates: printf, trace, ustack() behind integer predicates" \
 		generated "'tick 40'" \
 		-n 'tr$target:::tick /arg0 == 5 || arg2 < -36000/ { printf("%d %s\n", arg0, copyinstr(arg1)); }' \
@@ -191,7 +193,7 @@ cg_aggs() {
 	rec_read "record gates: a self-> variable set in user space" 12
 	same "record gates: an argument the site lacks" generated "'tick 12'" \
 		-n 'tr$target:::tick /arg5 == 0 && arg0 == 1/ { printf("%d %s\n", arg0, strtok(execname, " ")); }'
-	rec_read "record gates: an argument the site lacks" 12
+	rec_read "record gates: an argument the site lacks" 1
 	# ... in a clause the kernel runs: 0 there, as in the record
 	# (cgen_plan.c's ARG), one record, the printing hit's
 	same "an argument the site lacks, in the kernel" generated "'tick 12'" \

@@ -585,8 +585,6 @@ int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 		    !d_kplan_xtest(k->kp, cl[i], dp, xpl))
 			return -1;
 	}
-	for (unsigned pc = 0; pc < xpl->nops && pc < UBPF_KOPS; pc++)
-		xpl->ops[pc].flags &= (uint16_t)~UBPF_KF_GATE;
 	return xpl->nops > 0;
 }
 

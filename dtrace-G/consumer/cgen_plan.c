@@ -56,9 +56,9 @@
  *     cgen_sarg.c's.  When no clause of the probe needs the record
  *     (and none faulted), the hit ends here.  REC,
  *     after a record gate's predicate (kplan_emit.c's d_kplan_gate()),
- *     sets S_FLAGS_REC: cgen.c then writes the record; an ARG the site
- *     lacks in such a predicate (UBPF_KF_GATE) sets it too, rather
- *     than refusing the plan, and the predicate reads 0 there.  XEND,
+ *     sets S_FLAGS_REC: cgen.c then writes the record (an ARG the site
+ *     lacks reads 0 in such a predicate too, as the record has it, so
+ *     the gate decides as user space will).  XEND,
  *     at an exit clause's place (kplan_exit.c's d_kplan_xend()), ends
  *     the winner's plan there: where S_FLAGS has UBPF_RF_XWON
  *     (cgen.c's act_test()), REC and a jump to the plan's end, kept
@@ -474,10 +474,9 @@ static void rec(struct em *e)
 static bool op_pure(const struct ubpf_kop *o)
 {
 	switch (o->op) {
-	case UBPF_K_ARG: /* a gate's ARG the site lacks is a REC */
-		return !(o->flags & UBPF_KF_GATE);
 	case UBPF_K_VTIME: /* a lost one sent away, or a site's bits */
 		return !o->slot;
+	case UBPF_K_ARG: /* 0 where the site lacks it, as its record */
 	case UBPF_K_CONST:
 	case UBPF_K_PID:
 	case UBPF_K_TID:
@@ -797,14 +796,6 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			}
 			continue;
 		case UBPF_K_ARG:
-			if (o->n >= nargs && (o->flags & UBPF_KF_GATE)) {
-				/* a gate's: the record decides (it reads
-				 * 0 there, as below) */
-				rec(e);
-				alu_i(e, BPF_MOV, 1, 0);
-				push(e, &sp, o);
-				continue;
-			}
 			if (o->n >= nargs) {
 				/* one the event has not: 0, as its record
 				 * says it (bpf.c's bpf_decode() takes the

@@ -41,8 +41,8 @@
  * SSTR flagged UBPF_KF_APRE, kplan_out.c), so that a fifth is never
  * the code generator's refusal.  A
  * record gate (d_kplan_gate()) is the predicate alone of a clause left
- * to user space, its PRED jumping past a REC, its arguments flagged
- * UBPF_KF_GATE.
+ * to user space, its PRED jumping past a REC (an argument the site
+ * lacks reads 0 there, as in the record: cgen_plan.c's ARG).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -661,9 +661,7 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, struct ubpf_kplan *pl)
 {
-	struct em m = {
-		.pl = pl, .n = pl->nops, .probe = probe, .k = k, .gate = true
-	};
+	struct em m = { .pl = pl, .n = pl->nops, .probe = probe, .k = k };
 	struct ubpf_kop *pred;
 	uint8_t nanc = pl->nanc, ancx = pl->ancx;
 

@@ -25,8 +25,7 @@ struct em {
 	bool full;
 	const struct d_probe *probe;
 	const struct d_kplan *k;
-	bool tls;  /* a self-> variable read or written */
-	bool gate; /* a record gate's predicate (d_kplan_gate()) */
+	bool tls; /* a self-> variable read or written */
 	/* d_kplan_fits(): the first reason the clause does not fit this
 	 * probe (unfit()), or NULL */
 	char *why;

@@ -610,15 +610,12 @@ bool d_kplan_xend(const struct d_kplan *k, unsigned clause,
 		return true;
 	}
 	/* the exit test's code (d_kplan_xtest()): its predicate, a PRED
-	 * past its REC, which becomes XEND; an argument the site lacks
-	 * refuses the plan, as bpf_agg_cgen.c's bpf_kagg_xplan() refuses
-	 * the test (no UBPF_KF_GATE) */
+	 * past its REC, which becomes XEND (an argument the site lacks
+	 * reads 0, as in the record) */
 	t = *pl;
 	if (!d_kplan_gate(k, clause, probe, &t) || t.nops <= from ||
 	    t.ops[t.nops - 1].op != UBPF_K_REC)
 		return false;
-	for (unsigned pc = from; pc < t.nops; pc++)
-		t.ops[pc].flags &= (uint16_t)~UBPF_KF_GATE;
 	t.ops[t.nops - 1].op = UBPF_K_XEND;
 	*pl = t;
 	return true;

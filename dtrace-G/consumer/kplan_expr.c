@@ -416,9 +416,7 @@ static void kp_errno(struct em *m)
 		o->sg = 1;
 		return;
 	}
-	o = put(m, UBPF_K_ARG, 0, 1); /* the condition */
-	if (m->gate)
-		o->flags |= UBPF_KF_GATE;
+	put(m, UBPF_K_ARG, 0, 1); /* the condition */
 	o = put(m, UBPF_K_ADD, 1, 1);
 	o->flags = UBPF_KF_IMM;
 	o->imm = 4095;
@@ -427,9 +425,7 @@ static void kp_errno(struct em *m)
 	o = put(m, UBPF_K_LTU, 1, 1);
 	o->flags = UBPF_KF_IMM;
 	o->imm = 4095;
-	o = put(m, UBPF_K_ARG, 0, 1); /* -arg0 */
-	if (m->gate)
-		o->flags |= UBPF_KF_GATE;
+	put(m, UBPF_K_ARG, 0, 1); /* -arg0 */
 	o = put(m, UBPF_K_NEG, 1, 1);
 	o->sz = 8;
 	o->sg = 1;
@@ -562,14 +558,10 @@ void emit(struct em *m, const struct node *n)
 	case N_ARGN:
 		o = put(m, UBPF_K_ARG, 0, 1);
 		o->n = (uint8_t)n->sub;
-		if (m->gate)
-			o->flags |= UBPF_KF_GATE;
 		return;
 	case N_ARGS: /* argument N as its declared type reads it (kp_ty()) */
 		o = put(m, UBPF_K_ARG, 0, 1);
 		o->n = (uint8_t)n->a->ival;
-		if (m->gate)
-			o->flags |= UBPF_KF_GATE;
 		norm(m, sz, sg);
 		return;
 	case N_UREGS: /* a uprobe site's register (kp_ureg()) */

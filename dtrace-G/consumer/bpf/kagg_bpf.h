@@ -489,9 +489,6 @@ struct ubpf_kop {
 #define UBPF_KBCPYBUDGET 65536
 #define UBPF_KBCPYPREV 7
 #define UBPF_KF_SKEY 0x8 /* AGG: kaggs_s, one key a string (SKEY) */
-#define UBPF_KF_GATE 0x10 /* ARG of a REC's predicate: an argument the
-			  * site lacks writes the record (user space
-			  * decides) instead of refusing the plan */
 #define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
 #define UBPF_KF_NOREC 0x20 /* ODONE of a clause that prints nothing */
 #define UBPF_KFSITES 16	 /* SEQ's fault sites (2 bits each, UBPF_RF_KFAULT) */

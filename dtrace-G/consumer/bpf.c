@@ -1253,6 +1253,8 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 			f->memlen[i] = n;
 		}
 	}
+	/* the plan's faults at the hit (cgen.c), before any stack */
+	c->kfault = rec_kfault(h->raw, r.len, &off, r.flags);
 	if (r.flags & UBPF_RF_USTACK) { /* registers, length, the stack */
 		rec_ustack(h->raw, r.len, off, &c->ucap);
 		if (r.flags & UBPF_RF_UPCS) { /* ... or the pcs walked */
@@ -1262,10 +1264,6 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 			c->bpf->ustk_copied++;
 		}
 	}
-	/* the plan's faults at the hit: the last 8 bytes (cgen.c) */
-	c->kfault = 0;
-	if ((r.flags & UBPF_RF_KFAULT) && r.len >= off + 8)
-		memcpy(&c->kfault, h->raw + r.len - 8, 8);
 	return true;
 }
 

@@ -1000,8 +1000,8 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 		e->bad |= p->len + cgen_out_room(s, m->anc) >
 			  UBPF_SCRATCH / 2 - 1;
 	}
-	return !((s->ustk && (!m->ustk_room || p->fs)) ||
-		 (p->strs && m->buf < 0) || e->bad);
+	return !((s->ustk && !m->ustk_room) || (p->strs && m->buf < 0) ||
+		 e->bad);
 }
 
 /* 1. the prologue: the stages before the plan; true where the kernel
@@ -1309,7 +1309,7 @@ static void emit_strs(struct em *e, struct cgprog *p)
 		alu_r(e, BPF_ADD, 8, 1);
 	}
 	alu_i(e, BPF_AND, 8, UBPF_SCRATCH / 2 - 1);
-	if (p->fs) { /* the fault bits, last (no stack: above) */
+	if (p->fs) { /* the fault bits, before the stack (rec_kfault()) */
 		ldx(e, BPF_DW, 1, 10, S_FLAGS);
 		alu_i(e, BPF_RSH, 1, 32);
 		alu_r(e, BPF_MOV, 2, 9);

@@ -65,12 +65,10 @@
  * where strsize is the run's and at most UBPF_STRMAX (the copy's
  * string whole in its room), the copy comes before every printf() and
  * trace() of its clause (so no out area's fault, reported at format
- * time, comes before it unseen), the clause does not speculate, at
- * most UBPF_KBCPYPREV + 1 copies a clause, and no clause of the
- * program records a user stack (a record with fault bits has no room
- * for one: cgen.c).  Each clause's variable is its own (every read
- * follows its clause's store), so a clause user space runs and one the
- * kernel runs need not agree on it.
+ * time, comes before it unseen), the clause does not speculate, and at
+ * most UBPF_KBCPYPREV + 1 copies a clause.  Each clause's variable is
+ * its own (every read follows its clause's store), so a clause user
+ * space runs and one the kernel runs need not agree on it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -234,18 +232,12 @@ static bool clause_copies_ok(const struct d_kplan *k, const struct clause *c)
 	       (uint64_t)nb * UBPF_KBSTRMAX <= D_COPYIN_MAX;
 }
 
-/* bfault: does no clause of the program record a user stack, and is
- * strsize the run's, its strings whole in a room (seq_read()'s)? */
+/* bfault: is strsize the run's, its strings whole in a room
+ * (seq_read()'s)?  (A record's fault bits go before its user stack:
+ * rec_impl.h's rec_kfault().) */
 static bool bfault_prog_ok(const struct d_kplan *k)
 {
-	const struct d_prog *p = k->prog;
-
-	if (!kp_strsize_fixed(k))
-		return false;
-	for (unsigned ci = 0; ci < p->nclauses; ci++)
-		if (d_clause_needs(p, ci) & D_NEED_USTACK)
-			return false;
-	return true;
+	return kp_strsize_fixed(k);
 }
 
 /* bfault: may store st, a copy of clause ci, be a fault site?  No

@@ -838,20 +838,6 @@ bool kp_kspec_post(struct d_kplan *k)
 		k->kswhy = k->kswbuf;
 		return false;
 	}
-	/* the speculations' fault sites put fault bits in the records of
-	 * their probes, and cgen.c makes no record with both those and a
-	 * user stack (bpf_attach.c would refuse the event): a clause that
-	 * records one, wherever it fires (the probes are not known yet) */
-	for (unsigned ci = 0; ci < p->nclauses; ci++)
-		if (d_clause_needs(p, ci) & D_NEED_USTACK) {
-			snprintf(k->kswbuf, sizeof(k->kswbuf),
-				 "clause %u records a user stack, which no "
-				 "record with the speculations' fault bits "
-				 "carries",
-				 ci + 1);
-			k->kswhy = k->kswbuf;
-			return false;
-		}
 	if (!spec_sites(k, k->fmode || k->mfault || k->bfault || k->vfault
 				   ? k->nfs
 				   : 0)) {

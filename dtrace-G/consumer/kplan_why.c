@@ -834,9 +834,8 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			"variables, only where its fault can be one of the "
 			"record's 16 fault sites: before every printf() and "
 			"trace() of its clause, in a clause whose data goes "
-			"to no buffer for a commit or discard, at a strsize "
-			"of at most 256 fixed for the run, and no clause "
-			"recording user frames");
+			"to no buffer for a commit or discard, and at a "
+			"strsize of at most 256 fixed for the run");
 		return;
 	}
 	if (st->kind == S_EXPR && st->e && st->e->op == N_ASSIGN &&

@@ -1091,12 +1091,10 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 			f.strlen[i] = strnlen(f.str[i], n - 1u);
 		}
 	}
+	/* the plan's faults at the hit (cgen.c), before any stack */
+	c->kfault = rec_kfault(h->raw, r.len, &off, r.flags);
 	if (r.flags & UBPF_RF_USTACK) /* as a USDT record's (bpf.c) */
 		rec_ustack(h->raw, r.len, off, &c->ucap);
-	/* the plan's faults at the hit: the last 8 bytes (cgen.c) */
-	c->kfault = 0;
-	if ((r.flags & UBPF_RF_KFAULT) && r.len >= off + 8)
-		memcpy(&c->kfault, h->raw + r.len - 8, 8);
 run:
 	if (r.flags & UBPF_RF_KAGG) /* the kernel ran the others */
 		hit_run_kagg(c, &p->dp, p->clauses, p->epids, p->nclauses,

@@ -7,7 +7,8 @@
  * credentials, ppid, progenyof()'s chain and session, kbtf.c's kernel
  * offsets for them, and the inline readers of a BPF record's fields
  * that bpf.c's and kprov.c's decoders share (rec_field(), rec_cred(),
- * rec_anc(), rec_ecred(), rec_sess(), rec_ustack(), rec_upcs()).
+ * rec_anc(), rec_ecred(), rec_sess(), rec_kfault(), rec_ustack(),
+ * rec_upcs()).
  * Included by consumer_impl.h, at its end.
  */
 #ifndef USDT_DTRACE_REC_IMPL_H
@@ -154,6 +155,29 @@ static inline const uint8_t *rec_field(const uint8_t *raw, size_t len,
 	p = raw + *off + 2;
 	*off += 2 + (size_t)*n;
 	return p;
+}
+
+/*
+ * The plan's faults at the hit of a record flagged UBPF_RF_KFAULT
+ * (cgen.c: its sites' bits, 8 bytes): after the record's strings and
+ * copies, at *off, where a user stack follows (UBPF_RF_USTACK; *off is
+ * moved past them, to the stack), else its last 8 bytes.  0 where the
+ * record has none or ends first.
+ */
+static inline uint64_t rec_kfault(const uint8_t *raw, size_t len, size_t *off,
+				  uint16_t flags)
+{
+	uint64_t v = 0;
+
+	if (!(flags & UBPF_RF_KFAULT) || len < *off + 8)
+		return 0;
+	if (flags & UBPF_RF_USTACK) {
+		memcpy(&v, raw + *off, 8);
+		*off += 8;
+	} else {
+		memcpy(&v, raw + len - 8, 8);
+	}
+	return v;
 }
 
 /*

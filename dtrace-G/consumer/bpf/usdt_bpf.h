@@ -48,8 +48,10 @@
  * stopped is flagged UBPF_RF_HELD: dtrace writes, then lets it go.  A
  * generated program whose plan has fault sites (kagg_bpf.h's SEQ with
  * agg set: ../cgen.c) flags every record UBPF_RF_KFAULT and ends it
- * with 8 bytes, the sites' bits: site i's 1 << 2i when the string was
- * unreadable at its address, 2 << 2i at the page after it.  One whose
+ * with 8 bytes, the sites' bits (before its user stack, where it
+ * carries one: ../rec_impl.h's rec_kfault()): site i's 1 << 2i when the
+ * string was unreadable at its address, 2 << 2i at the page after it
+ * (other sites' codes: kagg_bpf.h).  One whose
  * plan computes printf() and trace() values (kagg_bpf.h's OUT, OSTR:
  * ../kplan_out.c) flags every record UBPF_RF_KOUT and puts its out area
  * (struct ubpf_kout and the values) right after the uid and gid.
@@ -113,7 +115,9 @@ struct ubpf_anc {
 #define UBPF_RF_SESS 0x80   /* then the process group's and session's */
 #define UBPF_RF_WROTE 0x100 /* copyout(): the event's write was made */
 #define UBPF_RF_WFAULT 0x200 /* ... and faulted */
-#define UBPF_RF_KFAULT 0x400 /* the last 8 bytes: the plan's fault bits */
+#define UBPF_RF_KFAULT                                                         \
+	0x400		   /* the plan's fault bits: the last 8 bytes,         \
+			    * or the 8 before the stack */
 #define UBPF_RF_KOUT 0x800 /* after the uid and gid: the out area */
 #define UBPF_RF_HELD 0x1000 /* copyout(): the thread stopped at the hit */
 /* with UBPF_RF_USTACK: the length counts pcs the kernel walked

@@ -447,11 +447,46 @@ interp$target:::function-entry
 EOF
 three constu constu.d known.txt
 expect_grep "constu: -v: stored by a probe's clause" \
-	'^dtrace: clause 3 (.*) runs in user space, .*argument 1, a string the kernel does not compute$' \
+	'^dtrace: clause 3 (.*) runs in user space, .*argument 1: color is a global variable: the kernel keeps self-> and this-> variables only$' \
 	constu.1.err
 expect_grep "constu: -v: read by a predicate" \
 	'^dtrace: clause 4 (.*) runs in user space, .*top is a global variable' \
 	constu.1.err
+
+# -v names the root where a printed string variable is not kept because
+# of a tie (the book's mysqld_qsnoop.d: a global BEGIN set, read at the
+# probe into this->now, keeps the printing clause, so the self-> string
+# it prints, in user space): the global in the printing clause, the tie
+# in the storing one (before 2026-12-05: "argument 2, a string the
+# kernel does not compute" in the printing clause)
+cat >tzero.d <<'EOF'
+BEGIN
+{
+	tz = timestamp;
+}
+
+interp$target:::function-entry
+{
+	self->f = copyinstr(arg1);
+	self->s = 1;
+}
+
+interp$target:::function-return
+/self->s/
+{
+	this->now = (timestamp - tz) / 1000000000000;
+	printf("%d %s\n", this->now, self->f);
+	self->f = 0;
+	self->s = 0;
+}
+EOF
+three tzero tzero.d known.txt
+expect_grep "tzero: -v: the global, in the printing clause" \
+	'^dtrace: clause 3 (.*) runs in user space, .*: line 15: its store to this->now is not one the kernel runs: tz is a global variable' \
+	tzero.1.err
+expect_grep "tzero: -v: the tie, in the storing clause" \
+	'^dtrace: clause 2 (.*) runs in user space, .*self->f is also stored by clause 3, which runs in user space' \
+	tzero.1.err
 
 # ---------------------------------------------------------------------
 # this-> reads after a store

@@ -1030,6 +1030,26 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				str = false;
 			} else if ((str && w->nargs != 1) ||
 				   (!str && w->kind == T_STR)) {
+				/* a variable's: its reason, a tie the later
+				 * passes follow to its root (nested, where a
+				 * clause is asked whether it fails alone, as
+				 * before: it does) */
+				int sv = w->op == N_VAR && !why_nested
+						 ? user_var(k, w)
+						 : -1;
+
+				if (sv >= 0) {
+					var_why(k, ci, (unsigned)sv, sub,
+						sizeof(sub));
+					if (!*vfirst) {
+						snprintf(vfirst, sizeof(vfirst),
+							 "argument %u: %s",
+							 j + 1, sub);
+						vv = why_var;
+						vw = why_weak;
+					}
+					continue;
+				}
 				node_name(k, w, sub, sizeof(sub));
 				snprintf(buf, len,
 					 "argument %u%s%s, a string the "

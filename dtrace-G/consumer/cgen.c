@@ -230,7 +230,8 @@
  * bpf_probe_read_kernel, bpf_get_current_task_btf and bpf_task_pt_regs
  * (5.15, where the kernel has BTF),
  * bpf_probe_read_user_str, bpf_probe_read_kernel_str (5.5: R2's copies
- * of seq_read()'s, cgen_out.c's ostr_pre()), map lookup, update and
+ * of seq_read()'s, cgen_out.c's ostr_pre()), bpf_send_signal_thread
+ * (5.5: raise() at the hit, cgen_plan.c's RAISE), map lookup, update and
  * delete, and the ring
  * buffer's reserve, submit, output and query (5.8); a one-entry array's
  * value addressed by BPF_PSEUDO_MAP_VALUE (5.5).

@@ -1015,6 +1015,14 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		case UBPF_K_VKEY:
 			vkey(e, pl, o, fds);
 			continue;
+		case UBPF_K_RAISE: /* kplan.c's "raise() at the hit" */
+			if (o->imm < 1 || o->imm > UBPF_KRAISEMAX) {
+				e->bad = true;
+				continue;
+			}
+			alu_i(e, BPF_MOV, 1, (int32_t)o->imm);
+			call(e, BPF_FUNC_send_signal_thread);
+			continue;
 		case UBPF_K_BCPY: /* a bounded copy's fault site */
 			if (o->jump <= pc || o->jump > pl->nops) {
 				e->bad = true;

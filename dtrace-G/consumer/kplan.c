@@ -879,6 +879,13 @@ bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 		ks->noop = !bcpy;
 		return true;
 	}
+	if (st->kind == S_RAISE) { /* "raise() at the hit": RAISE */
+		ks->skey = -1;
+		ks->assign = true; /* no aggregation, no store */
+		ks->agg = ~0u;
+		ks->raise = true;
+		return k->kraise && kp_raise_sig(st, NULL);
+	}
 	if ((ks->spec = (uint8_t)kp_spec_stmt(k, st)) != KS_NONE) {
 		/* a speculation's step (kplan_spec.c's d_kplan_kspec()): not
 		 * an aggregation; speculation() into an integer the kernel
@@ -1069,6 +1076,18 @@ bool kp_dtrace_only(const struct clause *c)
 	return true;
 }
 
+bool kp_raise_sig(const struct stmt *st, int64_t *sig)
+{
+	int64_t v;
+
+	if (st->kind != S_RAISE || !st->e || !d_const_int(st->e, &v) || v < 1 ||
+	    v > UBPF_KRAISEMAX)
+		return false;
+	if (sig)
+		*sig = v;
+	return true;
+}
+
 /*
  * The first statement of v that is printa(), clear(), trunc(),
  * normalize(), exit() (but those ok lets through) or what kplan.c does
@@ -1096,7 +1115,7 @@ const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok)
 		case S_DISCARD:
 			break;
 		case S_EXIT:
-			if (ok == KP_ST_NONE)
+			if (!(ok & (KP_ST_EXIT | KP_ST_TICK)))
 				return &v[i];
 			break;
 		case S_PRINTA:
@@ -1104,7 +1123,11 @@ const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok)
 		case S_TRUNC:
 		case S_NORMALIZE:
 		case S_DENORMALIZE:
-			if (ok != KP_ST_TICK)
+			if (!(ok & KP_ST_TICK))
+				return &v[i];
+			break;
+		case S_RAISE: /* at the hit: kp_stmt_plain() */
+			if (!(ok & KP_ST_RAISE) || !kp_raise_sig(&v[i], NULL))
 				return &v[i];
 			break;
 		case S_IF:
@@ -1197,6 +1220,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
 	k->ppid = k->vars && (flags & D_KPLAN_PPID);
+	k->kraise = k->vars;
 	k->vtime = k->vars && (flags & D_KPLAN_VTIME);
 	k->ecred = k->vars && (flags & D_KPLAN_ECRED);
 	k->sess = k->vars && (flags & D_KPLAN_SESS);
@@ -1221,10 +1245,15 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 
 		/* a tick-N clause reading a global the kernel counts: cut
 		 * at the horizon, folded there (d_kplan_folds()) */
+		/* raise() of a constant at the hit, where every probe of
+		 * the clause runs a generated program ("raise() at the
+		 * hit"); a tick-N clause's stays dtrace's */
+		int rs = k->kraise && tr && !tick ? KP_ST_RAISE : 0;
+
 		if (tick && kp_gcnt_tick(k, ticks, ci))
 			k->horizon = true;
 		if (kp_dtrace_only(c) ||
-		    !stmts_stop(c->stmts, c->nstmts, KP_ST_NONE))
+		    !stmts_stop(c->stmts, c->nstmts, KP_ST_NONE | rs))
 			continue;
 		if (tick && !stmts_stop(c->stmts, c->nstmts, KP_ST_TICK)) {
 			/* exit(), printa(), clear(), trunc() at a tick-N
@@ -1232,10 +1261,11 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			k->horizon = true;
 			continue;
 		}
-		if (stmts_stop(c->stmts, c->nstmts, KP_ST_EXIT)) {
+		if (stmts_stop(c->stmts, c->nstmts, KP_ST_EXIT | rs)) {
 			/* printa(), clear(), trunc(): -v says which */
 			k->awhy = true;
 			k->awhyc = ci;
+			k->awhyok = KP_ST_EXIT | rs;
 			goto none;
 		}
 		if (!tr || !exit_at_hit(k, c)) {

@@ -36,6 +36,7 @@ struct kstmt {
 	bool smov;   /* ... = "literal" or another KV_STR variable */
 	bool noop;   /* ... a store that changes nothing (kp_fvar_noop()) */
 	bool bcpy;   /* ... a bounded copy's, its fault site (bfault: BCPY) */
+	bool raise;  /* ... raise() of a constant signal at the hit (RAISE) */
 	bool sjoin;  /* ... = strjoin()s of copies and literals: sleaves
 		      * NULL, nsleaves its copies (kp_join_parts()) */
 	unsigned agg;
@@ -283,6 +284,10 @@ struct d_kplan {
 	 * clause (kplan_why.c's d_kplan_awhy() names the statement) */
 	bool awhy;
 	unsigned awhyc;
+	/* raise() of a constant signal is the kernel's (KP_ST_RAISE: the
+	 * generated programs, kplan.c's "raise() at the hit") */
+	bool kraise;
+	int awhyok; /* ... the stops awhyc was tested with (KP_ST_*) */
 	/* per clause: tied to a speculating one through a self-> or
 	 * this-> variable (kplan_spec.c's specs_tied(), the closure over the
 	 * program), made at d_kplan_specs_late()'s first ask, or NULL */
@@ -846,9 +851,14 @@ bool kp_out_where(const struct d_kplan *k, const struct clause *c);
 const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
 /* kplan.c: the first statement of a list that keeps a clause's plan
  * out of the kernel: exit() unless KP_ST_EXIT or KP_ST_TICK is given,
- * printa()/clear()/trunc()/normalize() unless KP_ST_TICK, or a
+ * printa()/clear()/trunc()/normalize() unless KP_ST_TICK, raise() of
+ * anything but a constant signal (kp_raise_sig()), or any raise()
+ * without KP_ST_RAISE (or'ed in: the generated programs), or a
  * statement kplan.c does not know; NULL if none */
-enum { KP_ST_NONE, KP_ST_EXIT, KP_ST_TICK };
+enum { KP_ST_NONE = 0, KP_ST_EXIT = 1, KP_ST_TICK = 2, KP_ST_RAISE = 4 };
+/* ... raise()'s signal, where it is a constant the kernel sends (1 to
+ * 64, as run.c's range and the kernel's valid_signal()) */
+bool kp_raise_sig(const struct stmt *st, int64_t *sig);
 const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok);
 /* ... is there one (kp_stmts_stop())? */
 bool stmts_stop(const struct stmt *v, unsigned n, int ok);

@@ -136,6 +136,15 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	if ((sout && !ks->out) || /* speculate(): user space's */
 	    ks->noop)		  /* a store that changes nothing */
 		return;
+	if (ks->raise) { /* kplan.c's "raise() at the hit" */
+		int64_t sig = 0;
+
+		o = put(m, UBPF_K_RAISE, 0, 0);
+		if (!kp_raise_sig(st, &sig))
+			m->full = true; /* kp_stmt_plain() took none other */
+		o->imm = sig;
+		return;
+	}
 	if (ks->bcpy) { /* a bounded copy's fault site (kplan_bstr.c) */
 		o = put(m, UBPF_K_BCPY, 0, 0);
 		if (!kp_bstr_bcpy(k, clause, st, o) && !k->typing)

@@ -833,7 +833,8 @@ bool kp_flat_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 			   * commit(), discard() in a branch) stores none */
 		int v = kp_assigned_var(st);
 
-		return v >= 0 ? k->vst[v] != KV_SARG : ks->spec != 0;
+		return v >= 0 ? k->vst[v] != KV_SARG
+			      : ks->spec != 0 || ks->raise;
 	}
 	return (ks->skey < 0 || ks->sx == KSX_LIT || ks->sx == KSX_COMM) &&
 	       ks->svar < 0 && !ks->kcomm && !ks->skey2 && !ks->sbare &&

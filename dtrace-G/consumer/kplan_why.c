@@ -1411,16 +1411,23 @@ const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
 	c = &k->prog->clauses[k->awhyc];
 	if (clause)
 		*clause = k->awhyc;
-	if (!(st = kp_stmts_stop(c->stmts, c->nstmts, KP_ST_EXIT)))
+	if (!(st = kp_stmts_stop(c->stmts, c->nstmts, k->awhyok)))
 		return NULL;
 	agg = st->kind == S_PRINTA || st->kind == S_CLEAR ||
 	      st->kind == S_TRUNC || st->kind == S_NORMALIZE ||
 	      st->kind == S_DENORMALIZE;
-	snprintf(buf, len, "line %d: its %s %s", st->line,
+	snprintf(buf, len, "line %d: its %s %s%s", st->line,
 		 kp_stmt_name(k, st, what, sizeof(what)),
 		 agg ? "reads or resets aggregations while the kernel counts "
 		       "them (only a tick-N clause's may)"
 		     : "is an action the kernel's plans are not ordered "
-		       "with");
+		       "with",
+		 st->kind != S_RAISE ? ""
+		 : k->awhyok & KP_ST_RAISE
+			 ? " (the kernel sends a constant signal, 1 to 64, "
+			   "at the hit)"
+			 : " (the kernel sends a constant signal at the hit "
+			   "of a probe whose program is generated, not "
+			   "tick-N's)");
 	return buf;
 }

@@ -397,7 +397,14 @@ enum {
 		      * before it (step of them, each's L a byte of imm)
 		      * left of UBPF_KBCPYBUDGET, 1 where a byte of it
 		      * cannot be read (generated programs only) */
+	/* raise(imm): the signal sent to the firing thread at the hit
+	 * (bpf_send_signal_thread()), imm a constant 1 to UBPF_KRAISEMAX
+	 * (../kplan.c's kp_raise_sig(); generated programs only) */
+	UBPF_K_RAISE,
 };
+/* RAISE's largest signal: the kernel's _NSIG, its valid_signal()'s
+ * bound, and run.c's (NSIG - 1 on Linux) */
+#define UBPF_KRAISEMAX 64
 #define UBPF_KANC 4 /* PROG's pids at one probe (struct ubpf_kplan's anc) */
 
 /* VLD, VST's n: a self-> variable, slot its D variable index, the key

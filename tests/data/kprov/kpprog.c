@@ -32,6 +32,12 @@
  *				"/nonexistent/ok-I" (a literal, ENOENT),
  *				then address 16 (no page: EFAULT); the
  *				process 0.5 s more
+ *	kpprog sigs N		N turns, each a call of sig_hit(I) (I 0 to
+ *				N - 1) and a getppid(2), the SIGUSR1s its
+ *				handler counted printed after each ("I
+ *				AFTER-CALL AFTER-SYSCALL"), then, 0.3 s
+ *				later, "got TOTAL" (run-cgen-raise.sh:
+ *				raise() at the hit)
  *	kpprog topens N T	T threads (at most 16), started together,
  *				each making N openat(2) calls of the
  *				path "sf/tT-iI" (I 0 to N - 1), closing
@@ -76,6 +82,21 @@ static void asleep(pid_t pid)
 			return;
 		usleep(1000);
 	}
+}
+
+/* sigs: SIGUSR1s counted, and the probe point */
+static volatile sig_atomic_t nsigs;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	nsigs++;
+}
+
+__attribute__((noinline)) long sig_hit(long i)
+{
+	__asm__ volatile("" : : "r"(i) : "memory");
+	return i;
 }
 
 static long nopens;
@@ -205,6 +226,20 @@ int main(int argc, char **argv)
 			pthread_create(&th[t], NULL, topens, (void *)t);
 		for (int t = 0; t < nt; t++)
 			pthread_join(th[t], NULL);
+	} else if (!strcmp(argv[1], "sigs")) {
+		signal(SIGUSR1, on_usr1);
+		for (long i = 0; i < n; i++) {
+			int a, b;
+
+			(void)sig_hit(i);
+			a = (int)nsigs;
+			(void)syscall(SYS_getppid);
+			b = (int)nsigs;
+			printf("%ld %d %d\n", i, a, b);
+		}
+		fflush(stdout);
+		usleep(300000);
+		printf("got %d\n", (int)nsigs);
 	} else if (!strcmp(argv[1], "hello")) {
 		printf("hello\n");
 		/*

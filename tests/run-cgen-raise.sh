@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# run-cgen-raise.sh: raise() at the hit.  In a clause whose probes run
+# run-cgen-raise.sh: raise() and stop() at the hit.  In a clause whose probes run
 # generated programs, raise() of a constant signal (1 to 64) is the
 # kernel's: the program sends it to the firing thread with
 # bpf_send_signal_thread() (cgen_plan.c's RAISE, kplan.c's "raise() at
@@ -20,7 +20,10 @@
 #  - rv.d, a signal the plan computes: every clause user space's, -v
 #    saying why, its signals sent (late) still;
 #  - rx.d, raise(99): user space's, run.c's "illegal operation" in its
-#    action, as before.
+#    action, as before;
+#  - st.d, stop() at sig_hit(1): the process stopped there (bpf_send_
+#    signal(SIGSTOP) at the hit), its first line alone printed, and
+#    once sent SIGCONT, on to its end.
 # Needs root, uprobes and a dtrace with the BPF backend (HAVE_BPF).
 
 . "$top_srcdir/tests/lib.sh"
@@ -108,5 +111,47 @@ expect_grep "rx: illegal operation in action #1" \
 	'illegal operation in action #1$' rx.1.err
 expect_file_eq "rx: dtrace's output, DTRACE_CGEN=0's" rx.0 rx.1
 expect_grep "rx: -v says why" "its raise() is an action" rx.1.err
+
+# stop() at the hit: the process stopped before sig_hit(1) returns
+cat >st.d <<'EOF'
+BEGIN
+{
+	printf("target %d\n", $target);
+}
+
+pid$target::sig_hit:entry
+/arg0 == 1/
+{
+	stop();
+	@["stopped"] = count();
+}
+EOF
+DTRACE_CGEN=1 timeout -s KILL 120 "$DTRACE" -v -w -q -o st.1 -s st.d \
+	-c "./kpprog sigs 3" >st.1.cmd 2>st.1.err &
+st_d=$!
+st_p= st_s=
+for i in $(seq 1 200); do
+	st_p=$(awk '$1 == "target" { print $2 }' st.1 2>/dev/null)
+	if [ -n "$st_p" ]; then
+		st_s=$(awk '$1 == "State:" { print $2 }' \
+			"/proc/$st_p/status" 2>/dev/null)
+		case $st_s in
+		t | T) break ;;
+		esac
+	fi
+	sleep 0.05
+done
+expect_eq "st: the process stopped" 1 \
+	"$(case $st_s in t | T) echo 1 ;; *) echo "$st_s" ;; esac)"
+expect_eq "st: stopped in sig_hit(1), its first line alone printed" \
+	'0 0 0' "$(paste -sd'|' - <st.1.cmd)"
+[ -z "$st_p" ] || kill -CONT "$st_p" 2>/dev/null
+wait "$st_d"
+expect_eq "st: dtrace's status" 0 "$?"
+expect_eq "st: on to its end once continued" '0 0 0|1 0 0|2 0 0|got 0' \
+	"$(paste -sd'|' - <st.1.cmd)"
+expect_grep "st: -v, the kernel's clause" \
+	'^dtrace: 1 clause aggregated in the kernel$' st.1.err
+expect_grep "st: its count" '^ *stopped  *1$' st.1
 
 finish

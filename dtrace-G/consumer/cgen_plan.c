@@ -1021,7 +1021,8 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				continue;
 			}
 			alu_i(e, BPF_MOV, 1, (int32_t)o->imm);
-			call(e, BPF_FUNC_send_signal_thread);
+			call(e, o->n ? BPF_FUNC_send_signal
+				     : BPF_FUNC_send_signal_thread);
 			continue;
 		case UBPF_K_BCPY: /* a bounded copy's fault site */
 			if (o->jump <= pc || o->jump > pl->nops) {

@@ -180,6 +180,20 @@
  * probe's clauses (kplan_vin.c's "Shared self-> variables",
  * d_kplan_vpred()), is a gate of its own: its ODONE asks for the
  * record.
+ *
+ * raise() at the hit (D_KPLAN_VARS).  raise(), stop(), system() and
+ * setopt() act outside the program's data, so they kept every clause
+ * of it in user space (kp_stmts_stop(): "an action the kernel's plans
+ * are not ordered with"), and dtrace sent raise()'s signal when it
+ * read the record, after the thread had run on.  raise() of a constant
+ * signal, 1 to 64 (kp_raise_sig(): run.c's range, the kernel's
+ * valid_signal()), and stop(), in a clause whose probes all run
+ * generated programs, not a tick-N one's, are statements of the
+ * kernel's instead (KP_ST_RAISE, kstmt's raise): RAISE sends the
+ * signal to the firing thread (bpf_send_signal_thread()), stop()'s
+ * SIGSTOP to its process (bpf_send_signal()), at its place among the
+ * clause's statements, as DTrace posts them in probe context.  Any
+ * other raise() keeps the program user space's, as before.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -187,6 +201,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -879,7 +894,8 @@ bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 		ks->noop = !bcpy;
 		return true;
 	}
-	if (st->kind == S_RAISE) { /* "raise() at the hit": RAISE */
+	/* "raise() at the hit": RAISE */
+	if (st->kind == S_RAISE || st->kind == S_STOP) {
 		ks->skey = -1;
 		ks->assign = true; /* no aggregation, no store */
 		ks->agg = ~0u;
@@ -1080,6 +1096,11 @@ bool kp_raise_sig(const struct stmt *st, int64_t *sig)
 {
 	int64_t v;
 
+	if (st->kind == S_STOP) { /* the firing process stopped */
+		if (sig)
+			*sig = SIGSTOP;
+		return true;
+	}
 	if (st->kind != S_RAISE || !st->e || !d_const_int(st->e, &v) || v < 1 ||
 	    v > UBPF_KRAISEMAX)
 		return false;
@@ -1127,6 +1148,7 @@ const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok)
 				return &v[i];
 			break;
 		case S_RAISE: /* at the hit: kp_stmt_plain() */
+		case S_STOP:
 			if (!(ok & KP_ST_RAISE) || !kp_raise_sig(&v[i], NULL))
 				return &v[i];
 			break;

@@ -852,12 +852,13 @@ const char *kp_sout_where(const struct d_kplan *k, unsigned ci);
 /* kplan.c: the first statement of a list that keeps a clause's plan
  * out of the kernel: exit() unless KP_ST_EXIT or KP_ST_TICK is given,
  * printa()/clear()/trunc()/normalize() unless KP_ST_TICK, raise() of
- * anything but a constant signal (kp_raise_sig()), or any raise()
- * without KP_ST_RAISE (or'ed in: the generated programs), or a
+ * anything but a constant signal (kp_raise_sig()), or any raise() or
+ * stop() without KP_ST_RAISE (or'ed in: the generated programs), or a
  * statement kplan.c does not know; NULL if none */
 enum { KP_ST_NONE = 0, KP_ST_EXIT = 1, KP_ST_TICK = 2, KP_ST_RAISE = 4 };
 /* ... raise()'s signal, where it is a constant the kernel sends (1 to
- * 64, as run.c's range and the kernel's valid_signal()) */
+ * 64, as run.c's range and the kernel's valid_signal()), or stop()'s
+ * (SIGSTOP, to the process) */
 bool kp_raise_sig(const struct stmt *st, int64_t *sig);
 const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok);
 /* ... is there one (kp_stmts_stop())? */

@@ -143,6 +143,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		if (!kp_raise_sig(st, &sig))
 			m->full = true; /* kp_stmt_plain() took none other */
 		o->imm = sig;
+		o->n = st->kind == S_STOP; /* the process, not the thread */
 		return;
 	}
 	if (ks->bcpy) { /* a bounded copy's fault site (kplan_bstr.c) */

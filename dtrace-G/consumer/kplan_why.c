@@ -1422,7 +1422,7 @@ const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
 		       "them (only a tick-N clause's may)"
 		     : "is an action the kernel's plans are not ordered "
 		       "with",
-		 st->kind != S_RAISE ? ""
+		 st->kind != S_RAISE && st->kind != S_STOP ? ""
 		 : k->awhyok & KP_ST_RAISE
 			 ? " (the kernel sends a constant signal, 1 to 64, "
 			   "at the hit)"

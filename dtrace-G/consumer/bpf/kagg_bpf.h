@@ -398,8 +398,10 @@ enum {
 		      * left of UBPF_KBCPYBUDGET, 1 where a byte of it
 		      * cannot be read (generated programs only) */
 	/* raise(imm): the signal sent to the firing thread at the hit
-	 * (bpf_send_signal_thread()), imm a constant 1 to UBPF_KRAISEMAX
-	 * (../kplan.c's kp_raise_sig(); generated programs only) */
+	 * (bpf_send_signal_thread()), imm a constant 1 to UBPF_KRAISEMAX;
+	 * n 1: stop(), imm SIGSTOP sent to the firing process
+	 * (bpf_send_signal()) (../kplan.c's kp_raise_sig(); generated
+	 * programs only) */
 	UBPF_K_RAISE,
 };
 /* RAISE's largest signal: the kernel's _NSIG, its valid_signal()'s

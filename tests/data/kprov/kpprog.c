@@ -35,9 +35,10 @@
  *	kpprog sigs N		N turns, each a call of sig_hit(I) (I 0 to
  *				N - 1) and a getppid(2), the SIGUSR1s its
  *				handler counted printed after each ("I
- *				AFTER-CALL AFTER-SYSCALL"), then, 0.3 s
- *				later, "got TOTAL" (run-cgen-raise.sh:
- *				raise() at the hit)
+ *				AFTER-CALL AFTER-SYSCALL", a line at a
+ *				time), then, 0.3 s later, "got TOTAL"
+ *				(run-cgen-raise.sh: raise() and stop() at
+ *				the hit)
  *	kpprog topens N T	T threads (at most 16), started together,
  *				each making N openat(2) calls of the
  *				path "sf/tT-iI" (I 0 to N - 1), closing
@@ -227,6 +228,7 @@ int main(int argc, char **argv)
 		for (int t = 0; t < nt; t++)
 			pthread_join(th[t], NULL);
 	} else if (!strcmp(argv[1], "sigs")) {
+		setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is */
 		signal(SIGUSR1, on_usr1);
 		for (long i = 0; i < n; i++) {
 			int a, b;

@@ -56,6 +56,11 @@ three() {
 	done
 }
 
+# ent V: the entry clause that sets self->d to V
+ent() {
+	printf 'pid$target::hit:entry\n{\n\tself->d = %s;\n}\n' "$1"
+}
+
 stk='pid$target::hit:entry
 /self->d/
 {
@@ -74,10 +79,7 @@ END
 }'
 
 cat >fs.d <<EOF
-pid\$target::hit:entry
-{
-	self->d = arg1;
-}
+$(ent arg1)
 
 pid\$target::hit:entry
 /self->d && copyinstr(arg0) == "alpha"/
@@ -89,10 +91,7 @@ $stk
 EOF
 
 cat >fm.d <<EOF
-pid\$target::hit:entry
-{
-	self->d = arg1;
-}
+$(ent arg1)
 
 pid\$target::hit:entry
 /self->d/
@@ -105,10 +104,7 @@ $stk
 EOF
 
 cat >fv.d <<EOF
-pid\$target::hit:entry
-{
-	self->d = arg1;
-}
+$(ent arg1)
 
 pid\$target::hit:entry
 /self->d && vtimestamp/
@@ -120,10 +116,7 @@ $stk
 EOF
 
 cat >fb.d <<EOF
-pid\$target::hit:entry
-{
-	self->d = 1;
-}
+$(ent 1)
 
 pid\$target::hit:entry
 /self->d/

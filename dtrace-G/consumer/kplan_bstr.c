@@ -413,12 +413,9 @@ bool kp_bstr_sites(struct d_kplan *k, unsigned nfs)
 
 			if (!store_at(k, st, &a, &l))
 				continue;
-			if (k->nfs >= UBPF_KFSITES)
+			if (!kp_fsite_add(k, st->e, ci, st->action, (uint8_t)a,
+					  KFS_BSTR, c->stmts[i + 1].action))
 				return false;
-			k->fs[k->nfs++] = (struct kfsite){
-				st->e,	    ci,	      st->action,
-				(uint8_t)a, KFS_BSTR, c->stmts[i + 1].action
-			};
 		}
 	}
 	return true;

@@ -374,6 +374,14 @@ enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE, KV_BSTR };
  * address, 2 out of scratch space, 3 its cut's store below a copy of no
  * bytes */
 enum { KFS_STR, KFS_ILLOP, KFS_BSTR };
+/* kplan_vars.c: a fault site in k->fs (n in clause ci, reported in
+ * DTrace's action number action, reading argument arg; kind KFS_*, cut
+ * KFS_BSTR's), numbered in turn: false where the record's UBPF_KFSITES
+ * are taken.  Every kind's sites are added through it (fsite_walk(),
+ * akey_site(), vsite_add(), kplan_mem.c's msite_add(), kplan_bstr.c's
+ * kp_bstr_sites(), kplan_spec.c's spec_sites()) */
+bool kp_fsite_add(struct d_kplan *k, const struct node *n, unsigned ci,
+		  int action, uint8_t arg, uint8_t kind, int cut);
 /* kplan_spec.c: may n be read in user space beside a speculating clause's
  * values computed at the hit: no speculation(), no store, no read of
  * the process by an address (d_kplan_specs_late()'s)? */

@@ -406,10 +406,7 @@ bool kp_node_mem(const struct d_kplan *k, const struct node *n)
 static bool msite_add(struct d_kplan *k, const struct node *n, unsigned ci,
 		      int action, uint8_t arg)
 {
-	if (k->nfs >= UBPF_KFSITES)
-		return false;
-	k->fs[k->nfs++] = (struct kfsite){ n, ci, action, arg, KFS_STR, 0 };
-	return true;
+	return kp_fsite_add(k, n, ci, action, arg, KFS_STR, 0);
 }
 
 /*

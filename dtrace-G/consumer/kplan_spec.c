@@ -779,12 +779,9 @@ static bool spec_sites(struct d_kplan *k, unsigned nfs)
 			if (ks->spec != KS_STEP && ks->spec != KS_COMMIT &&
 			    ks->spec != KS_DISCARD)
 				continue;
-			if (k->nfs >= UBPF_KFSITES)
+			if (!kp_fsite_add(k, c->flat[i]->e, ci,
+					  c->flat[i]->action, 0, KFS_ILLOP, 0))
 				return false;
-			k->fs[k->nfs++] =
-				(struct kfsite){ c->flat[i]->e,	     ci,
-						 c->flat[i]->action, 0,
-						 KFS_ILLOP,	     0 };
 		}
 	}
 	return true;

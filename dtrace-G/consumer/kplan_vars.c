@@ -1014,6 +1014,15 @@ bool stores_into(const struct node *n, unsigned v)
  * variables are its own and whose firings are not a traced probe's:
  * they keep theirs in user space, apart.
  */
+bool kp_fsite_add(struct d_kplan *k, const struct node *n, unsigned ci,
+		  int action, uint8_t arg, uint8_t kind, int cut)
+{
+	if (k->nfs >= UBPF_KFSITES)
+		return false;
+	k->fs[k->nfs++] = (struct kfsite){ n, ci, action, arg, kind, cut };
+	return true;
+}
+
 /* fsite_assign()'s walk of n, in DTrace's action number action */
 static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 		       int action)
@@ -1022,14 +1031,9 @@ static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 
 	if (!n)
 		return true;
-	if (kp_str_cmp(k, n, &arg, NULL) || kp_svar_acmp(k, n, NULL, &arg)) {
-		if (k->nfs >= UBPF_KFSITES)
-			return false;
-		k->fs[k->nfs++] =
-			(struct kfsite){ n,	  clause, action, (uint8_t)arg,
-					 KFS_STR, 0 };
-		return true;
-	}
+	if (kp_str_cmp(k, n, &arg, NULL) || kp_svar_acmp(k, n, NULL, &arg))
+		return kp_fsite_add(k, n, clause, action, (uint8_t)arg, KFS_STR,
+				    0);
 	if (!fsite_walk(k, n->a, clause, action) ||
 	    !fsite_walk(k, n->b, clause, action) ||
 	    !fsite_walk(k, n->c, clause, action))
@@ -1050,13 +1054,8 @@ static bool akey_site(struct d_kplan *k, const struct kstmt *ks, unsigned j,
 
 	if (!first && !second)
 		return true;
-	if (k->nfs >= UBPF_KFSITES)
-		return false;
-	k->fs[k->nfs++] =
-		(struct kfsite){ ks->st->keys[j], clause,
-				 action,	  first ? ks->sarg : ks->sarg2,
-				 KFS_STR,	  0 };
-	return true;
+	return kp_fsite_add(k, ks->st->keys[j], clause, action,
+			    first ? ks->sarg : ks->sarg2, KFS_STR, 0);
 }
 
 /*
@@ -1168,10 +1167,7 @@ static bool vt_printed(const struct d_kplan *k)
 static bool vsite_add(struct d_kplan *k, const struct node *n, unsigned ci,
 		      int action)
 {
-	if (k->nfs >= UBPF_KFSITES)
-		return false;
-	k->fs[k->nfs++] = (struct kfsite){ n, ci, action, 0, KFS_ILLOP, 0 };
-	return true;
+	return kp_fsite_add(k, n, ci, action, 0, KFS_ILLOP, 0);
 }
 
 /* vt_sites()'s walk of n, evaluated at action: each read a site; false

@@ -900,7 +900,7 @@ bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 		ks->assign = true; /* no aggregation, no store */
 		ks->agg = ~0u;
 		ks->raise = true;
-		return k->kraise && kp_raise_sig(st, NULL);
+		return k->vars && kp_raise_sig(st, NULL);
 	}
 	if ((ks->spec = (uint8_t)kp_spec_stmt(k, st)) != KS_NONE) {
 		/* a speculation's step (kplan_spec.c's d_kplan_kspec()): not
@@ -1242,7 +1242,6 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
 	k->ppid = k->vars && (flags & D_KPLAN_PPID);
-	k->kraise = k->vars;
 	k->vtime = k->vars && (flags & D_KPLAN_VTIME);
 	k->ecred = k->vars && (flags & D_KPLAN_ECRED);
 	k->sess = k->vars && (flags & D_KPLAN_SESS);
@@ -1265,13 +1264,14 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		bool tick = ticks && ticks[ci] && (flags & D_KPLAN_VARS);
 		bool tr = traced && traced[ci] && (flags & D_KPLAN_VARS);
 
-		/* a tick-N clause reading a global the kernel counts: cut
-		 * at the horizon, folded there (d_kplan_folds()) */
 		/* raise() of a constant at the hit, where every probe of
 		 * the clause runs a generated program ("raise() at the
 		 * hit"); a tick-N clause's stays dtrace's */
-		int rs = k->kraise && tr && !tick ? KP_ST_RAISE : 0;
+		int rs = tr && !tick ? KP_ST_RAISE : 0;
+		const struct stmt *stop;
 
+		/* a tick-N clause reading a global the kernel counts: cut
+		 * at the horizon, folded there (d_kplan_folds()) */
 		if (tick && kp_gcnt_tick(k, ticks, ci))
 			k->horizon = true;
 		if (kp_dtrace_only(c) ||
@@ -1283,11 +1283,12 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 			k->horizon = true;
 			continue;
 		}
-		if (stmts_stop(c->stmts, c->nstmts, KP_ST_EXIT | rs)) {
+		if ((stop = kp_stmts_stop(c->stmts, c->nstmts,
+					  KP_ST_EXIT | rs))) {
 			/* printa(), clear(), trunc(): -v says which */
 			k->awhy = true;
 			k->awhyc = ci;
-			k->awhyok = KP_ST_EXIT | rs;
+			k->awhyst = stop;
 			goto none;
 		}
 		if (!tr || !exit_at_hit(k, c)) {

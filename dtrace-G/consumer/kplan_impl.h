@@ -284,10 +284,7 @@ struct d_kplan {
 	 * clause (kplan_why.c's d_kplan_awhy() names the statement) */
 	bool awhy;
 	unsigned awhyc;
-	/* raise() of a constant signal is the kernel's (KP_ST_RAISE: the
-	 * generated programs, kplan.c's "raise() at the hit") */
-	bool kraise;
-	int awhyok; /* ... the stops awhyc was tested with (KP_ST_*) */
+	const struct stmt *awhyst; /* ... that statement */
 	/* per clause: tied to a speculating one through a self-> or
 	 * this-> variable (kplan_spec.c's specs_tied(), the closure over the
 	 * program), made at d_kplan_specs_late()'s first ask, or NULL */

@@ -1005,15 +1005,6 @@ bool stores_into(const struct node *n, unsigned v)
 	return false;
 }
 
-/*
- * Which variables the kernel keeps: self-> and this-> integers that no
- * clause it cannot run touches (user space would keep a second copy),
- * each of one type T wherever it is stored.  Taking a variable away
- * can take clauses away, which can take more variables: until nothing
- * changes.  BEGIN and END run in dtrace's own thread, whose self->
- * variables are its own and whose firings are not a traced probe's:
- * they keep theirs in user space, apart.
- */
 bool kp_fsite_add(struct d_kplan *k, const struct node *n, unsigned ci,
 		  int action, uint8_t arg, uint8_t kind, int cut)
 {
@@ -1023,6 +1014,15 @@ bool kp_fsite_add(struct d_kplan *k, const struct node *n, unsigned ci,
 	return true;
 }
 
+/*
+ * Which variables the kernel keeps: self-> and this-> integers that no
+ * clause it cannot run touches (user space would keep a second copy),
+ * each of one type T wherever it is stored.  Taking a variable away
+ * can take clauses away, which can take more variables: until nothing
+ * changes.  BEGIN and END run in dtrace's own thread, whose self->
+ * variables are its own and whose firings are not a traced probe's:
+ * they keep theirs in user space, apart.
+ */
 /* fsite_assign()'s walk of n, in DTrace's action number action */
 static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 		       int action)

@@ -1401,18 +1401,14 @@ const char *d_kplan_why(const struct d_kplan *k, unsigned ci, char *buf,
 const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
 			 size_t len)
 {
-	const struct clause *c;
-	const struct stmt *st;
+	const struct stmt *st = k->awhyst;
 	char what[160];
 	bool agg;
 
-	if (!k->awhy || k->awhyc >= k->prog->nclauses)
+	if (!k->awhy || k->awhyc >= k->prog->nclauses || !st)
 		return NULL;
-	c = &k->prog->clauses[k->awhyc];
 	if (clause)
 		*clause = k->awhyc;
-	if (!(st = kp_stmts_stop(c->stmts, c->nstmts, k->awhyok)))
-		return NULL;
 	agg = st->kind == S_PRINTA || st->kind == S_CLEAR ||
 	      st->kind == S_TRUNC || st->kind == S_NORMALIZE ||
 	      st->kind == S_DENORMALIZE;
@@ -1423,7 +1419,7 @@ const char *d_kplan_awhy(const struct d_kplan *k, unsigned *clause, char *buf,
 		     : "is an action the kernel's plans are not ordered "
 		       "with",
 		 st->kind != S_RAISE && st->kind != S_STOP ? ""
-		 : k->awhyok & KP_ST_RAISE
+		 : !kp_raise_sig(st, NULL)
 			 ? " (the kernel sends a constant signal, 1 to 64, "
 			   "at the hit)"
 			 : " (the kernel sends a constant signal at the hit "

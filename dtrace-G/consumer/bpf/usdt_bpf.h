@@ -115,9 +115,8 @@ struct ubpf_anc {
 #define UBPF_RF_SESS 0x80   /* then the process group's and session's */
 #define UBPF_RF_WROTE 0x100 /* copyout(): the event's write was made */
 #define UBPF_RF_WFAULT 0x200 /* ... and faulted */
-#define UBPF_RF_KFAULT                                                         \
-	0x400		   /* the plan's fault bits: the last 8 bytes,         \
-			    * or the 8 before the stack */
+/* the plan's fault bits: the last 8 bytes, or the 8 before the stack */
+#define UBPF_RF_KFAULT 0x400
 #define UBPF_RF_KOUT 0x800 /* after the uid and gid: the out area */
 #define UBPF_RF_HELD 0x1000 /* copyout(): the thread stopped at the hit */
 /* with UBPF_RF_USTACK: the length counts pcs the kernel walked

@@ -829,7 +829,7 @@ expect_grep "ukey: -v why" \
 	"^dtrace: speculations stay user space's: clause 1: an aggregation keyed by the user stack" \
 	ukey.g.txt.err
 # A clause that records a user stack at a probe where the speculations
-# have fault sites: until 2026-12-03 dtrace refused the uprobe event and
+# have fault sites: until 2026-12-01 dtrace refused the uprobe event and
 # traced nothing ("no program generated for uprobe event"), then the
 # speculations were kept user space's; since 2026-12-05 the record
 # carries both (the fault bits before the stack: rec_impl.h's

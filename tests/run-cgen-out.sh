@@ -1322,19 +1322,22 @@ expect_eq "copyinstr(E, N), N the hit's: the bytes at the hit" \
 	"-2 [before-0] [BE]|0 [] [BEFO]|2 [be] [BEFORE]|4 [befo] [BEFORE-3]|6 [before] [BEFORE-4]" \
 	"$(grep . cpnr1.txt | tr '\n' '|' | sed 's/|$//')"
 vcount "copyinstr(E, N), N the hit's" cpnr1.txt.err 1 printing
-# ... N a count the kernel does not compute (a global) and 0 (run.c
-# reads nothing, faulting only at address 0): user space's, -v saying
-# why; and an argument's string before a statement the kernel runs,
-# whole and in strjoin(), R2's copy ahead popping the hit's count
-# (cgen_out.c's ostr_pre(); the tree before kept both clauses in user
-# space): -v counts them
+# ... N a count the kernel does not compute (a global a probe's clause
+# stores too) and 0 (run.c reads nothing, faulting only at address 0):
+# user space's, -v saying why; N a global BEGIN alone stores (a run
+# constant, kplan_fkey.c), the kernel's; and an argument's string
+# before a statement the kernel runs, whole and in strjoin(), R2's copy
+# ahead popping the hit's count (cgen_out.c's ostr_pre(); the tree
+# before kept both clauses in user space): -v counts them
 cat >cpnu.d <<'EOF2'
-int n;
-BEGIN { n = 3; }
+int n, k;
+BEGIN { n = 3; k = 3; }
 pid$target::hit:entry { printf("%s\n", copyinstr(arg0, n)); }
 pid$target::hit:entry { printf("%s\n", copyinstr(arg0, arg1)); @c = count(); }
 pid$target::hit:entry { printf("%s\n", copyinstr(arg0, 0)); }
 pid$target::hit:entry { printf("%s\n", strjoin("<", copyinstr(arg0, arg1))); @d = count(); }
+pid$target::hit:entry { printf("%s\n", copyinstr(arg0, k)); }
+pid$target::hit:return { n = 3; }
 EOF2
 late=1
 same cpnu keep "copyinstr(E, N), N computed or 0"
@@ -1342,8 +1345,8 @@ late=
 expect_grep "copyinstr(E, N), N a global: -v" \
 	'argument 1: copyinstr() of a length the kernel does not compute$' \
 	cpnu1.txt.err
-vcount "copyinstr(argN, N), N computed, before an aggregation" \
-	cpnu1.txt.err 2 printing
+vcount "copyinstr(argN, N), N computed or a run constant, before an aggregation" \
+	cpnu1.txt.err 3 printing
 expect_grep "copyinstr(E, N), N 0: -v" \
 	'argument 1: copyinstr() of 0 bytes, which reads nothing$' cpnu1.txt.err
 

@@ -407,7 +407,7 @@ pair9_case() {
 	expect_grep "$w: the literal's room full" '^  abcdefgh  *Z  *1$' \
 		pair91.txt
 	expect_grep "$w: -v, a key after the pair" \
-		'^dtrace: clause 4 (pid[0-9]*::hit:entry) runs in user space, from its record: line 5: its @g = count() is not one the kernel runs: key 3: glob is a global variable that clause 4 reads or stores at a probe: the kernel keeps self-> and this-> variables, and a global only where the probes. clauses add to it alone (+=, -=, ++, --) and BEGIN, END and tick-N clauses read it$' \
+		'^dtrace: clause 4 (pid[0-9]*::hit:entry) runs in user space, from its record: line 5: its @g = count() is not one the kernel runs: key 3: glob is a global variable that clause 4 reads or stores at a probe: the kernel keeps self-> and this-> variables, and a global only where the probes. clauses add to it alone (+=, -=, ++, --) and BEGIN, END and tick-N clauses read it, or BEGIN alone stores it$' \
 		pair91.txt.err
 	expect_grep "$w: -v, the pair beside an if" \
 		"^dtrace: clause 5 (pid[0-9]*::hit:entry) runs in user space, from its record: line 6: its @h = count() is not one the kernel runs: key 2: a second string key, whose pair the kernel keeps only in a clause without if statements\$" \

@@ -410,11 +410,11 @@ vwhy "printa() at a traced probe" \
 	-n 'syscall::close:entry /pid == $target/ { @ = count(); }' \
 	-n 'syscall::close:return /pid == $target/ { printa(@); }'
 vwhy "a global's store" \
-	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to g is not one the kernel runs: g is a global variable that clause 1 reads or stores at a probe: the kernel keeps self-> and this-> variables, and a global only where the probes' clauses add to it alone (+=, -=, ++, --) and BEGIN, END and tick-N clauses read it" \
+	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to g is not one the kernel runs: g is a global variable that clause 1 reads or stores at a probe: the kernel keeps self-> and this-> variables, and a global only where the probes' clauses add to it alone (+=, -=, ++, --) and BEGIN, END and tick-N clauses read it, or BEGIN alone stores it" \
 	-n 'syscall::close:entry /pid == $target/ { g = arg0; }' \
 	-n 'syscall::close:return /pid == $target && g/ { @ = count(); }'
 expect_grep "a global in a predicate: -v says why" \
-	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 1: its predicate is not one the kernel computes: g is a global variable that clause 1 reads or stores at a probe: the kernel keeps self-> and this-> variables, and a global only where the probes' clauses add to it alone (+=, -=, ++, --) and BEGIN, END and tick-N clauses read it\$" \
+	"^dtrace: clause 2 (syscall::close:return) runs in user space, from its record: line 1: its predicate is not one the kernel computes: g is a global variable that clause 1 reads or stores at a probe: the kernel keeps self-> and this-> variables, and a global only where the probes' clauses add to it alone (+=, -=, ++, --) and BEGIN, END and tick-N clauses read it, or BEGIN alone stores it\$" \
 	errw.txt
 vwhy "a self-> variable a user space clause reads and stores" \
 	"clause 1 (syscall::close:entry) runs in user space, from its record: line 1: its store to self->n is not one the kernel runs: self->n is also stored by clause 2, which runs in user space: the kernel makes such a store too only where it tests the predicate, nothing before the store may fault or end the clause and it computes the value" \

@@ -899,6 +899,11 @@ bool bpf_kspec_on(struct consumer *c)
 	return k && d_kplan_kspec(bpf_kagg_kp(k));
 }
 
+int bpf_rcon_begun(struct consumer *c)
+{
+	return bpf_kagg_rcon(c, bpf_kagg_of(c));
+}
+
 /*
  * The pass's hand-over of hit h's tags (records.c's read_round(),
  * kspec_read.c): its area read in place, its probe found as its own run
@@ -1429,7 +1434,7 @@ static void bpf_enable(struct consumer *c, struct tproc *pr)
 	if (c->bpf) /* pr's hits may start with the arming */
 		bpf_kfix_off(c->bpf->kagg);
 	/* a -p process held from its first arming on (up_enable()) */
-	if (pr->target && !pr->created && !c->begun &&
+	if (pr->target && !pr->created && !c->released &&
 	    (c->be->caps & BE_CAP_HOLD))
 		(void)dlhold_start(c, pr);
 	if (c->bpf && !held &&

@@ -83,6 +83,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->tlsuw_fd = -1;
 	k->act_fd = k->vaggs_fd = k->waggs_fd = k->spec_fd = -1;
+	k->rcon_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
 	k->plans_fd = bpf_object__find_map_fd_by_name(obj, "kplans");
@@ -121,7 +122,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			      k->tlsu_fd,     k->tlsufull_fd, k->tlss_fd,
 			      k->hzn_fd,      k->act_fd,      k->bar_fd,
 			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd,
-			      k->tlsuw_fd,    k->spec_fd };
+			      k->tlsuw_fd,    k->spec_fd,     k->rcon_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)

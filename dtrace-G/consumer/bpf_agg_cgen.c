@@ -137,7 +137,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->kaggs_w = -1;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
 	m->tlsuw = -1;
-	m->spec = -1;
+	m->spec = m->rcon = -1;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
 	if (env && !strcmp(env, "0"))
 		return NULL;
@@ -367,7 +367,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->tlsuw_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
-	k->waggs_fd = k->spec_fd = -1;
+	k->waggs_fd = k->spec_fd = k->rcon_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -520,6 +520,11 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * one user space ran at a tick (kplan_exit.c's "The flood") */
 	if (d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp))
 		k->act_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgact", 4, 8, 1, 0);
+	/* the run constants the plans read (kplan_fkey.c), 0 until BEGIN
+	 * has fired (bpf_kagg_rcon()) */
+	if (d_kplan_nrcon(k->kp))
+		k->rcon_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgrcon", 4,
+				     8 * (1 + UBPF_KRCON), 1, 0);
 	k->cgen = true; /* bpf_kagg_free() closes them */
 	if ((keyed && (k->aggs_fd < 0 || k->drops_fd < 0)) ||
 	    (flat && (k->flat_fd < 0 || k->drops_fd < 0)) || k->armed_fd < 0 ||
@@ -532,6 +537,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
 	    (fold && k->bar_fd < 0) ||
 	    (d_kplan_kspec(k->kp) && k->spec_fd < 0) ||
+	    (d_kplan_nrcon(k->kp) && k->rcon_fd < 0) ||
 	    ((d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp)) &&
 	     k->act_fd < 0)) {
 		*err = errno ? -errno : -EINVAL;
@@ -560,7 +566,41 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->act = k->act_fd;
 	m->hzarm = k->hzarm;
 	m->spec = k->spec_fd;
+	m->rcon = k->rcon_fd;
 	return k;
+}
+
+/*
+ * The run constants into cgrcon once BEGIN has fired (consumer.c), the
+ * slots first, then word 0, which opens every program's gate (cgen.c):
+ * two writes, so a hit that finds the gate open finds the slots
+ * written.  -1 (said) where BEGIN left one of another type than the
+ * plans read it as, or the write failed: the run cannot go on exactly.
+ */
+int bpf_kagg_rcon(struct consumer *c, struct bpf_kagg *k)
+{
+	uint64_t v[1 + UBPF_KRCON] = { 0 };
+	unsigned n = k && k->cgen ? d_kplan_nrcon(k->kp) : 0;
+	uint32_t key = 0;
+	char why[384];
+
+	if (!n || k->rcon_fd < 0)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!d_kplan_rcon_value(k->kp, i, &v[1 + i], why,
+					sizeof(why))) {
+			say(c, "%s", why);
+			return -1;
+		}
+	if (bpf_map_update_elem(k->rcon_fd, &key, v, BPF_ANY) < 0)
+		goto bad;
+	v[0] = 1;
+	if (bpf_map_update_elem(k->rcon_fd, &key, v, BPF_ANY) < 0)
+		goto bad;
+	return 0;
+bad:
+	say(c, "cannot write the run constants (cgrcon): %s", strerror(errno));
+	return -1;
 }
 
 /*

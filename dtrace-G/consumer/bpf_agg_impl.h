@@ -68,6 +68,10 @@ struct bpf_kagg {
 	 * d_kplan_kspec(): nspec u64 in one array entry, zeroed at its
 	 * making), or -1 */
 	int spec_fd;
+	/* cgrcon: the run constants (kplan_fkey.c; word 0, then
+	 * UBPF_KRCON u64 in one array entry, 0 until bpf_kagg_rcon()
+	 * writes them after BEGIN), or -1 */
+	int rcon_fd;
 	unsigned long folds;
 	bool fold_bad;	   /* said: a barrier or delete failed */
 	unsigned act_lost; /* bpf_kagg_exit_lost()'s calls in a row */

@@ -64,6 +64,10 @@ struct cgen_maps {
 	 * traced probe"), or -1; the event's exit() tests, or NULL */
 	int act;
 	const struct ubpf_kplan *xpl;
+	/* cgrcon, the run constants (u64 0: BEGIN not yet fired, then
+	 * UBPF_KRCON slots: kplan_fkey.c's "Run constants in the
+	 * kernel"), or -1 */
+	int rcon;
 	uint32_t self; /* dtrace's pid: its hits are skipped */
 	uint32_t ev1;  /* a site link's event index + 1, or 0: the cookie */
 	uint32_t lpid; /* ... and its process (ev1 only), or 0 */
@@ -169,6 +173,9 @@ bool bpf_kagg_plan(struct consumer *c, struct bpf_kagg *k, struct tprobe *p,
 		   struct ubpf_kplan *pl);
 /* the plan made last is in a program loaded: -v counts its clauses */
 void bpf_kagg_cgen_ran(struct bpf_kagg *k);
+/* the run constants written after BEGIN (kplan_fkey.c); -1: said, the
+ * run cannot go on exactly */
+int bpf_kagg_rcon(struct consumer *c, struct bpf_kagg *k);
 void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 			const struct ubpf_kplan *pl);
 void bpf_kagg_tls_reap(struct bpf_kagg *k);
@@ -326,6 +333,9 @@ void cg_kspec_pass(struct consumer *c, const unsigned *cl, unsigned n,
 struct hit;
 bool bpf_kspec_fire(struct consumer *c, const struct hit *h);
 bool bpf_kspec_on(struct consumer *c);
+/* BEGIN has fired: the run constants into the kernel (bpf_kagg_rcon());
+ * 0 where there are none or another backend runs */
+int bpf_rcon_begun(struct consumer *c);
 #endif
 
 #endif /* USDT_DTRACE_BPF_BE_H */

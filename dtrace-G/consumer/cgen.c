@@ -888,6 +888,8 @@ struct cgprog {
 	 * plan's to the end where no record is written, the record's
 	 * where cgbuf could not be owned */
 	size_t jself, jdone, jbuf;
+	/* ... and for every hit before BEGIN has fired (reads_rcon()) */
+	size_t jgate;
 };
 
 /*
@@ -1007,6 +1009,15 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 
 /* 1. the prologue: the stages before the plan; true where the kernel
  * probe's plan ran every clause (kp_plan()): no plan here, no record */
+/* Does plan pl read a run constant (GLD)? */
+static bool reads_rcon(const struct ubpf_kplan *pl)
+{
+	for (unsigned i = 0; pl && i < pl->nops && i < UBPF_KOPS; i++)
+		if (pl->ops[i].op == UBPF_K_GLD)
+			return true;
+	return false;
+}
+
 static bool emit_prologue(struct em *e, struct cgprog *p)
 {
 	const struct cgen_maps *m = p->m;
@@ -1030,6 +1041,13 @@ static bool emit_prologue(struct em *e, struct cgprog *p)
 		alu_r(e, BPF_MOV, 1, 7);
 		alu_i(e, BPF_RSH, 1, 32);
 		p->jself = jmp_i(e, BPF_JEQ, 1, (int32_t)m->self);
+	}
+	/* a plan reading the run constants: nothing before BEGIN has fired
+	 * (cgrcon's word 0 still 0: kplan_fkey.c), not even the clock */
+	if (m->rcon >= 0 && (reads_rcon(pl) || reads_rcon(m->xpl))) {
+		ldmapv(e, 1, m->rcon, 0);
+		ldx(e, BPF_DW, 1, 1, 0);
+		p->jgate = jmp_i(e, BPF_JEQ, 1, 0);
 	}
 	if (m->act >= 0 && !p->hzarm) /* ended: nothing, not even the clock */
 		act_load(e, m, p->xj, &p->nxj);
@@ -1504,6 +1522,8 @@ static void emit_epilogue(struct em *e, struct cgprog *p)
 	own_give(e); /* every path that may hold cgbuf comes here */
 	if (p->jself)
 		fix(e, p->jself);
+	if (p->jgate)
+		fix(e, p->jgate);
 	for (unsigned i = 0; i < p->nxj0; i++)
 		fix(e, p->xj[i]);
 	if (p->jpre != SIZE_MAX)
@@ -1527,6 +1547,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 	struct em e = {
 		.kkeys = m->kkeys,
 		.spec = m->spec,
+		.rcon = m->rcon,
 		.ustk = s->ustk != 0,
 		/* MLD's copies: past cgbuf's owner word (mem_read()) */
 		.cpyoff =

@@ -194,6 +194,8 @@ struct em {
 	uint16_t sroom, sn;
 	/* cgspec's fd (struct cgen_maps' spec), or -1 */
 	int spec;
+	/* cgrcon's fd (struct cgen_maps' rcon), or -1 */
+	int rcon;
 	/* the area offsets of the tags (SPEC, SPECU, SPECX) since the
 	 * last ODONE, which ORs UBPF_KSPEC_WHOLE into each (cgen_plan(),
 	 * cgen_out_op()) */

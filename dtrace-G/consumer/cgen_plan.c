@@ -488,6 +488,7 @@ static bool op_pure(const struct ubpf_kop *o)
 	case UBPF_K_PRED:
 	case UBPF_K_JMP:
 	case UBPF_K_TIME:
+	case UBPF_K_GLD:
 	case UBPF_K_CPU:
 	case UBPF_K_UREG:
 	case UBPF_K_UID:
@@ -925,6 +926,16 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		}
 		case UBPF_K_TIME:
 			ldx(e, BPF_DW, 1, 10, S_TS);
+			push(e, &sp, o);
+			continue;
+		case UBPF_K_GLD: /* cgrcon's slot (the prologue's gate, cgen.c)
+				  */
+			if (e->rcon < 0 || o->n >= UBPF_KRCON) {
+				e->bad = true;
+				continue;
+			}
+			ldmapv(e, 1, e->rcon, 0);
+			ldx(e, BPF_DW, 1, 1, (int16_t)(8 * (o->n + 1)));
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_VTIME:     /* the prologue's read (cgen.c) */

@@ -14,8 +14,9 @@
  * (DTRACE_BACKEND names one).  The
  * processes' probes are found and armed (sites.c), each description must
  * match something (unless -Z), the kernel providers' probes (syscall,
- * profile, tick, proc: kprov.c) are armed, the commands are let go,
- * BEGIN fires, and
+ * profile, tick, proc: kprov.c) are armed, BEGIN fires (and the run
+ * constants the kernel reads are written: kplan_fkey.c), the commands
+ * are let go, and
  * the loop runs until exit(), the end of all targets, SIGINT, SIGTERM or
  * SIGHUP.  Then the backend stops and is drained a last time, what it
  * aggregated in the kernel is folded in (bpf backend), END fires, the
@@ -1346,30 +1347,46 @@ static int consumer_run(struct consumer *c)
 		goto out;
 	}
 	/*
-	 * let the commands go; they and the -p processes are held at their
-	 * dlopen()s from here on (dlhold.c)
+	 * BEGIN fires before the commands go, as DTrace's does (its
+	 * dtrace_go(), then the -c processes continued): what BEGIN
+	 * prints comes first, and the run constants the kernel reads
+	 * (kplan_fkey.c) are written before any of their hits
 	 */
+	/* the -p processes held at their dlopen()s and execs from here on
+	 * (dlhold.c), before BEGIN may set them going */
 	for (size_t i = 0; i < c->nprocs; i++) {
 		struct tproc *pr = c->procs[i];
 
-		if (pr->held) {
-			if (!(c->be->caps & BE_CAP_HOLD) ||
-			    !dlhold_handover(c, pr)) {
-				/* no exec stop closes its site links */
-				up_site_relink(c, pr);
-				(void)ptrace(PTRACE_DETACH, pr->pid, NULL,
-					     NULL);
-			}
-			pr->held = false;
-		} else if ((c->be->caps & BE_CAP_HOLD) && pr->target &&
-			   !pr->created && !pr->exited)
+		if (!pr->held && (c->be->caps & BE_CAP_HOLD) && pr->target &&
+		    !pr->created && !pr->exited)
 			(void)dlhold_start(c, pr);
 	}
 	c->begun = true; /* hits read before wait until now */
 	fire_dtrace(c, &c->begin, c->begin_clauses, c->nbegin);
+#ifdef HAVE_BPF
+	if (bpf_rcon_begun(c) < 0)
+		goto out;
+#endif
 	kprov_start(c); /* tick-N counts from BEGIN */
+	fflush(c->out); /* BEGIN's output before the commands' */
+	/*
+	 * let the commands go; they are held at their dlopen()s from here
+	 * on (dlhold.c)
+	 */
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct tproc *pr = c->procs[i];
+
+		if (!pr->held)
+			continue;
+		if (!(c->be->caps & BE_CAP_HOLD) || !dlhold_handover(c, pr)) {
+			/* no exec stop closes its site links */
+			up_site_relink(c, pr);
+			(void)ptrace(PTRACE_DETACH, pr->pid, NULL, NULL);
+		}
+		pr->held = false;
+	}
+	c->released = true;
 	kbtf_release(); /* what start-up asked is remembered */
-	fflush(c->out);
 	loop(c, sfd, ifd);
 #ifdef HAVE_BPF
 	/* asked before teardown(): the backend's close frees what says it */

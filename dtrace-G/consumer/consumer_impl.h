@@ -582,6 +582,9 @@ struct consumer {
 	uint64_t fire_t; /* the time of the hit being run (parent_of()) */
 	char psargs_buf[80]; /* the hit being run's pr_psargs (psargs.c) */
 	bool begun; /* BEGIN fired: hits may run */
+	/* the -c commands let go, after BEGIN (consumer_run()): an arming
+	 * before is the start-up's */
+	bool released;
 
 	/* the fork tree (lineage.c), when the backend reports one */
 	struct {

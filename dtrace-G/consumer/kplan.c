@@ -266,7 +266,8 @@ static bool var_ty(const struct d_kplan *k, unsigned v, uint8_t *sz,
 {
 	const struct var *var;
 
-	if (!k || !k->vars || v >= k->prog->nvars || k->vst[v] != KV_KERN)
+	if (!k || !k->vars || v >= k->prog->nvars ||
+	    (k->vst[v] != KV_KERN && k->vst[v] != KV_RCON))
 		return false;
 	var = &k->prog->vars[v];
 	if (k->vbit[v] >= 0 && (k->absent >> k->vbit[v] & 1)) {

@@ -198,6 +198,15 @@ bool d_kplan_kspec_clause(const struct d_kplan *k, unsigned clause);
 /* ... nspec, the words cgspec holds */
 unsigned d_kplan_kspec_n(const struct d_kplan *k);
 /*
+ * Run constants in the kernel (kplan_fkey.c): how many slots of cgrcon
+ * the plans read (UBPF_K_GLD), and, after BEGIN, slot's value; false
+ * where BEGIN left the variable another type than the plans read it
+ * as (why says so: the run cannot go on exactly).
+ */
+unsigned d_kplan_nrcon(const struct d_kplan *k);
+bool d_kplan_rcon_value(const struct d_kplan *k, unsigned slot, uint64_t *val,
+			char *why, size_t wlen);
+/*
  * A kernel speculating clause's out area (data, len: d_kplan_out_bytes()
  * of it): its tags, in statement order (an if's branches in their
  * place, a tag of a branch not taken unreached: act 0), into t (at most

@@ -579,6 +579,11 @@ void emit(struct em *m, const struct node *n)
 		o->n = (uint8_t)kp_ureg(n);
 		return;
 	case N_VAR: /* its 64 bits, as stored */
+		if (m->k->vst[n->sub] == KV_RCON) { /* cgrcon's slot */
+			o = put(m, UBPF_K_GLD, 0, 1);
+			o->n = (uint8_t)m->k->vslot[n->sub];
+			return;
+		}
 		o = put(m, UBPF_K_VLD, 0, 1);
 		var_op(m, o, (unsigned)n->sub);
 		return;

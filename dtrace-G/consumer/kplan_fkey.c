@@ -914,8 +914,9 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
  * and a key that is one is a 0 in the kernel's key, made by the merge
  * as a literal is (the toolkit's color scripts print
  * color_shell = "\033[2;35m" so; top = $1 in BEGIN).  Anywhere else (a
- * predicate, a value the kernel computes) it is what it was: the
- * kernel keeps no global.
+ * predicate, a value the kernel computes) an integer one is read from
+ * cgrcon at the hit where its type is known before BEGIN fires ("Run
+ * constants in the kernel", below); a string one is not.
  */
 static void stores_of(const struct node *n, void *ctx)
 {
@@ -974,4 +975,200 @@ bool kp_run_const(const struct d_kplan *k, const struct node *n)
 {
 	return k->rconst && n->op == N_VAR && !n->ptr && !n->sou &&
 	       (n->kind == T_STR || n->kind == T_INT) && k->rconst[n->sub];
+}
+
+/*
+ * Run constants in the kernel (doc/DESIGN.md §8 "Run constants in the
+ * kernel").  A run constant is one value for every hit, but the plans
+ * are made before BEGIN fires, so a kernel clause reading an integer
+ * one (a predicate, a value: the book's `timezero = timestamp` and
+ * `min_ns = $1 * 1000000`) reads it from cgrcon's slot at the hit
+ * (UBPF_K_GLD), which dtrace writes once BEGIN has fired (consumer.c,
+ * bpf_agg_cgen.c's bpf_kagg_rcon()), and the plan is typed with the
+ * type BEGIN leaves it: a declared variable's (run.c's d_var_conv()),
+ * else the one type of every BEGIN store, each `G = e` of an e the
+ * kernel types (kp_ty()) that reads no variable; none, the zero's (a
+ * signed 8-byte 0, d_var_zero()).  BEGIN's `G += e` or `G++` are not
+ * typed so (their type is G's and e's together).  A BEGIN that did not
+ * make the store after all (a predicate, a fault before it) can leave
+ * another type: d_kplan_rcon_value() says so after BEGIN and the run
+ * ends there, never reading the slot with the wrong type.
+ *
+ * The hits before the write: the -c commands are let go after BEGIN
+ * (consumer.c), so none of theirs comes before; a -p process's or
+ * another process's hit at a probe armed before BEGIN fires can, and
+ * a program whose plan reads a slot ends such a hit with nothing done
+ * (cgen.c's gate: word 0 still 0), as DTrace drops every hit of a
+ * probe but BEGIN until BEGIN has fired (its dtrace_probe() runs no
+ * enabling while the state is not yet active).
+ */
+struct rcon_walk {
+	const struct d_kplan *k;
+	unsigned v;
+	bool any, bad;
+	uint8_t sz, sg;
+};
+
+static void rcon_stores(const struct node *n, void *ctx)
+{
+	struct rcon_walk *w = ctx;
+	const struct d_prog *p = w->k->prog;
+	uint8_t sz, sg;
+	bool *mark;
+	bool reads = false;
+
+	if (!n || w->bad)
+		return;
+	if ((n->op == N_ASSIGN || n->op == N_INCDEC) && n->a &&
+	    n->a->op == N_VAR && (unsigned)n->a->sub == w->v) {
+		if (n->op != N_ASSIGN || n->sub != '=' || !n->b ||
+		    n->b->kind == T_STR || n->b->ptr) {
+			w->bad = true;
+			return;
+		}
+		mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+		vars_of(n->b, mark);
+		for (unsigned i = 0; i < p->nvars; i++)
+			reads |= mark[i];
+		free(mark);
+		if (reads || !kp_ty(w->k, n->b, &sz, &sg) ||
+		    (w->any && (sz != w->sz || sg != w->sg))) {
+			w->bad = true;
+			return;
+		}
+		w->any = true;
+		w->sz = sz;
+		w->sg = sg;
+	}
+	rcon_stores(n->a, ctx);
+	rcon_stores(n->b, ctx);
+	rcon_stores(n->c, ctx);
+	for (unsigned i = 0; i < n->nargs; i++)
+		rcon_stores(n->args[i], ctx);
+}
+
+/*
+ * Statement st of a BEGIN clause cannot end the clause with a fault: a
+ * printf() or trace() of literals and values that cannot fault, a
+ * store of such a value into a scalar variable (the header printed
+ * before pg_qslower.d's `min_ns = $1 * 1000000`).
+ */
+static bool begin_safe(const struct stmt *st)
+{
+	const struct node *e = st->e;
+
+	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
+		for (unsigned j = 0; j < st->nargs; j++)
+			if (st->args[j]->op != N_STR &&
+			    !kp_node_safe(st->args[j]))
+				return false;
+		return true;
+	}
+	return st->kind == S_EXPR && e && e->op == N_ASSIGN && e->sub == '=' &&
+	       e->a && e->a->op == N_VAR && e->b &&
+	       (e->b->op == N_STR || kp_node_safe(e->b));
+}
+
+bool kp_rcon_type(const struct d_kplan *k, unsigned v, uint8_t *sz, uint8_t *sg)
+{
+	const struct d_prog *p = k->prog;
+	const struct var *var = &p->vars[v];
+	struct rcon_walk w = { .k = k, .v = v };
+	bool top = false;
+
+	if (!k->vars || !k->rconst || !k->rconst[v] ||
+	    var->scope != SC_GLOBAL || var->kind != T_INT || var->ptr ||
+	    var->psou || var->sou)
+		return false;
+	if (var->declared) {
+		*sz = var->sz;
+		*sg = var->sg;
+		return true;
+	}
+	for (unsigned ci = 0; ci < p->nclauses && !w.bad; ci++) {
+		const struct clause *c = &p->clauses[ci];
+
+		if (!begin_only(c))
+			continue;
+		rcon_stores(c->pred, &w);
+		kp_stmts_each(c->stmts, c->nstmts, rcon_stores, &w);
+		for (unsigned i = 0; !c->pred && i < c->nstmts; i++) {
+			const struct node *e = c->stmts[i].e;
+
+			if (c->stmts[i].kind == S_EXPR && e &&
+			    e->op == N_ASSIGN && e->sub == '=' && e->a &&
+			    e->a->op == N_VAR && (unsigned)e->a->sub == v &&
+			    kp_node_safe(e->b)) {
+				top = true;
+				break;
+			}
+			if (!begin_safe(&c->stmts[i]))
+				break;
+		}
+	}
+	/* a type not the zero's needs a store every BEGIN makes: one at
+	 * the top of a BEGIN clause without a predicate, after statements
+	 * that cannot end the clause with a fault */
+	if (w.bad || (w.any && (w.sz != 8 || !w.sg) && !top))
+		return false;
+	*sz = w.any ? w.sz : 8;
+	*sg = w.any ? w.sg : 1;
+	return true;
+}
+
+/* Does a clause the kernel runs, or whose values it computes, read v? */
+static bool rcon_read(const struct d_kplan *k, unsigned v)
+{
+	const struct d_prog *p = k->prog;
+	bool *mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	bool r = false;
+
+	for (unsigned ci = 0; ci < p->nclauses && !r; ci++) {
+		if (!d_kplan_clause(k, ci) && !d_kplan_sout(k, ci))
+			continue;
+		kp_clause_vars(p, &p->clauses[ci], mark);
+		r = mark[v];
+	}
+	free(mark);
+	return r;
+}
+
+unsigned d_kplan_nrcon(const struct d_kplan *k)
+{
+	return k && k->vars ? k->nrcon : 0;
+}
+
+bool d_kplan_rcon_value(const struct d_kplan *k, unsigned slot, uint64_t *val,
+			char *why, size_t wlen)
+{
+	const struct d_prog *p = k->prog;
+	const struct dv *g;
+	char name[128], got[48];
+
+	for (unsigned v = 0; v < p->nvars; v++) {
+		if (k->vst[v] != KV_RCON || k->vslot[v] != (int)slot)
+			continue;
+		g = &p->gval[v];
+		*val = g->k == K_INT ? (uint64_t)g->i : 0;
+		if ((g->k == K_INT && g->sz == k->vsz[v] &&
+		     g->sg == k->vsg[v]) ||
+		    !rcon_read(k, v))
+			return true;
+		kp_var_name(p, v, name, sizeof(name));
+		if (g->k != K_INT)
+			snprintf(got, sizeof(got), "not an integer");
+		else
+			snprintf(got, sizeof(got), "%s %u-byte integer",
+				 g->sg ? "a signed" : "an unsigned",
+				 (unsigned)g->sz);
+		snprintf(why, wlen,
+			 "BEGIN left %s %s, and the kernel's programs were "
+			 "made reading it as %s %u-byte integer, the type "
+			 "its stores give it (one of them did not run)",
+			 name, got, k->vsg[v] ? "a signed" : "an unsigned",
+			 (unsigned)k->vsz[v]);
+		return false;
+	}
+	snprintf(why, wlen, "no run constant in slot %u", slot);
+	return false;
 }

@@ -328,7 +328,8 @@ const char *kp_gcnt_why(const struct d_kplan *k, unsigned v, char *buf,
 			"at a probe: the kernel keeps self-> and this-> "
 			"variables, and a global only where the probes' "
 			"clauses add to it alone (+=, -=, ++, --) and "
-			"BEGIN, END and tick-N clauses read it",
+			"BEGIN, END and tick-N clauses read it, or BEGIN "
+			"alone stores it",
 			p->vars[v].name, k->gwhy[v]);
 	else
 		return NULL;

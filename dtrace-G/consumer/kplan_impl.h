@@ -159,6 +159,7 @@ struct d_kplan {
 	/* per variable: a global only BEGIN stores (kplan_fkey.c's
 	 * kp_consts_make(), before the copies) */
 	bool *rconst;
+	unsigned nrcon; /* ... the integer ones the kernel reads: KV_RCON */
 	/* per variable: a global the kernel counts, where its clauses
 	 * only add to it (kplan_gcnt.c's kp_gcnt_find()); NULL: none */
 	bool *gcnt;
@@ -361,7 +362,9 @@ struct kstmt *kp_stmt_at(const struct d_kplan *k, unsigned clause,
  * pointer to copyin(argA, argL + 1) cut at argL, read only as
  * stringof() (KV_BSTR, kplan_bstr.c).
  */
-enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE, KV_BSTR };
+/* KV_RCON: a run constant the kernel reads from cgrcon's slot vslot
+ * (kplan_fkey.c's "Run constants in the kernel"), its type vsz, vsg */
+enum { KV_NO, KV_CAND, KV_KERN, KV_SARG, KV_STR, KV_PLACE, KV_BSTR, KV_RCON };
 
 /* struct kfsite's kind: what its two bits in the record say (usdt_bpf.h's
  * UBPF_RF_KFAULT; kplan_merge.c's d_kplan_fault()).  KFS_STR, a string's
@@ -729,6 +732,12 @@ void kp_fkey_merge(const struct d_kplan *k, const struct kstmt *ks,
 /* ... the globals only BEGIN stores, made; is n a read of one? */
 void kp_consts_make(struct d_kplan *k);
 bool kp_run_const(const struct d_kplan *k, const struct node *n);
+/* the type BEGIN leaves run constant v with, where the kernel can read
+ * it (KV_RCON) */
+bool kp_rcon_type(const struct d_kplan *k, unsigned v, uint8_t *sz,
+		  uint8_t *sg);
+/* n, an integer, cannot fault (kplan_spec.c) */
+bool kp_node_safe(const struct node *n);
 /* kplan_gcnt.c: the global counting statement st counts (G += e, G -=
  * e, G++, ++G, G--, --G of an integer global scalar), the value it adds
  * (e, or 1 built in *one) and whether it takes it away; else -1 */

@@ -552,7 +552,7 @@ int kp_spec_stmt(const struct d_kplan *k, const struct stmt *st)
  * variables it keeps (integers), pid, tid and the like, and operators
  * but division and remainder (by a constant other than 0 only), casts
  * and ?:; no copy, no string, no vtimestamp (a lost clock faults) */
-static bool node_safe(const struct node *n)
+bool kp_node_safe(const struct node *n)
 {
 	if (!n)
 		return true;
@@ -576,8 +576,8 @@ static bool node_safe(const struct node *n)
 	case N_LXOR:
 	case N_TERN:
 	case N_CAST:
-		return n->kind != T_STR && node_safe(n->a) && node_safe(n->b) &&
-		       node_safe(n->c);
+		return n->kind != T_STR && kp_node_safe(n->a) &&
+		       kp_node_safe(n->b) && kp_node_safe(n->c);
 	default:
 		return false;
 	}
@@ -607,7 +607,7 @@ static const char *out_kept(const struct stmt *st)
  * nothing stored, read by an address, no speculation())? */
 static bool id_ok(const struct node *n)
 {
-	return n && n->kind != T_STR && kp_sout_here(n) && node_safe(n);
+	return n && n->kind != T_STR && kp_sout_here(n) && kp_node_safe(n);
 }
 
 /* Statements v[0..n) of a clause, an if's branches in their place: NULL

@@ -300,6 +300,28 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	}
 	mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
 	kp_var_name(p, v, name, sizeof(name));
+	if (var->scope == SC_GLOBAL && k->rconst && k->rconst[v] &&
+	    var->kind == T_INT && !var->ptr && !var->psou && !var->sou) {
+		/* a run constant the kernel does not read (kplan_fkey.c) */
+		if (kp_rcon_type(k, v, &tz, &tg))
+			snprintf(buf, len,
+				 "%s is a global BEGIN alone stores, and the "
+				 "kernel reads %u such at most",
+				 name, UBPF_KRCON);
+		else
+			snprintf(
+				buf, len,
+				"%s is a global BEGIN alone stores, but not "
+				"one type the kernel knows before BEGIN fires "
+				"(every store `%s = e`, e an integer it "
+				"computes reading no variable, and where that "
+				"type is not a signed 8-byte 0's, one store at "
+				"the top of a BEGIN clause without a "
+				"predicate, after statements that cannot "
+				"fault)",
+				name, name);
+		goto out;
+	}
 	if (var->scope == SC_GLOBAL && kp_gcnt_why(k, v, buf, len))
 		goto out; /* a counter it could be: kplan_gcnt.c */
 	if (var->scope == SC_GLOBAL || var->scope == SC_ASSOC) {

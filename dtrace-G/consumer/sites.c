@@ -577,7 +577,7 @@ static void proc_enable(struct consumer *c, struct tproc *pr)
 		any = p->pid == pr->pid && !p->enabled && p->nclauses;
 	}
 	/* a run that failed before it began stops: arm nothing more */
-	if (c->enable_failed && !c->begun)
+	if (c->enable_failed && !c->released)
 		return;
 	if (any)
 		c->be->enable(c, pr);
@@ -627,7 +627,7 @@ static void late_say(struct consumer *c, struct tproc *pr, size_t nf0)
 	 * finds none of its files, and the next all of them): how an
 	 * exec is followed is the backend's to say; a process dlhold.c
 	 * holds (-x activation=user too) was armed at its stop */
-	if (!pr->target || !c->begun || pr->late_said || pr->exe_unseen ||
+	if (!pr->target || !c->released || pr->late_said || pr->exe_unseen ||
 	    (c->be->caps & BE_CAP_HOLD) || dlhold_owns(pr->pid))
 		return;
 	/* its executable among the new files: it exec'd, unseen */

@@ -906,7 +906,8 @@ static bool link_fits(struct consumer *c, struct tproc *pr, struct tfile *f,
 		      uint64_t off)
 {
 	if (!c->up.site_link || site_returns(off) ||
-	    !(dlhold_owns(pr->pid) || (pr->created && pr->held && !c->begun)))
+	    !(dlhold_owns(pr->pid) ||
+	      (pr->created && pr->held && !c->released)))
 		return false;
 	for (size_t i = 0; i < pr->nperf; i++)
 		if (pr->perf[i].ev && pr->perf[i].ev->file == f &&
@@ -1004,7 +1005,7 @@ void up_enable(struct consumer *c, struct tproc *pr)
 	struct frozen *fz = NULL;
 	size_t nfz = 0;
 	uint64_t now;
-	bool prelink = pr->created && pr->held && !c->begun &&
+	bool prelink = pr->created && pr->held && !c->released &&
 		       (c->be->caps & BE_CAP_HOLD);
 
 	/*
@@ -1013,7 +1014,7 @@ void up_enable(struct consumer *c, struct tproc *pr)
 	 * armed there, before it runs; the site links it takes closed
 	 * there (link_fits()).  Where it cannot be, said once.
 	 */
-	if (pr->target && !pr->created && !c->begun &&
+	if (pr->target && !pr->created && !c->released &&
 	    (c->be->caps & BE_CAP_HOLD))
 		(void)dlhold_start(c, pr);
 	drain_buffers(c);

@@ -403,7 +403,14 @@ enum {
 	 * (bpf_send_signal()) (../kplan.c's kp_raise_sig(); generated
 	 * programs only) */
 	UBPF_K_RAISE,
+	/* push the run constant slot n (../kplan_fkey.c's "Run constants
+	 * in the kernel"): word n + 1 of cgrcon's one value, which dtrace
+	 * writes once BEGIN has fired; a program whose plan reads one
+	 * ends a hit that finds word 0 still 0 (generated programs only) */
+	UBPF_K_GLD,
 };
+/* GLD's slots: cgrcon's value is 8 * (1 + UBPF_KRCON) bytes */
+#define UBPF_KRCON 16
 /* RAISE's largest signal: the kernel's _NSIG, its valid_signal()'s
  * bound, and run.c's (NSIG - 1 on Linux) */
 #define UBPF_KRAISEMAX 64

@@ -16,6 +16,9 @@
 #    DTRACE_CGEN=0) and known answers; -v: every clause the kernel's;
 #  - rk.d at syscall::read:entry on kpprog reads 7: a kernel probe's
 #    program reads them too, known answers, three ways;
+#  - rg.d, a clause user space runs (pr_psargs a key) whose predicate
+#    reads one: the program tests it, a record only for the hits that
+#    pass (a record gate);
 #  - rp.d, a store under BEGIN's predicate of a type not the zero's:
 #    user space's, -v saying why, the answers still right;
 #  - rf.d, BEGIN's store after a statement that may fault (and does):
@@ -124,6 +127,31 @@ expect_grep "rp: count" '^ *late  *6$' rp.1
 expect_grep "rp: -v says why" \
 	"t0 is a global BEGIN alone stores, but not one type the kernel knows before BEGIN fires" \
 	rp.1.err
+
+# a clause user space runs (pr_psargs a key), its predicate reading a
+# run constant: a record gate the program tests (kplan.c's "Record
+# gates"), a record for each of the 5 hits that pass alone
+cat >rg.d <<'EOF'
+BEGIN
+{
+	lim = 15;
+}
+
+pid$target::hit:entry
+/arg1 >= lim/
+{
+	@[curpsinfo->pr_psargs, arg1] = count();
+}
+EOF
+late=1
+for m in 1 0; do
+	run "$m" "rg.$m" "rewrite 20" -s rg.d
+done
+late=
+expect_file_eq "rg: DTRACE_CGEN=0's output" rg.0 rg.1
+expect_eq "rg: the hits past lim" 5 "$(grep -c 'cgout rewrite 20' rg.1)"
+expect_grep "rg: a record for each alone" \
+	'^dtrace: BPF: 1 generated program, .*, 5 records read$' rg.1.err
 
 # BEGIN's store after a statement that may fault: BEGIN may not make it,
 # leaving the zero's type, so user space's, the answer as before

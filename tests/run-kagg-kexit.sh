@@ -154,6 +154,18 @@ kx "exit() at syscall::close:entry" 1 3 "closes 10" \
 	-n 'syscall::close:entry /pid == $target && arg0 == 1005/ { exit(3); }'
 expect_eq "exit() at syscall::close:entry: one record, generated" 1 \
 	"$(records errg.txt)"
+# ... the descriptor a run constant (a global BEGIN alone stores, read
+# by the kernel from cgrcon: kplan_fkey.c): the same, decided at the hit
+# (before 2026-12-05 every clause user space's, "its predicate reads a
+# global variable")
+kx "exit() at syscall::close:entry, a run constant" 1 3 "closes 10" \
+	-n 'BEGIN { at = 5; }' \
+	-n 'syscall::close:entry /pid == $target && arg0 >= 1000/ {
+		@c = count(); @s = sum(arg0); }' \
+	-n 'syscall::close:entry /pid == $target && arg0 == 1000 + at/ {
+		exit(3); }'
+expect_eq "exit() at syscall::close:entry, a run constant: one record" 1 \
+	"$(records errg.txt)"
 
 # A clause before the exit clause counts the exiting hit (6), one after
 # it does not (5) nor prints; the exit clause runs in user space, from
@@ -376,7 +388,7 @@ kx "exit() with a global in its predicate" 0 0 "closes 10" \
 	-n 'syscall::close:entry /pid == $target && arg0 >= 1000 && ++n == 6/ {
 		exit(0); }'
 expect_grep "exit() with a global in its predicate: -v says why" \
-	"^dtrace: every clause runs in user space: clause 2's exit() is not decided at the hit: its predicate reads a global variable, which only user space keeps\$" \
+	"^dtrace: every clause runs in user space: clause 2's exit() is not decided at the hit: its predicate reads a global variable (but for one BEGIN alone stores, a run constant), which only user space keeps\$" \
 	errg.txt
 
 # a clause of a system call and of tick-1s, whose firings dtrace makes

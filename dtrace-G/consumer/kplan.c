@@ -1242,6 +1242,8 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	 * gid, errno) decide an exit() as they decide a gate, which
 	 * d_kplan_xtest() makes of its predicate */
 	k->vars = (flags & D_KPLAN_VARS) != 0;
+	if (k->vars) /* the run constants, before exit_at_hit() */
+		kp_rcon_assign(k);
 	k->ppid = k->vars && (flags & D_KPLAN_PPID);
 	k->vtime = k->vars && (flags & D_KPLAN_VTIME);
 	k->ecred = k->vars && (flags & D_KPLAN_ECRED);
@@ -1363,20 +1365,23 @@ none: /* nothing in the kernel but gates, no exit() decided there */
  * which alone have gates) and constants; and nothing it computes can
  * fault (kp_ty() takes / and % by a constant other than 0 only).
  */
-bool gate_ok(const struct node *n)
+bool gate_ok(const struct d_kplan *k, const struct node *n)
 {
 	if (!n)
 		return true;
+	if (n->op == N_VAR && k && k->vars &&
+	    (unsigned)n->sub < k->prog->nvars && k->vst[n->sub] == KV_RCON)
+		return true; /* one value for every hit (kplan_fkey.c) */
 	if (n->op == N_VAR || n->op == N_ASSOC || n->op == N_ASSIGN ||
 	    n->op == N_INCDEC || n->op == N_FUNC || n->op == N_STR ||
 	    (n->op == N_BUILTIN && (d_builtins[n->sub].id == B_TIMESTAMP ||
 				    d_builtins[n->sub].id == B_VTIMESTAMP ||
 				    d_builtins[n->sub].id == B_WALLTIMESTAMP)))
 		return false;
-	if (!gate_ok(n->a) || !gate_ok(n->b) || !gate_ok(n->c))
+	if (!gate_ok(k, n->a) || !gate_ok(k, n->b) || !gate_ok(k, n->c))
 		return false;
 	for (unsigned i = 0; i < n->nargs; i++)
-		if (!gate_ok(n->args[i]))
+		if (!gate_ok(k, n->args[i]))
 			return false;
 	return true;
 }
@@ -1390,7 +1395,7 @@ bool d_kplan_gated(const struct d_kplan *k, unsigned clause)
 	    d_kplan_clause(k, clause))
 		return false;
 	c = &k->prog->clauses[clause];
-	return c->pred && !kp_dtrace_only(c) && gate_ok(c->pred) &&
+	return c->pred && !kp_dtrace_only(c) && gate_ok(k, c->pred) &&
 	       kp_ty(k, c->pred, &sz, &sg);
 }
 

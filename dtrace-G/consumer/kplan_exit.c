@@ -482,7 +482,7 @@ static bool hit_int(const struct d_kplan *k, const struct node *n)
 {
 	uint8_t sz, sg;
 
-	return !n || (gate_ok(n) && kp_ty(k, n, &sz, &sg));
+	return !n || (gate_ok(k, n) && kp_ty(k, n, &sz, &sg));
 }
 
 bool exit_at_hit(const struct d_kplan *k, const struct clause *c)
@@ -547,8 +547,9 @@ const char *exit_why(const struct d_kplan *k, const struct clause *c, bool tr)
 		return "a statement before it is not printf(), trace() or "
 		       "an aggregation of values the hit decides";
 	if (reads_scope(k, c->pred, SC_GLOBAL))
-		return "its predicate reads a global variable, which only "
-		       "user space keeps";
+		return "its predicate reads a global variable (but for one "
+		       "BEGIN alone stores, a run constant), which only user "
+		       "space keeps";
 	if (reads_scope(k, c->pred, SC_SELF) ||
 	    reads_scope(k, c->pred, SC_SELFASSOC) ||
 	    reads_scope(k, c->pred, SC_THIS))

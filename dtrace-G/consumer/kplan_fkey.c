@@ -1133,6 +1133,24 @@ static bool rcon_read(const struct d_kplan *k, unsigned v)
 	return r;
 }
 
+void kp_rcon_assign(struct d_kplan *k)
+{
+	uint8_t rz, rg;
+
+	k->nrcon = 0;
+	for (unsigned v = 0; v < k->prog->nvars; v++) {
+		k->vst[v] = KV_NO;
+		k->vbit[v] = -1;
+		k->vslot[v] = -1;
+		if (k->nrcon < UBPF_KRCON && kp_rcon_type(k, v, &rz, &rg)) {
+			k->vst[v] = KV_RCON;
+			k->vslot[v] = (int)k->nrcon++;
+			k->vsz[v] = rz;
+			k->vsg[v] = rg;
+		}
+	}
+}
+
 unsigned d_kplan_nrcon(const struct d_kplan *k)
 {
 	return k && k->vars ? k->nrcon : 0;

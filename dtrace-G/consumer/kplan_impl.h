@@ -736,6 +736,9 @@ bool kp_run_const(const struct d_kplan *k, const struct node *n);
  * it (KV_RCON) */
 bool kp_rcon_type(const struct d_kplan *k, unsigned v, uint8_t *sz,
 		  uint8_t *sg);
+/* every variable's vst, vbit, vslot: KV_RCON with its slot and type
+ * where it is a run constant the kernel reads, else KV_NO, -1, -1 */
+void kp_rcon_assign(struct d_kplan *k);
 /* n, an integer, cannot fault (kplan_spec.c) */
 bool kp_node_safe(const struct node *n);
 /* kplan_gcnt.c: the global counting statement st counts (G += e, G -=
@@ -877,9 +880,10 @@ bool kp_raise_sig(const struct stmt *st, int64_t *sig);
 const struct stmt *kp_stmts_stop(const struct stmt *v, unsigned n, int ok);
 /* ... is there one (kp_stmts_stop())? */
 bool stmts_stop(const struct stmt *v, unsigned n, int ok);
-/* ... an integer predicate a record gate may test: no variable, string or
- * timestamp, nothing that can fault (kplan.c's "Record gates") */
-bool gate_ok(const struct node *n);
+/* ... an integer predicate a record gate may test: no variable (but a
+ * run constant the kernel reads: KV_RCON), string or timestamp, nothing
+ * that can fault (kplan.c's "Record gates") */
+bool gate_ok(const struct d_kplan *k, const struct node *n);
 /* kplan_exit.c: clause c calls exit() where the kernel can decide it at
  * the hit; else why not (tr: c's probes all run generated programs) */
 bool exit_at_hit(const struct d_kplan *k, const struct clause *c);

@@ -1284,22 +1284,15 @@ void kp_vars_decide(struct d_kplan *k)
 	memset(k->tls, 0, p->nclauses * sizeof(*k->tls));
 	memset(k->kv, 0, p->nclauses * sizeof(*k->kv));
 	memset(k->untyped, 0, p->nclauses * sizeof(*k->untyped));
-	k->nrcon = 0;
+	kp_rcon_assign(k); /* the run constants: cgrcon's slots */
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];
-		uint8_t rz, rg;
 
+		if (k->vst[v] == KV_RCON)
+			continue;
 		k->vst[v] = KV_NO;
 		k->vbit[v] = -1;
 		k->vslot[v] = -1;
-		/* a run constant: cgrcon's slot (kplan_fkey.c) */
-		if (k->nrcon < UBPF_KRCON && kp_rcon_type(k, v, &rz, &rg)) {
-			k->vst[v] = KV_RCON;
-			k->vslot[v] = (int)k->nrcon++;
-			k->vsz[v] = rz;
-			k->vsg[v] = rg;
-			continue;
-		}
 		if (k->horizon && var->scope != SC_THIS)
 			continue; /* past it: user space's (kplan_exit.c) */
 		/* (not one holding a struct or a fixed-size array: its

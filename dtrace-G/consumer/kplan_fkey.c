@@ -1116,7 +1116,8 @@ bool kp_rcon_type(const struct d_kplan *k, unsigned v, uint8_t *sz, uint8_t *sg)
 	return true;
 }
 
-/* Does a clause the kernel runs, or whose values it computes, read v? */
+/* Does a clause of a traced probe read v (the kernel may: its plan, its
+ * record gate, its exit() test)? */
 static bool rcon_read(const struct d_kplan *k, unsigned v)
 {
 	const struct d_prog *p = k->prog;
@@ -1124,7 +1125,7 @@ static bool rcon_read(const struct d_kplan *k, unsigned v)
 	bool r = false;
 
 	for (unsigned ci = 0; ci < p->nclauses && !r; ci++) {
-		if (!d_kplan_clause(k, ci) && !d_kplan_sout(k, ci))
+		if (kp_dtrace_only(&p->clauses[ci]))
 			continue;
 		kp_clause_vars(p, &p->clauses[ci], mark);
 		r = mark[v];

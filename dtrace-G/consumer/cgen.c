@@ -1007,8 +1007,6 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 		 e->bad);
 }
 
-/* 1. the prologue: the stages before the plan; true where the kernel
- * probe's plan ran every clause (kp_plan()): no plan here, no record */
 /* Does plan pl read a run constant (GLD)? */
 static bool reads_rcon(const struct ubpf_kplan *pl)
 {
@@ -1018,6 +1016,8 @@ static bool reads_rcon(const struct ubpf_kplan *pl)
 	return false;
 }
 
+/* 1. the prologue: the stages before the plan; true where the kernel
+ * probe's plan ran every clause (kp_plan()): no plan here, no record */
 static bool emit_prologue(struct em *e, struct cgprog *p)
 {
 	const struct cgen_maps *m = p->m;

@@ -25,7 +25,10 @@
  *
  *  1. Prologue.  r6 = the context (struct pt_regs), r7 = pid_tgid,
  *     r8 = the attach cookie (the event's index, as the generic
- *     program's); dtrace's own hits (self_pid) end here.  A site link's
+ *     program's); dtrace's own hits (self_pid) end here, and so does
+ *     every hit of a program whose plan (or exit() tests) reads a run
+ *     constant until BEGIN has fired (cgrcon's word 0 still 0:
+ *     kplan_fkey.c's "Run constants in the kernel").  A site link's
  *     program is its event's alone (m->ev1, bpf_attach.c), and the
  *     event its process's (m->lpid), whose hits alone the link's pid
  *     filter lets come (the thread group's, Linux 6.12 on: never

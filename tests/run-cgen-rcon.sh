@@ -33,6 +33,17 @@
 cgout_setup
 kpprog_build
 
+# two NAME CMD: NAME.d on ./cgout CMD, a clause of it user space's (cgout
+# lingers), generated (NAME.1) and DTRACE_CGEN=0 (NAME.0), the same
+two() {
+	late=1
+	for m in 1 0; do
+		run "$m" "$1.$m" "$2" -s "$1.d"
+	done
+	late=
+	expect_file_eq "$1: DTRACE_CGEN=0's output" "$1.0" "$1.1"
+}
+
 cat >rc.d <<'EOF'
 uint8_t small;
 
@@ -117,12 +128,7 @@ pid$target::hit:entry
 	@["late"] = count();
 }
 EOF
-late=1 # user space's clause: cgout lingers
-for m in 1 0; do
-	run "$m" "rp.$m" "rewrite 6" -s rp.d
-done
-late=
-expect_file_eq "rp: DTRACE_CGEN=0's output" rp.0 rp.1
+two rp "rewrite 6"
 expect_grep "rp: count" '^ *late  *6$' rp.1
 expect_grep "rp: -v says why" \
 	"t0 is a global BEGIN alone stores, but not one type the kernel knows before BEGIN fires" \
@@ -143,12 +149,7 @@ pid$target::hit:entry
 	@[curpsinfo->pr_psargs, arg1] = count();
 }
 EOF
-late=1
-for m in 1 0; do
-	run "$m" "rg.$m" "rewrite 20" -s rg.d
-done
-late=
-expect_file_eq "rg: DTRACE_CGEN=0's output" rg.0 rg.1
+two rg "rewrite 20"
 expect_eq "rg: the hits past lim" 5 "$(grep -c 'cgout rewrite 20' rg.1)"
 expect_grep "rg: a record for each alone" \
 	'^dtrace: BPF: 1 generated program, .*, 5 records read$' rg.1.err
@@ -168,12 +169,7 @@ pid$target::hit:entry
 	@["late"] = count();
 }
 EOF
-late=1
-for m in 1 0; do
-	run "$m" "rf.$m" "rewrite 3" -s rf.d
-done
-late=
-expect_file_eq "rf: DTRACE_CGEN=0's output" rf.0 rf.1
+two rf "rewrite 3"
 expect_grep "rf: BEGIN's fault said" 'invalid address' rf.1.err
 expect_grep "rf: count" '^ *late  *3$' rf.1
 expect_grep "rf: -v says why" \

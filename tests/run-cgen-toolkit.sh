@@ -482,7 +482,12 @@ interp$target:::function-return
 	self->s = 0;
 }
 EOF
-three tzero tzero.d known.txt
+# (calls.txt: calls that return, one line each for the printing clause)
+printf '%s\n' 'call /a.py f 1' 'return /a.py f 1' 'call /a.py g 9' \
+	'return /a.py g 9' 'call /b.py h 12' 'return /b.py h 12' >calls.txt
+three tzero tzero.d calls.txt
+expect_eq "tzero: a line for each return" "0 f|0 g|0 h" \
+	"$(grep . tzero.1 | paste -sd'|' -)"
 # (since 2026-12-05 tz is a run constant the kernel reads: kplan_fkey.c)
 expect_eq "tzero: every clause the kernel's" "" \
 	"$(grep 'runs in user space' tzero.1.err)"
@@ -490,7 +495,7 @@ expect_eq "tzero: every clause the kernel's" "" \
 # the zero's, which BEGIN may not give it), the global's reason in the
 # printing clause, the tie in the storing one
 sed 's|^BEGIN$|BEGIN /$target != 0/|' tzero.d >tzerop.d
-three tzerop tzerop.d known.txt
+three tzerop tzerop.d calls.txt
 expect_file_eq "tzerop: tzero's output" tzero.1 tzerop.1
 expect_grep "tzerop: -v: the global, in the printing clause" \
 	'^dtrace: clause 3 (.*) runs in user space, .*: line 15: its store to this->now is not one the kernel runs: tz is a global BEGIN alone stores, but not one type the kernel knows before BEGIN fires' \
@@ -498,6 +503,45 @@ expect_grep "tzerop: -v: the global, in the printing clause" \
 expect_grep "tzerop: -v: the tie, in the storing clause" \
 	'^dtrace: clause 2 (.*) runs in user space, .*self->f is also stored by clause 3, which runs in user space' \
 	tzerop.1.err
+
+# -v names the type a store cannot have (pg_qslower.d's `this->etime =
+# self->exec / 1000000`, self->exec unsigned where set, a signed 0
+# where not: before 2026-12-05 "each clause touching it runs in user
+# space for another variable's sake"), and the cast it names makes the
+# clause the kernel's, the output the same
+cat >etime.d <<'EOF'
+interp$target:::function-entry
+{
+	self->start = timestamp;
+}
+
+interp$target:::function-entry
+/arg2 > 8/
+{
+	self->exec = timestamp - self->start;
+}
+
+interp$target:::function-return
+/self->start/
+{
+	this->etime = self->exec / 1000000000000;
+	printf("%d\n", this->etime);
+	self->start = 0;
+	self->exec = 0;
+}
+EOF
+three etime etime.d calls.txt
+expect_eq "etime: a 0 for each return" "0|0|0" \
+	"$(grep . etime.1 | paste -sd'|' -)"
+expect_grep "etime: -v: the store's two types" \
+	'^dtrace: clause 3 (.*) runs in user space, .*this->etime: its store at line 15 reads self->exec, an unsigned 8-byte value set and a signed 8-byte 0 unset, so the store has no one type (a cast, (int64_t)self->exec, gives it one)$' \
+	etime.1.err
+sed 's|self->exec / 1000000000000|(int64_t)self->exec / 1000000000000|' \
+	etime.d >etimec.d
+three etimec etimec.d calls.txt
+expect_file_eq "etimec: etime's output" etime.1 etimec.1
+expect_eq "etimec: every clause the kernel's" "" \
+	"$(grep 'runs in user space' etimec.1.err)"
 
 # ---------------------------------------------------------------------
 # this-> reads after a store

@@ -80,6 +80,27 @@ static const char *ureg_why(const struct node *x)
 			 "variables tie to one that does";
 }
 
+/* The first variable under n the kernel keeps with an open bit (its
+ * type set not its zero's: kplan_vars.c's var_keep()), or -1. */
+static int open_var(const struct d_kplan *k, const struct node *n)
+{
+	int v;
+
+	if (!n)
+		return -1;
+	if (n->op == N_VAR && n->sub >= 0 &&
+	    (unsigned)n->sub < k->prog->nvars && k->vst[n->sub] == KV_KERN &&
+	    k->vbit[n->sub] >= 0)
+		return n->sub;
+	if ((v = open_var(k, n->a)) >= 0 || (v = open_var(k, n->b)) >= 0 ||
+	    (v = open_var(k, n->c)) >= 0)
+		return v;
+	for (unsigned i = 0; i < n->nargs; i++)
+		if ((v = open_var(k, n->args[i])) >= 0)
+			return v;
+	return -1;
+}
+
 /* The first variable under n the kernel does not keep, or -1. */
 static int user_var(const struct d_kplan *k, const struct node *n)
 {
@@ -532,6 +553,29 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 			 name, o + 1);
 		why_weak = true; /* a tie: the clause's own said first */
 		goto out;
+	}
+	/* a store whose type is one with a variable it reads set and
+	 * another unset (kplan_vars.c's ty_all()): no one type for it */
+	if (!var->declared && (var->scope == SC_THIS || var->scope == SC_SELF) &&
+	    kp_stores_type((struct d_kplan *)k, v, true, &tz, &tg, &bad) < 0 &&
+	    bad) {
+		struct node bin, one;
+		int w = open_var(k, kp_stored(bad, &bin, &one));
+
+		if (w >= 0) {
+			char what[128];
+
+			kp_var_name(p, (unsigned)w, what, sizeof(what));
+			snprintf(buf, len,
+				 "%s: its store at line %d reads %s, %s "
+				 "%u-byte value set and a signed 8-byte 0 "
+				 "unset, so the store has no one type (a "
+				 "cast, (int64_t)%s, gives it one)",
+				 name, bad->line, what,
+				 k->vsg[w] ? "a signed" : "an unsigned",
+				 (unsigned)k->vsz[w], what);
+			goto out;
+		}
 	}
 	why_weak = true;
 	snprintf(buf, len,

@@ -556,7 +556,8 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	}
 	/* a store whose type is one with a variable it reads set and
 	 * another unset (kplan_vars.c's ty_all()): no one type for it */
-	if (!var->declared && (var->scope == SC_THIS || var->scope == SC_SELF) &&
+	if (!var->declared &&
+	    (var->scope == SC_THIS || var->scope == SC_SELF) &&
 	    kp_stores_type((struct d_kplan *)k, v, true, &tz, &tg, &bad) < 0 &&
 	    bad) {
 		struct node bin, one;

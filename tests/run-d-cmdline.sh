@@ -176,6 +176,30 @@ printf '\n\n              key  %s count    \n                k |%s 1        \n' 
 	"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@" >want.txt
 expect_file_eq "-x agghist=yes: the histogram" want.txt out.txt
 
+# -x evaltime (DTrace's: where a -c command is armed): preinit is where
+# -c arms here (ld.so's libraries mapped, no constructor run); exec,
+# postinit and main are refused with a -c command (they would trace
+# another part of its start), taken without one (nothing they change);
+# another value refused
+run_in '' -q -x evaltime=preinit -c /bin/true \
+	-n 'BEGIN { printf("pre\n"); exit(0); }'
+expect_eq "-x evaltime=preinit: status" 0 "$status"
+expect_eq "-x evaltime=preinit: output" "pre" "$(grep . out.txt)"
+for v in exec postinit main; do
+	run_in '' -x evaltime=$v -c /bin/true -n 'BEGIN { exit(0); }'
+	expect_eq "-x evaltime=$v with -c: refused" 1 "$status"
+	expect_eq "-x evaltime=$v with -c: message" \
+		"dtrace: evaltime=$v is not done here: a -c command is armed once the dynamic linker has mapped its libraries, before their constructors run (evaltime=preinit)" \
+		"$(cat err.txt)"
+done
+run_in '#pragma D option evaltime=main\nBEGIN { exit(0); }\n' -q -s -
+expect_eq "evaltime=main without -c: status" 0 "$status"
+run_in '' -x evaltime=later -n 'BEGIN { exit(0); }'
+expect_eq "-x evaltime=later: refused" 1 "$status"
+expect_eq "-x evaltime=later: message" \
+	"dtrace: failed to set -x evaltime=later: failed to set option 'evaltime' to 'later': Invalid value for specified option (exec, preinit, postinit or main)" \
+	"$(cat err.txt)"
+
 # -C -s of an executable script: its `#!` line, which cpp rejects as an
 # invalid directive, is a comment, and cpp's macros still work
 if command -v cpp >/dev/null 2>&1; then

@@ -465,6 +465,24 @@ static int apply_options(struct consumer *c)
 			return -1;
 		}
 	}
+	/*
+	 * evaltime, DTrace's: where a -c command is armed.  command_start()
+	 * runs it to ld.so's RT_CONSISTENT (rtld.c: its libraries mapped,
+	 * no constructor run; a static one to its entry point), which is
+	 * DTrace's preinit, illumos's default; the others would trace
+	 * another part of the command's start, so they are refused rather
+	 * than taken for it (doc/DESIGN.md "-c and the dynamic linker's
+	 * system calls")
+	 */
+	if ((v = d_get_option(c->prog, "evaltime")) && strcmp(v, "preinit") &&
+	    o->ncmds) {
+		say(c,
+		    "evaltime=%s is not done here: a -c command is armed "
+		    "once the dynamic linker has mapped its libraries, "
+		    "before their constructors run (evaltime=preinit)",
+		    v);
+		return -1;
+	}
 	c->rbsize = o->bufsize;
 	if (!c->rbsize && (v = d_get_option(c->prog, "bufsize")) &&
 	    dt_parse_size(v, &c->rbsize) < 0) {

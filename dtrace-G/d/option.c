@@ -43,6 +43,7 @@ static const char *const known_opts[] = {
 	"maxframes",   "jstackframes", "jstackstrsize",
 	"activation", /* the consumer's: kernel or user (inproc.c) */
 	"usercopy", /* the consumer's: copies at the hit under activation=user */
+	"evaltime", /* the consumer's: where a -c command is armed */
 	NULL,
 };
 
@@ -156,6 +157,18 @@ int d_option_set(struct d_prog *p, const char *name, const char *value,
 			p->agghist = on;
 		else
 			p->aggzoom = on;
+	}
+	if (strcmp(name, "evaltime") == 0 &&
+	    (!value || (strcmp(value, "exec") != 0 &&
+			strcmp(value, "preinit") != 0 &&
+			strcmp(value, "postinit") != 0 &&
+			strcmp(value, "main") != 0))) {
+		snprintf(msg, msglen,
+			 "failed to set option 'evaltime' to '%s': Invalid "
+			 "value for specified option (exec, preinit, postinit "
+			 "or main)",
+			 value ? value : "");
+		return -1;
 	}
 	if (strcmp(name, "encoding") == 0) {
 		if (!value || (strcmp(value, "ascii") != 0 &&

@@ -989,10 +989,13 @@ bool kp_run_const(const struct d_kplan *k, const struct node *n)
  * else the one type of every BEGIN store, each `G = e` of an e the
  * kernel types (kp_ty()) that reads no variable; none, the zero's (a
  * signed 8-byte 0, d_var_zero()).  BEGIN's `G += e` or `G++` are not
- * typed so (their type is G's and e's together).  A BEGIN that did not
- * make the store after all (a predicate, a fault before it) can leave
- * another type: d_kplan_rcon_value() says so after BEGIN and the run
- * ends there, never reading the slot with the wrong type.
+ * typed so (their type is G's and e's together).  A type that is not
+ * the zero's needs a store BEGIN surely makes (kp_rcon_type()'s top:
+ * at the top of a BEGIN clause without a predicate, after statements
+ * that cannot fault, begin_safe()), since a store under a predicate,
+ * or after a fault, would leave the zero's type; d_kplan_rcon_value()
+ * checks the values after BEGIN all the same, and a type that differs
+ * ends the run there, never reading the slot with the wrong type.
  *
  * The hits before the write: the -c commands are let go after BEGIN
  * (consumer.c), so none of theirs comes before; a -p process's or

@@ -1014,15 +1014,6 @@ bool kp_fsite_add(struct d_kplan *k, const struct node *n, unsigned ci,
 	return true;
 }
 
-/*
- * Which variables the kernel keeps: self-> and this-> integers that no
- * clause it cannot run touches (user space would keep a second copy),
- * each of one type T wherever it is stored.  Taking a variable away
- * can take clauses away, which can take more variables: until nothing
- * changes.  BEGIN and END run in dtrace's own thread, whose self->
- * variables are its own and whose firings are not a traced probe's:
- * they keep theirs in user space, apart.
- */
 /* fsite_assign()'s walk of n, in DTrace's action number action */
 static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 		       int action)
@@ -1270,6 +1261,15 @@ static bool astr_in(const struct d_kplan *k)
 	return false;
 }
 
+/*
+ * Which variables the kernel keeps: self-> and this-> integers that no
+ * clause it cannot run touches (user space would keep a second copy),
+ * each of one type T wherever it is stored.  Taking a variable away
+ * can take clauses away, which can take more variables: until nothing
+ * changes.  BEGIN and END run in dtrace's own thread, whose self->
+ * variables are its own and whose firings are not a traced probe's:
+ * they keep theirs in user space, apart.
+ */
 void kp_vars_decide(struct d_kplan *k)
 {
 	struct d_prog *p = k->prog;
@@ -1288,11 +1288,8 @@ void kp_vars_decide(struct d_kplan *k)
 	for (unsigned v = 0; v < p->nvars; v++) {
 		const struct var *var = &p->vars[v];
 
-		if (k->vst[v] == KV_RCON)
+		if (k->vst[v] == KV_RCON) /* else KV_NO, -1, -1 */
 			continue;
-		k->vst[v] = KV_NO;
-		k->vbit[v] = -1;
-		k->vslot[v] = -1;
 		if (k->horizon && var->scope != SC_THIS)
 			continue; /* past it: user space's (kplan_exit.c) */
 		/* (not one holding a struct or a fixed-size array: its

@@ -80,44 +80,50 @@ static const char *ureg_why(const struct node *x)
 			 "variables tie to one that does";
 }
 
-/* The first variable under n the kernel keeps with an open bit (its
- * type set not its zero's: kplan_vars.c's var_keep()), or -1. */
-static int open_var(const struct d_kplan *k, const struct node *n)
-{
-	int v;
-
-	if (!n)
-		return -1;
-	if (n->op == N_VAR && n->sub >= 0 &&
-	    (unsigned)n->sub < k->prog->nvars && k->vst[n->sub] == KV_KERN &&
-	    k->vbit[n->sub] >= 0)
-		return n->sub;
-	if ((v = open_var(k, n->a)) >= 0 || (v = open_var(k, n->b)) >= 0 ||
-	    (v = open_var(k, n->c)) >= 0)
-		return v;
-	for (unsigned i = 0; i < n->nargs; i++)
-		if ((v = open_var(k, n->args[i])) >= 0)
-			return v;
-	return -1;
-}
-
-/* The first variable under n the kernel does not keep, or -1. */
-static int user_var(const struct d_kplan *k, const struct node *n)
+/* The first variable v under n for which want(k, v) holds, or -1. */
+static int first_var(const struct d_kplan *k, const struct node *n,
+		     bool (*want)(const struct d_kplan *, unsigned))
 {
 	int v;
 
 	if (!n)
 		return -1;
 	if ((n->op == N_VAR || n->op == N_ASSOC) && n->sub >= 0 &&
-	    (unsigned)n->sub < k->prog->nvars && k->vst[n->sub] == KV_NO)
+	    (unsigned)n->sub < k->prog->nvars && want(k, (unsigned)n->sub))
 		return n->sub;
-	if ((v = user_var(k, n->a)) >= 0 || (v = user_var(k, n->b)) >= 0 ||
-	    (v = user_var(k, n->c)) >= 0)
+	if ((v = first_var(k, n->a, want)) >= 0 ||
+	    (v = first_var(k, n->b, want)) >= 0 ||
+	    (v = first_var(k, n->c, want)) >= 0)
 		return v;
 	for (unsigned i = 0; i < n->nargs; i++)
-		if ((v = user_var(k, n->args[i])) >= 0)
+		if ((v = first_var(k, n->args[i], want)) >= 0)
 			return v;
 	return -1;
+}
+
+static bool not_kept(const struct d_kplan *k, unsigned v)
+{
+	return k->vst[v] == KV_NO;
+}
+
+/* The first variable under n the kernel does not keep, or -1. */
+static int user_var(const struct d_kplan *k, const struct node *n)
+{
+	return first_var(k, n, not_kept);
+}
+
+/* kept with an open bit (its type set not its zero's: kplan_vars.c's
+ * var_keep()); an array's element is not such a read */
+static bool open_kept(const struct d_kplan *k, unsigned v)
+{
+	return k->vst[v] == KV_KERN && k->vbit[v] >= 0 &&
+	       k->prog->vars[v].scope != SC_SELFASSOC;
+}
+
+/* The first variable under n the kernel keeps with an open bit, or -1. */
+static int open_var(const struct d_kplan *k, const struct node *n)
+{
+	return first_var(k, n, open_kept);
 }
 
 static int stmt_user_var(const struct d_kplan *k, const struct stmt *st)

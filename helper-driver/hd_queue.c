@@ -509,6 +509,8 @@ static void start_check(struct helperd *hd, struct hd_job *j)
 	hd->nfetching--;
 	j->state = HD_JOB_CHECKING;
 	hd->checking = j;
+	hd->n_checked++;
+	hd->b_checked += j->f->len;
 	hd_log(HD_DEBUG, "pid %d: generation %" PRIu64 ": checking %zu bytes "
 	       "of DOF", (int)j->pid, j->gen, j->f->len);
 	(void)hd_check_begin(hd->max_dof, j->f->buf, j->f->len,

@@ -673,6 +673,7 @@ static int in_debt(struct helperd *hd, struct reject *rj, struct hd_debt *d,
 	int rc;
 
 	d->refused++;
+	hd->n_owed++;
 	rc = reject(rj, -EBUSY, "user %u owes %.0f KiB of refused work (%"
 		    PRIu64 " request(s) turned away); try again later",
 		    (unsigned)d->uid, d->bytes / 1024, d->refused);

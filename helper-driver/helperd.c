@@ -30,6 +30,7 @@
  *	   (it exits 1 if the child failed), and under systemd
  *	   (Type=notify) READY=1 goes to $NOTIFY_SOCKET.
  *
+ * SIGUSR1 logs the daemon's counts (log_counts()) and goes on.
  * SIGTERM, SIGINT and SIGHUP end the loop; the socket is unlinked and
  * what is queued in it read, what was answered but not
  * checked yet is checked and recorded (hd_queue.c, at most 2 s), the
@@ -101,7 +102,8 @@ static void usage(FILE *fp)
 "\n"
 "Without -f the daemon detaches once the device is ready; it exits 0 only\n"
 "then, and 1 if it could not start.  SIGTERM or SIGINT unmounts the device;\n"
-"the registry is kept for the next start.  See dtrace-helperd(8).\n",
+"the registry is kept for the next start; SIGUSR1 logs the daemon's counts.\n"
+"See dtrace-helperd(8).\n",
 		progname, DTRACE_HELPER_DEVICE, REG_STATEDIR_DEFAULT,
 		DTRACE_HELPER_SOCKET,
 		DTRACE_HELPER_MAX_DOF, HD_ADD_SETTLE_MS, HD_CHECK_TIMEOUT_MS);
@@ -141,8 +143,9 @@ struct hd_run {
 };
 
 /*
- * The stop signals are blocked first thing, and only read from the
- * signalfd the loop waits on: one sent while we start stays pending
+ * The stop signals (and SIGUSR1, whose default would end the daemon) are
+ * blocked first thing, and only read from the signalfd the loop waits
+ * on: one sent while we start stays pending
  * instead of being lost.  Their disposition is reset too, since an
  * ignored one (SIG_IGN survives exec: `nohup`, `env --ignore-signal`,
  * some service managers) that arrives before it is blocked is discarded
@@ -155,10 +158,30 @@ static void block_stop_signals(sigset_t *sigs)
 	sigaddset(sigs, SIGTERM);
 	sigaddset(sigs, SIGINT);
 	sigaddset(sigs, SIGHUP);
+	sigaddset(sigs, SIGUSR1);
 	sigprocmask(SIG_BLOCK, sigs, NULL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGUSR1, SIG_DFL);
+}
+
+/*
+ * The counts since the start, at exit (HD_INFO, with -v) and at SIGUSR1
+ * (HD_NOTICE, always): what was recorded and refused, how many of the
+ * refusals were for a user's debt (answered without reading the blob),
+ * and how many blobs, of how many bytes, went to the checker.
+ */
+static void log_counts(const struct helperd *hd, int level)
+{
+	hd_log(level,
+	       "%" PRIu64 " registered, %" PRIu64 " removed, %" PRIu64
+	       " pruned, %" PRIu64 " refused (%" PRIu64
+	       " for a user's debt), %" PRIu64 " found by the scan; %" PRIu64
+	       " checked (%" PRIu64 " bytes); %zu process(es) kept in %s",
+	       hd->n_added, hd->n_removed, hd->n_pruned, hd->n_rejected,
+	       hd->n_owed, hd->n_scanned, hd->n_checked, hd->b_checked,
+	       hd->nprocs - hd->nidle, hd->statedir);
 }
 
 /*
@@ -460,6 +483,10 @@ static bool dispatch(struct hd_run *r, const struct epoll_event *ev)
 		hd->queue_kick = true;
 	} else if (tag == HD_EV_SIGNAL) {
 		while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGUSR1) {
+				log_counts(hd, HD_NOTICE);
+				continue;
+			}
 			hd_log(HD_INFO, "%s: stopping",
 			       strsignal((int)si.ssi_signo));
 			go_on = false;
@@ -535,11 +562,7 @@ static void stop_all(struct hd_run *r)
 	hd_dev_stop(r->dev);
 	hd_fork_stop(hd);
 	hd_check_stop();
-	hd_log(HD_INFO, "%" PRIu64 " registered, %" PRIu64 " removed, %" PRIu64
-	       " pruned, %" PRIu64 " refused, %" PRIu64 " found by the scan; "
-	       "%zu process(es) kept in %s", hd->n_added, hd->n_removed,
-	       hd->n_pruned, hd->n_rejected, hd->n_scanned,
-	       hd->nprocs - hd->nidle, hd->statedir);
+	log_counts(hd, HD_INFO);
 	hd_reg_free(hd);
 	free(hd->mountpoint);
 	free(hd->node);

@@ -209,8 +209,15 @@ struct helperd {
 	struct hd_refused refused[HD_REFUSED_KEEP];
 	unsigned refused_next;
 
-	/* Counters, logged at exit with -v. */
+	/*
+	 * Counters, logged at exit with -v and at SIGUSR1 (helperd.c's
+	 * log_counts()): n_owed counts the ADDDOFs refused for a user's
+	 * debt (in n_rejected too), n_checked and b_checked the blobs read
+	 * and sent to the checker and their bytes -- the daemon's work,
+	 * which a flood must not raise past what the debts let through.
+	 */
 	uint64_t n_added, n_removed, n_rejected, n_pruned, n_scanned;
+	uint64_t n_owed, n_checked, b_checked;
 };
 
 /* Epoll tags: the low 32 bits carry a pid for HD_EV_PIDFD. */

@@ -1387,4 +1387,28 @@ expect_eq "execname stored, strsize 17: user space's" 0 \
 	"$(grep -c -e 'aggregated in the kernel$' \
 		-e 'printing values computed in the kernel$' scomm17.txt.err)"
 
+# Probe names as thread-local array keys (kplan_akey.c), the book's
+# sshcipher.d shape: an element per function at its entry, read and
+# cleared at its return, two functions, one named past 63 bytes (a
+# key is the whole name, as user space keys it); each hit's own
+# element.  The tree before kept the arrays, and so both clauses, in
+# user space.
+cat >pfkey.d <<'EOF2'
+pid$target::hit2*:entry { self->t[probefunc] = timestamp; self->n[probefunc] = 3; }
+pid$target::hit2*:return /self->t[probefunc]/
+{
+	@c[probefunc] = count();
+	@s[probefunc] = sum(self->n[probefunc] + self->n["hit2"]);
+	@q[probefunc] = quantize(timestamp - self->t[probefunc] > 0);
+	self->t[probefunc] = 0;
+	self->n[probefunc] = 0;
+}
+EOF2
+same pfkey pair "probe names as thread-local keys"
+expect_eq "probe names as thread-local keys: the sums" \
+	"hit2 48|hit2_of_a_name_longer_than_the_sixty_three_bytes_a_kernel_key_holds 24" \
+	"$(awk 'NF == 2 && $2 > 20 { print $1, $2 }' pfkey1.txt | sort |
+		tr '\n' '|' | sed 's/|$//')"
+vcount "probe names as thread-local keys" pfkey1.txt.err 2 aggregated
+
 finish

@@ -22,8 +22,10 @@
 #  - an element read where its set and unset types compute differently
 #    (uint32_t - 1 against a signed 0 - 1): user space, -v says so;
 #  - stores of two types (timestamp and an int): user space, -v says so;
-#  - a string key (probefunc, the book's sshcipher.d): user space, -v
-#    naming the key (it said "for another variable's sake" before);
+#  - string keys: probe names and literals (probefunc, the book's
+#    sshcipher.d) in the kernel, by their numbers (kplan_akey.c), one
+#    element where the strings are equal at two probes; another kind
+#    (copyinstr()) user space's, -v naming the key;
 #  - self-> and this-> integers set and unset computing differently,
 #    statements and predicates dispatched at the hit (doc/DESIGN.md §8
 #    "vtimestamp, copyout() and unset variables ...", part 3), gc.d's
@@ -51,7 +53,7 @@ three() {
 	printf '%s\n' "$4" >t.d
 	# the three at once, each on its own process (-c) with its own
 	# files (run_mode's run and checks, the start apart from the wait)
-	ways_start 120 -v -q -s t.d -c './trprog "tick 10"'
+	ways_start 120 -v -q -s t.d -c "${three_cmd:-./trprog \"tick 10\"}"
 	ways_wait "$what"
 	ways_same "$what"
 	n=$(sed -n 's/^dtrace: \([0-9]*\) clauses* aggregated in the kernel$/\1/p' \
@@ -113,13 +115,57 @@ expect_grep "two types: -v says why" \
 	'^dtrace: clause 1 (tr[0-9]*:::tick) runs in user space, from its record: line 2: its store to self->s\[\] is not one the kernel runs: self->s\[\]: its stores give it different types$' \
 	errg.txt
 
-three "a string key" 0 10 '
+three "a string key" 2 0 '
 tr$target:::tick { self->s[probefunc] = arg0 + 1; }
 tr$target:::tick /self->s[probefunc]/ {
 	@c[self->s[probefunc]] = count(); self->s[probefunc] = 0;
 }'
-expect_grep "a string key: -v says why" \
-	'^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 3: its predicate is not one the kernel computes: self->s\[\]: its key at line 3 is probefunc, which the kernel does not compute (it keys thread-local arrays by integers alone)$' \
+
+# probe names and literals as keys (kplan_akey.c), beside an integer
+# key: one element where the strings are equal, at two probes
+# (probefunc at tick and at done, both "run"; probename "tick" and the
+# literal "tick"), apart where they differ (probename "done"); elements
+# stored and never cleared read at done.  With a key of another kind at
+# that position (copyinstr()) the array stays user space's, -v naming
+# the key.  The first fails on a tree that kept such arrays in user
+# space (no clause in the kernel, 12 records).
+three_cmd='./trprog "tick 10" done'
+three "names and literals as keys" 4 0 '
+tr$target:::tick /arg0 % 2 == 0/ {
+	self->s[probefunc, (int)arg0 / 2] = arg0 + 1;
+	self->s["x", (int)arg0 / 2] = 7 * arg0;
+	self->s[probename, (int)arg0] = arg0 + 100;
+}
+tr$target:::tick /arg0 % 2 == 1 && self->s["run", (int)arg0 / 2]/ {
+	@c[self->s[probefunc, (int)arg0 / 2], self->s["x", (int)arg0 / 2],
+	    self->s["tick", (int)arg0 - 1]] = count();
+	self->s[probefunc, (int)arg0 / 2] = 0;
+}
+tr$target:::tick /arg0 % 2 == 1 && self->s["run", (int)arg0 / 2 + 50]/ {
+	@never = count();
+}
+tr$target:::done {
+	@d[self->s[probename, 8], self->s[probefunc, 4], self->s["x", 4]] =
+	    count();
+	@e[self->s["tick", 8], self->s["done", 8], self->s[probefunc, 0]] =
+	    count();
+}
+END { printa("c %d %d %d %@d\n", @c); printa("d %d %d %d %@d\n", @d);
+	printa("e %d %d %d %@d\n", @e); }'
+three_cmd=
+# each even i's element read at i + 1 and cleared (c); at done, i = 8's
+# by probefunc ("run") and by the literal "tick", not by probename
+printf '%s\n' 'c 1 0 100 1' 'c 3 14 102 1' 'c 5 28 104 1' \
+	'c 7 42 106 1' 'c 9 56 108 1' 'd 0 0 56 1' 'e 108 0 0 1' '' >want.txt
+expect_file_eq "names and literals as keys: the answers" want.txt out0.txt
+
+three "a string key of another kind" 0 10 '
+tr$target:::tick { self->s[probefunc] = arg0 + 1; }
+tr$target:::tick /self->s[copyinstr(arg1)]/ {
+	@c[self->s[probefunc]] = count(); self->s[probefunc] = 0;
+}'
+expect_grep "a string key of another kind: -v says why" \
+	'^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 3: its predicate is not one the kernel computes: self->s\[\]: its key at line 3 is copyinstr(), which the kernel does not compute (it keys thread-local arrays by integers alone)$' \
 	errg.txt
 
 # self-> integers whose set and unset types compute differently:

@@ -517,16 +517,21 @@ END { printa("%d %@d\n", @c); printa(@q); }'
 # element of self->a and the string self->s, stored by a kernel probe's
 # plan in each child's first moment (its fork's return), before its
 # first uprobe hit put it in user space, are read at every entry (the
-# kernel's copy moved to user space before that record runs).  Per
-# child as DTRACE_CGEN=0's (e: 1, k: 20 * (7 + 5), s: 20), -v saying the
-# moves; main's binary (33abb45) printed no line of a child for any.
+# kernel's copy moved to user space before that record runs); and
+# self->n[probefunc], an element the kernel keys by the name's number
+# (kplan_akey.c), read by user space as self->n["clone"] (or clone3's)
+# once moved.  Per child as DTRACE_CGEN=0's (e: 1, k: 20 * (7 + 5),
+# n: 20 * 9, s: 20), -v saying the moves; main's binary (33abb45)
+# printed no line of a child for any.
 TWO='syscall::clone*:return /arg0 == 0 && ppid == $target/ {
-	self->k = 7; self->a[3, (char)1] = 5; self->s = "kid"; }
+	self->k = 7; self->a[3, (char)1] = 5; self->s = "kid";
+	self->n[probefunc] = 9; }
 pair*:::entry /self->k/ { @k[pid] = sum(self->k + self->a[3, (char)1]); }
 pair*:::entry /self->k/ { @s[pid, self->s] = count(); }
+pair*:::entry /self->k/ { @n[pid] = sum(self->n["clone"] + self->n["clone3"]); }
 syscall::epoll_wait:entry /self->t/ { @e[pid] = count(); }
 END { printa("e %d %@d\n", @e); printa("k %d %@d\n", @k);
-	printa("s %d %s %@d\n", @s); }'
+	printa("n %d %@d\n", @n); printa("s %d %s %@d\n", @s); }'
 case ${DTRACE_BACKEND:-${HAVE_BPF:-no}}/$act_path in
 bpf/kernel | yes/kernel) ;;
 *) TWO= ;;
@@ -562,23 +567,23 @@ for cg in 1 0; do
 		sort $d/pids >want.txt
 		check "self-> set before a child's registration, $d" $d \
 			want.txt
-		grep -v -E '^([0-9]* [0-9]*|[eks] .*)$' $d.txt >$d.q
+		grep -v -E '^([0-9]* [0-9]*|[ekns] .*)$' $d.txt >$d.q
 	done
 	# TWO's lines by child (fpair's pids), the pid left out
 	awk '{ print $1 }' pc$cg/pids | sort >kids.txt
-	awk '/^[eks] / { print $2 }' pc$cg.txt | sort -u >seen.txt
+	awk '/^[ekns] / { print $2 }' pc$cg.txt | sort -u >seen.txt
 	expect_eq "two copies $cg: fpair's pids" "" \
 		"$(comm -13 kids.txt seen.txt)"
-	sed -n -E 's/^([eks]) [0-9]+ /\1 /p' pc$cg.txt | sort >pc$cg.two
+	sed -n -E 's/^([ekns]) [0-9]+ /\1 /p' pc$cg.txt | sort >pc$cg.two
 done
 if [ -n "$TWO" ]; then
-	for l in 'e 1' 'k 240' 's kid 20'; do
+	for l in 'e 1' 'k 240' 'n 180' 's kid 20'; do
 		printf '%s\n%s\n%s\n' "$l" "$l" "$l"
 	done >want.txt
 	expect_file_eq "two copies: as expected" want.txt pc1.two
 	expect_file_eq "two copies: as DTRACE_CGEN=0's" pc0.two pc1.two
 	expect_grep "two copies: the kernel's self-> moved" \
-		'of 3 threads kept in user space moved from the kernel: 9 entries' \
+		'of 3 threads kept in user space moved from the kernel: 12 entries' \
 		pc1.err
 fi
 unset DTRACE_CGEN

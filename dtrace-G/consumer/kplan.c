@@ -357,7 +357,8 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 		if (!n->nargs || n->nargs > UBPF_KMAXKEYS)
 			return false;
 		for (unsigned i = 0; i < n->nargs; i++) /* no args[N] */
-			if (!kp_ty(k, n->args[i], &az, &ag))
+			if (!kp_akey(k, n, i) &&	/* or a name's number */
+			    !kp_ty(k, n->args[i], &az, &ag))
 				return false;
 		return elem_ty(k, n, sz, sg);
 	case N_BUILTIN:
@@ -1230,6 +1231,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->tnoroom = xcalloc(nv, sizeof(*k->tnoroom));
 	k->tpriv = xcalloc(nv, sizeof(*k->tpriv));
 	k->varg = xcalloc(nv, sizeof(*k->varg));
+	kp_akeys_make(k);  /* before any key is typed: kplan_akey.c */
 	kp_typed_reach(k); /* before any clause is asked: kplan_here.c */
 	kp_consts_make(k); /* ... the run's constants (kplan_fkey.c) */
 	kp_fkeys_make(k);  /* ... and the copies of kplan_fkey.c */
@@ -1426,6 +1428,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->tnoroom);
 	free(k->tpriv);
 	free(k->varg);
+	kp_akeys_free(k);
 	free(k->xcl);
 	free(k->tied);
 	free(k->traced);

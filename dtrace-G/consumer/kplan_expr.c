@@ -505,9 +505,15 @@ void assoc_keys(struct em *m, const struct node *n, struct ubpf_kop *o)
 	for (unsigned i = 0; i < n->nargs && i < UBPF_KMAXKEYS; i++) {
 		uint8_t kz = 8, kg = 1;
 
-		(void)kp_ty(m->k, n->args[i], &kz, &kg);
-		emit(m, n->args[i]);
-		norm(m, kz, kg);
+		if (kp_akey(m->k, n, i)) { /* a string's number, an int64_t */
+			struct ubpf_kop *c = put(m, UBPF_K_CONST, 0, 1);
+
+			c->imm = kp_akey_id(m->k, m->probe, n->args[i]);
+		} else {
+			(void)kp_ty(m->k, n->args[i], &kz, &kg);
+			emit(m, n->args[i]);
+			norm(m, kz, kg);
+		}
 		types |= (int64_t)((kz == 1   ? 0
 				    : kz == 2 ? 1
 				    : kz == 4 ? 2

@@ -216,6 +216,12 @@ struct d_kplan {
 	 * this_private()) */
 	bool *tpriv;
 	int *varg;	    /* KV_SARG: the N of its copyinstr(argN) */
+	/* per thread-local array: bit i set where every key at position i
+	 * is a probe's name or a string literal, which the kernel keys by
+	 * its number in names (kplan_akey.c) */
+	uint8_t *akstr;
+	struct kp_names *names; /* ... the strings numbered, as plans are
+				 * made (the table, not k, is written) */
 	int nbits;	    /* vbits given out */
 	uint32_t absent;    /* typing the variables of these bits unset */
 	/* typing a clause (kplan_vars.c's typed_all(), kplan_vin.c's
@@ -702,6 +708,13 @@ bool kp_dset(const struct d_kplan *k, const struct node *n);
  * made from their leaves' */
 void kp_fkeys_make(struct d_kplan *k);
 void kp_fkeys_free(struct d_kplan *k);
+/* kplan_akey.c: probe names and literals as thread-local array keys */
+void kp_akeys_make(struct d_kplan *k);
+void kp_akeys_free(struct d_kplan *k);
+bool kp_akey(const struct d_kplan *k, const struct node *n, unsigned i);
+int64_t kp_akey_id(const struct d_kplan *k, const struct d_probe *pr,
+		   const struct node *key);
+const char *kp_akey_str(const struct d_kplan *k, int64_t id);
 const struct stmt *kp_fkey_stmt(const struct d_kplan *k, const struct stmt *st,
 				uint8_t *bits, unsigned *ci);
 /* ... a format-time variable's store st: its copy (v = its leaf), else

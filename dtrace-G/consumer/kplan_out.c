@@ -1315,7 +1315,14 @@ void d_kplan_tlsa_put(const struct d_kplan *k, uint32_t word, int32_t tid,
 		return;
 	for (unsigned i = 0; i < nk; i++) {
 		unsigned t = (ty >> (3 * i)) & 7;
+		const char *s;
 
+		if (k->akstr && (k->akstr[var] >> i & 1)) {
+			/* a string's number (kplan_akey.c) */
+			s = kp_akey_str(k, keys[i]);
+			kv[i] = d_dv_str(s ? s : "");
+			continue;
+		}
 		kv[i] = d_dv_int(keys[i], 1u << (t & 3), (t & 4) != 0);
 	}
 	d_self_aput(k->prog, var, tid, kv, nk,

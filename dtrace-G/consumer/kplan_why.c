@@ -157,8 +157,9 @@ static const struct node *key_walk(const struct d_kplan *k,
 		return NULL;
 	if (n->op == N_ASSOC && (unsigned)n->sub == v)
 		for (unsigned i = 0; i < n->nargs; i++)
-			if (n->args[i]->kind == T_STR ||
-			    !kp_ty(k, n->args[i], &sz, &sg))
+			if (!kp_akey(k, n, i) &&
+			    (n->args[i]->kind == T_STR ||
+			     !kp_ty(k, n->args[i], &sz, &sg)))
 				return n->args[i];
 	if ((r = key_walk(k, n->a, v)) || (r = key_walk(k, n->b, v)) ||
 	    (r = key_walk(k, n->c, v)))

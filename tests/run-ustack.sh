@@ -352,6 +352,28 @@ ustk_be() {
 		expect_run "$be: @[ustack()] = count(), DTRACE_KAGG=0" expected.txt
 	fi
 
+	# ... beside literal keys, a string and an integer, as the
+	# book's uoncpu.d keys its stacks (@["\n  on-cpu:", ustack()]):
+	# the literals are constants of the statement, the count made by
+	# dtrace from the record as before (../d/stmt.c's
+	# d_stmt_ukey_at()); as DTRACE_KAGG=0's.  The tree before kept the
+	# clause in user space.
+	if [ "$be" = bpf ]; then
+		set -- -q -c './ustk-omit 3 2' \
+			-n 'ustk$target:::fire { @["on-cpu:", ustack(), 7] = count(); }'
+		trun -v "$@"
+		expect_grep "$be: @[\"on-cpu:\", ustack(), 7]: the clause in the kernel" \
+			"$uk_v" err.txt
+		expect_eq "$be: @[\"on-cpu:\", ustack(), 7]: no clause in user space" \
+			0 "$(grep -c 'runs in user space' err.txt)"
+		mv out.txt lit.out
+		DTRACE_KAGG=0 trun "$@"
+		expect_file_eq "$be: @[\"on-cpu:\", ustack(), 7]: as DTRACE_KAGG=0's" \
+			out.txt lit.out
+		expect_eq "$be: @[\"on-cpu:\", ustack(), 7]: the counts" "7 2|7 3" \
+			"$(awk '$1 == 7 { print $1, $2 }' lit.out | sort | tr '\n' '|' | sed 's/|$//')"
+	fi
+
 	# ... under a predicate reading a self-> variable the kernel keeps
 	# (both clauses the kernel's on bpf), ustack(2): the hits it passes
 	{

@@ -236,8 +236,9 @@
  *
  * User stacks as aggregation keys, first slice (doc/DESIGN.md §8 "User
  * stacks as aggregation keys in the generated programs").  A statement
- * @a[ustack(...)] = count() or @a[jstack(...)] = count() (one key, the
- * stack whole, no value: ../d/stmt.c's d_stmt_ukey()) is taken as an
+ * @a[ustack(...)] = count() or @a[jstack(...)] = count() (one key the
+ * stack whole, the others literals, no value: ../d/stmt.c's
+ * d_stmt_ukey()) is taken as an
  * OSTK is: the clause is the kernel's (its predicate, variables and
  * other statements run at the hit), the statement an out statement
  * with no argument and no byte of the area (ks->out, not an
@@ -249,7 +250,9 @@
  * clause user space runs, so the output cannot differ; every hit the
  * clause passes is a record, as before.  Not taken (user space's, as
  * before): another function or a value, another key beside the stack
- * (its integers would have to come from the area), a statement after
+ * but a literal (a literal is a constant of the statement, which
+ * d_run_pre() evaluates as the interpreter does; another key's value
+ * would have to come from the area), a statement after
  * it that may end the clause from the area (a copy's fault, which
  * d_kplan_out_run() reports without running d_run_pre(), so the count
  * would be lost: ukey_after_ok()), a clause with an

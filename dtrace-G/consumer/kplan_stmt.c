@@ -190,7 +190,9 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	 * (below), its key the argument */
 	if (ks->out && d_stmt_ukey(k->prog, st)) {
 		put(m, UBPF_K_OSTK, 0, 0);
-		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, st->keys[0]);
+		m->full |= !m->full &&
+			   !kp_out_op(k, pl, m->n - 1,
+				      st->keys[d_stmt_ukey_at(k->prog, st)]);
 		return;
 	}
 	if (ks->out) { /* printf(), trace(): kplan_out.c */

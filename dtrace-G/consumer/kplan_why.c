@@ -1214,11 +1214,13 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		 * (kplan_out.c's kp_out_ok()) */
 		if (k->vars && (d_stmt_ukey(p, st) || d_stmt_uname(p, st)) &&
 		    kp_ukey_after_ends(k, ci, i)) {
+			int at = d_stmt_ukey(p, st) ? d_stmt_ukey_at(p, st) : 0;
+
 			snprintf(buf, len,
-				 "key 1, %s(): a statement after it may end "
+				 "key %d, %s(): a statement after it may end "
 				 "the clause from the area (a copy's fault) "
 				 "before its count is made",
-				 d_funcs[st->keys[0]->sub].name);
+				 at + 1, d_funcs[st->keys[at]->sub].name);
 			return;
 		}
 		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {

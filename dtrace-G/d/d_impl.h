@@ -1072,11 +1072,14 @@ void d_fold_int(struct parser *ps, struct node **np);
  * condition's value from the ones given.) */
 bool d_stmts_prints(const struct stmt *v, unsigned n);
 /* Is st @a[ustack(...)] = count() or @a[jstack(...)] = count(): one
- * key, the record's stack whole, no value?  A clause the kernel runs
- * makes its update here, from the record (d_run_pre() runs it as the
- * interpreter does; ../consumer/kplan_out.c's "User stacks as
- * aggregation keys, first slice") */
+ * key the record's stack whole, every other key a literal (a string or
+ * an integer: nothing the record must carry), no value?  A clause the
+ * kernel runs makes its update here, from the record (d_run_pre() runs
+ * it as the interpreter does; ../consumer/kplan_out.c's "User stacks as
+ * aggregation keys, first slice").  d_stmt_ukey_at() gives the stack
+ * key's index, -1 where st is not such a statement. */
 bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st);
+int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st);
 /* ... or @a[ufunc(E)] = count() (usym(), umod(), uaddr()): one key,
  * a user address's name, no value?  A clause the kernel runs writes E
  * into its out area and d_run_pre() makes the update, the key the name

@@ -294,16 +294,29 @@ bool d_stmts_prints(const struct stmt *v, unsigned n)
 	return false;
 }
 
+int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st)
+{
+	int at = -1;
+
+	if (st->kind != S_AGG || !st->nkeys || st->nargs ||
+	    p->aggs[st->agg].fn != AG_COUNT)
+		return -1;
+	for (unsigned i = 0; i < st->nkeys; i++) {
+		const struct node *n = st->keys[i];
+
+		if (n->op == N_FUNC && at < 0 &&
+		    (d_funcs[n->sub].id == F_USTACK ||
+		     d_funcs[n->sub].id == F_JSTACK))
+			at = (int)i;
+		else if (n->op != N_STR && n->op != N_INT)
+			return -1;
+	}
+	return at;
+}
+
 bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st)
 {
-	const struct node *n;
-
-	if (st->kind != S_AGG || st->nkeys != 1 || st->nargs ||
-	    p->aggs[st->agg].fn != AG_COUNT)
-		return false;
-	n = st->keys[0];
-	return n->op == N_FUNC && (d_funcs[n->sub].id == F_USTACK ||
-				   d_funcs[n->sub].id == F_JSTACK);
+	return d_stmt_ukey_at(p, st) >= 0;
 }
 
 bool d_stmt_uname(const struct d_prog *p, const struct stmt *st)

@@ -947,6 +947,30 @@ if [ "${HAVE_BPF:-no}" = yes ]; then
 	expect_grep "@[usym()] alone: the clause the kernel's" \
 		"^dtrace: 1 clause keying by a user address's name in the kernel" \
 		dlfs.err
+	# ... with a value (sum(), max()): the value computed at the hit
+	# into the area beside the key's address, d_agg_update() taking
+	# both (../d/stmt.c's d_stmt_uname()); as DTRACE_KAGG=0's, the sums
+	# known.  The tree before kept such a clause in user space.
+	for m in 1 k; do
+		case $m in
+		k) me="DTRACE_KAGG=0" ;;
+		*) me="DTRACE_CGEN=1" ;;
+		esac
+		env "$me" timeout -s KILL 120 "$DTRACE" -v -q -o "dlfv$m.txt" \
+			-c "./dlswap 2 0 1 $PWD" -n 'pid$target::probe_fn:entry {
+			@s[usym(arg1)] = sum(arg0 + 1);
+			@x[uaddr(arg1)] = max(arg0 * 7 + 1); }' \
+			2>"dlfv$m.err" </dev/null
+		expect_eq "@[usym()] = sum() ($me): exit status" 0 "$?"
+	done
+	expect_file_eq "@[usym()] = sum(): as DTRACE_KAGG=0's" dlfvk.txt dlfv1.txt
+	expect_eq "@[usym()] = sum(): the sums" \
+		'dlswapa.so`alpha 10|dlswapb.so`bravo 20' \
+		"$(awk 'NF == 2 && $2 >= 10' dlfv1.txt | tr -s ' ' | sed 's/^ //' |
+			tr '\n' '|' | sed 's/|$//')"
+	expect_grep "@[usym()] = sum(): the clause the kernel's" \
+		"^dtrace: 1 clause keying by a user address's name in the kernel" \
+		dlfv1.err
 fi
 # Not held (strace has the process, so dtrace cannot seize it): the fork
 # tracker's records of executable mappings (PERF_RECORD_MMAP2, stamped

@@ -264,17 +264,19 @@
  *
  * Keys by a user address's name (doc/DESIGN.md, "Keys by a name").  A
  * statement @a[ufunc(E)] = count() (usym(), umod(), uaddr(); one key,
- * the name, no value: ../d/stmt.c's d_stmt_uname()) is taken as a
- * printf() of ufunc(E) is, by the same tests (arg_ok(): E a leaf the
- * plan computes, kp_out_ftime_ok(): not in a speculating clause): an
- * out statement whose one argument is the key (kp_out_nargs() 1,
- * kp_out_node() the key), E written into the area at the hit
- * (emit_stmt()'s leaves), out_list()'s out_ftime() naming it from the
- * record's pid and time as a printed name is, and d_run_pre() making
- * the update at the statement's place, run.c's d_agg_update() taking
- * that name (x->pre) for the key instead of d_eval(), which would read
- * E from a record that does not carry it.  So the key is the text a
- * clause dtrace runs names, dated the same way.  As for stack keys:
+ * the name; or sum(V) and the other functions of one value:
+ * ../d/stmt.c's d_stmt_uname()) is taken as a printf() of ufunc(E), V
+ * is, by the same tests (arg_ok(): E a leaf the plan computes, V an
+ * integer it computes, kp_out_ftime_ok(): not in a speculating
+ * clause): an out statement whose arguments are the key and the value
+ * (kp_out_nargs() 1 or 2, kp_out_node()), E (and V) written into the
+ * area at the hit (emit_stmt()'s leaves), out_list()'s out_ftime()
+ * naming E from the record's pid and time as a printed name is, and
+ * d_run_pre() making the update at the statement's place, agg.c's
+ * d_agg_update() taking that name (x->pre) for the key, and V next,
+ * instead of d_eval(), which would read E and V from a record that
+ * does not carry them.  So the key is the text a clause dtrace runs
+ * names, dated the same way.  As for stack keys:
  * nothing after it may end the clause from the area (ukey_after_ok()),
  * a clause with an if is user space's (kplan_vars.c's kp_if_why()), so
  * is a speculating one (kplan_spec.c's kspec_plan_why() too) and an
@@ -348,15 +350,17 @@ bool kp_out_mstr(const struct d_kplan *k, const struct node *a)
 
 unsigned kp_out_nargs(const struct stmt *st)
 {
-	if (st->kind == S_AGG) /* a name key's count(): its key */
-		return st->nkeys == 1 && d_uname_func(st->keys[0]);
+	if (st->kind == S_AGG) /* a name key's update: its key, its value */
+		return st->nkeys == 1 && d_uname_func(st->keys[0])
+			       ? 1 + (st->nargs > 0)
+			       : 0;
 	return st->kind == S_TRACE ? 1 : st->nargs;
 }
 
 const struct node *kp_out_node(const struct stmt *st, unsigned j)
 {
 	if (st->kind == S_AGG)
-		return st->keys[0];
+		return j ? st->args[0] : st->keys[0];
 	return st->kind == S_TRACE ? st->e : st->args[j];
 }
 

@@ -1080,11 +1080,13 @@ bool d_stmts_prints(const struct stmt *v, unsigned n);
  * key's index, -1 where st is not such a statement. */
 bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st);
 int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st);
-/* ... or @a[ufunc(E)] = count() (usym(), umod(), uaddr()): one key,
- * a user address's name, no value?  A clause the kernel runs writes E
+/* ... or @a[ufunc(E)] = count() (usym(), umod(), uaddr()), or sum(),
+ * avg(), min(), max(), quantize() or stddev() of one value V: one key,
+ * a user address's name?  A clause the kernel runs writes E (and V)
  * into its out area and d_run_pre() makes the update, the key the name
  * ../consumer/kplan_out.c's out_list() gave (x->pre), dated by the
- * record's pid and time as a clause dtrace runs names it */
+ * record's pid and time as a clause dtrace runs names it, the value the
+ * next one given */
 bool d_stmt_uname(const struct d_prog *p, const struct stmt *st);
 struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
 		      bool create);

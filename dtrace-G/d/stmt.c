@@ -321,9 +321,19 @@ bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st)
 
 bool d_stmt_uname(const struct d_prog *p, const struct stmt *st)
 {
-	return st->kind == S_AGG && st->nkeys == 1 && !st->nargs &&
-	       p->aggs[st->agg].fn == AG_COUNT && d_uname_func(st->keys[0]) &&
-	       st->keys[0]->nargs == 1;
+	int fn;
+
+	if (st->kind != S_AGG || st->nkeys != 1 || !d_uname_func(st->keys[0]) ||
+	    st->keys[0]->nargs != 1)
+		return false;
+	fn = p->aggs[st->agg].fn;
+	/* count(), or a function of one value (no bucket bounds, no
+	 * increment: d_agg_update() takes the value from the area) */
+	return fn == AG_COUNT ? !st->nargs
+			      : st->nargs == 1 &&
+					(fn == AG_SUM || fn == AG_AVG ||
+					 fn == AG_MIN || fn == AG_MAX ||
+					 fn == AG_QUANTIZE || fn == AG_STDDEV);
 }
 
 static void exec_stmt(struct ectx *x, const struct stmt *st);

@@ -1039,12 +1039,12 @@ grep -q 'self->file = "";' sfe.d || fail 'sfe.d: sfm.d'"'"'s clear not found'
 both sfe sfe.d sfm.txt 5
 expect_file_eq "sfe: the sums and counts" sfm.exp sfe.1
 # The *_malloc.d scripts' other clause at malloc(): /self->name == NULL/
-# { @[usym(ucaller)] = ...; }, user space's for its key, tests a self->
-# string it reads nowhere else (kplan_vin.c's vin_ptest()): the kernel
-# tests it and dtrace runs the clause on that truth, so self->name and
-# the clauses storing it are the kernel's (this tree before left them
-# to user space, "for another clause's sake").  != NULL too, which
-# dtrace's own copy (none: "") would have said false.
+# { @[usym(ucaller)] = ...; } tests a self-> string it reads nowhere
+# else.  Its key was user space's, so the kernel tested the string and
+# dtrace ran the clause on that truth (kplan_vin.c's vin_ptest()); now
+# the clause is the kernel's, the record carrying the stack whose frame
+# 1 dtrace names, the sum given (../d/stmt.c's d_stmt_ucall()).  != NULL
+# too, which dtrace's own copy (none: "") would have said false.
 cat >sfp.d <<'EOF'
 interp$target:::function-entry
 {
@@ -1094,11 +1094,24 @@ for xo in '' '-x strsize=8'; do
 	expect_grep "$sfp: -v" '^dtrace: 3 clauses aggregated in the kernel$' \
 		$sfp.1.err
 	expect_grep "$sfp: -v" \
-		"^dtrace: 2 clauses in user space testing self-> strings the kernel keeps in their predicates, run on the kernel's truth of them$" \
+		"^dtrace: 2 clauses keying by a user address's name in the kernel, each count made from its record$" \
 		$sfp.1.err
 	expect_eq "$sfp: -v says no values are read into the records" 0 \
 		"$(grep -c 'reading self-> variables the kernel keeps' $sfp.1.err)"
 done
+# ... and where the clause keying by ucaller's name stays user space's
+# for its key (a literal beside a name key: no form the kernel makes),
+# the kernel tests the self-> string and dtrace runs the clause on that
+# truth (kplan_vin.c's vin_ptest()), as sfp.d's was before
+sed -e 's/@u\[usym(ucaller)\]/@u[usym(ucaller), "u"]/' \
+	-e 's/@w\[usym(ucaller)\]/@w[usym(ucaller), "w"]/' sfp.d >sfq.d
+grep -q '"w"\]' sfq.d || fail 'sfq.d: sfp.d'"'"'s keys not found'
+three sfq sfq.d sfm.txt
+expect_eq "sfq: the sums" "gc a.py f 1|u 8|w 1" \
+	"$(grep -E '^(gc|u|w) ' sfq.1 | paste -sd'|' -)"
+expect_grep "sfq: -v" \
+	"^dtrace: 2 clauses in user space testing self-> strings the kernel keeps in their predicates, run on the kernel's truth of them$" \
+	sfq.1.err
 # An argument the probe has not (gc-start has one: arg1) read where the
 # kernel keeps a self-> variable: 0 in the kernel as in the record user
 # space reads (cgen_plan.c's ARG), a string or copy of it faulting at 0

@@ -497,7 +497,7 @@ bool exit_at_hit(const struct d_kplan *k, const struct clause *c)
 			return false;
 		if (!hit_int(k, st->e))
 			return false;
-		if (st->kind == S_AGG && d_stmt_ukey(k->prog, st))
+		if (st->kind == S_AGG && d_stmt_ukey(k->prog, st) && !st->nargs)
 			continue;
 		for (unsigned j = 0; j < st->nkeys; j++)
 			if (!hit_int(k, st->keys[j]))

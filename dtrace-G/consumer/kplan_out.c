@@ -237,20 +237,23 @@
  * User stacks as aggregation keys, first slice (doc/DESIGN.md §8 "User
  * stacks as aggregation keys in the generated programs").  A statement
  * @a[ustack(...)] = count() or @a[jstack(...)] = count() (one key the
- * stack whole, the others literals, no value: ../d/stmt.c's
- * d_stmt_ukey()) is taken as an
- * OSTK is: the clause is the kernel's (its predicate, variables and
- * other statements run at the hit), the statement an out statement
- * with no argument and no byte of the area (ks->out, not an
- * aggregation: kaggs and the merge skip it), whose OSTK has the
- * record carry the hit's stack, and d_run_pre() makes its update from
- * the record, through the interpreter's own ustack() and d_agg_update(),
- * at its place among the clause's statements: the key is the text
- * dtrace names from the record's stack, walked pcs or copy, as for a
- * clause user space runs, so the output cannot differ; every hit the
- * clause passes is a record, as before.  Not taken (user space's, as
- * before): another function or a value, another key beside the stack
- * but a literal (a literal is a constant of the statement, which
+ * stack whole, the others literals; or sum(V) and the other functions
+ * of one value: ../d/stmt.c's d_stmt_ukey()) is taken as an OSTK is:
+ * the clause is the kernel's (its predicate, variables and other
+ * statements run at the hit), the statement an out statement with no
+ * argument but V and no byte of the area but V's (ks->out, not an
+ * aggregation: kaggs and the merge skip it), whose OSTK has the record
+ * carry the hit's stack, and d_run_pre() makes its update from the
+ * record, through the interpreter's own ustack() and d_agg_update()
+ * (V the value given), at its place among the clause's statements: the
+ * key is the text dtrace names from the record's stack, walked pcs or
+ * copy, as for a clause user space runs, so the output cannot differ;
+ * every hit the clause passes is a record, as before.  A name key of
+ * ucaller (@a[usym(ucaller)] = sum(V): d_stmt_ucall(), the toolkit's
+ * *_malloc.d) is made so too: frame 1 of the record's stack, which only
+ * dtrace unwinds, named by the interpreter from the record.  Not taken
+ * (user space's, as before): another function, another key beside the
+ * stack but a literal (a literal is a constant of the statement, which
  * d_run_pre() evaluates as the interpreter does; another key's value
  * would have to come from the area), a statement after
  * it that may end the clause from the area (a copy's fault, which
@@ -351,16 +354,20 @@ bool kp_out_mstr(const struct d_kplan *k, const struct node *a)
 unsigned kp_out_nargs(const struct stmt *st)
 {
 	if (st->kind == S_AGG) /* a name key's update: its key, its value */
-		return st->nkeys == 1 && d_uname_func(st->keys[0])
-			       ? 1 + (st->nargs > 0)
-			       : 0;
+		return d_stack_key_in(st) ? st->nargs > 0 /* the record's */
+		       : st->nkeys != 1 || !d_uname_func(st->keys[0]) ? 0
+		       : d_ucall_key(st->keys[0])
+			       ? st->nargs > 0 /* its key the record's */
+			       : 1 + (st->nargs > 0);
 	return st->kind == S_TRACE ? 1 : st->nargs;
 }
 
 const struct node *kp_out_node(const struct stmt *st, unsigned j)
 {
-	if (st->kind == S_AGG)
-		return j ? st->args[0] : st->keys[0];
+	if (st->kind == S_AGG) /* (a stack key's: its value) */
+		return j || d_stack_key_in(st) || d_ucall_key(st->keys[0])
+			       ? st->args[0]
+			       : st->keys[0];
 	return st->kind == S_TRACE ? st->e : st->args[j];
 }
 
@@ -895,10 +902,11 @@ static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
 {
 	int v;
 
-	if (d_stmt_ukey(k->prog, st))
+	if (d_stmt_ukey(k->prog, st) && !st->nargs)
 		return true;
 	if (st->kind == S_PRINTF || st->kind == S_TRACE ||
-	    d_stmt_uname(k->prog, st)) {
+	    d_stmt_ukey(k->prog, st) || d_stmt_uname(k->prog, st) ||
+	    d_stmt_ucall(k->prog, st)) {
 		for (unsigned j = 0; j < kp_out_nargs(st); j++)
 			if (arg_copies(k, st, j))
 				return false;
@@ -942,7 +950,8 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->svar = -1;
 	if (st->kind != S_PRINTF && st->kind != S_TRACE &&
 	    !(k->vars &&
-	      (d_stmt_ukey(k->prog, st) || d_stmt_uname(k->prog, st))))
+	      (d_stmt_ukey(k->prog, st) || d_stmt_uname(k->prog, st) ||
+	       d_stmt_ucall(k->prog, st))))
 		return false;
 	/* a stack or name key's count(): nothing after it may end the
 	 * clause from the area (ukey_after_ok()) */
@@ -1097,7 +1106,8 @@ bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints,
 	for (unsigned i = 0; i < c->nflat; i++) {
 		const struct kstmt *ks = &k->st[k->first[clause] + i];
 
-		if (ks->out && d_stmt_uname(k->prog, c->flat[i]))
+		if (ks->out && (d_stmt_uname(k->prog, c->flat[i]) ||
+				d_stmt_ucall(k->prog, c->flat[i])))
 			*names = true;
 		else if (ks->out && c->flat[i]->kind == S_AGG)
 			uk = true;
@@ -1222,7 +1232,7 @@ bool d_kplan_out_any(const struct d_prog *p)
 
 			/* (a name key's count(): its address in the area) */
 			if (st->kind == S_PRINTF || st->kind == S_TRACE ||
-			    d_stmt_uname(p, st))
+			    d_stmt_uname(p, st) || d_stmt_ucall(p, st))
 				return true;
 			/* a string variable's store (SSTR: an out area,
 			 * its copy in cgbuf) where nothing prints */

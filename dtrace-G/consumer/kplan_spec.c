@@ -801,7 +801,8 @@ static const char *kspec_plan_why(const struct d_kplan *k, unsigned ci)
 		if (d_stmt_ukey(k->prog, c->flat[i]))
 			return "an aggregation keyed by the user stack, "
 			       "which dtrace updates from the record";
-		else if (d_stmt_uname(k->prog, c->flat[i]))
+		else if (d_stmt_uname(k->prog, c->flat[i]) ||
+			 d_stmt_ucall(k->prog, c->flat[i]))
 			return "an aggregation keyed by a user address's "
 			       "name, which dtrace updates from the record";
 	return NULL;

@@ -1073,11 +1073,13 @@ void d_fold_int(struct parser *ps, struct node **np);
 bool d_stmts_prints(const struct stmt *v, unsigned n);
 /* Is st @a[ustack(...)] = count() or @a[jstack(...)] = count(): one
  * key the record's stack whole, every other key a literal (a string or
- * an integer: nothing the record must carry), no value?  A clause the
- * kernel runs makes its update here, from the record (d_run_pre() runs
- * it as the interpreter does; ../consumer/kplan_out.c's "User stacks as
- * aggregation keys, first slice").  d_stmt_ukey_at() gives the stack
- * key's index, -1 where st is not such a statement. */
+ * an integer: nothing the record must carry); or sum(), avg(), min(),
+ * max(), quantize() or stddev() of one value?  A clause the kernel runs
+ * makes its update here, from the record (d_run_pre() runs it as the
+ * interpreter does, the value the next one given; ../consumer/
+ * kplan_out.c's "User stacks as aggregation keys, first slice").
+ * d_stmt_ukey_at() gives the stack key's index, -1 where st is not
+ * such a statement. */
 bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st);
 int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st);
 /* ... or @a[ufunc(E)] = count() (usym(), umod(), uaddr()), or sum(),
@@ -1088,6 +1090,15 @@ int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st);
  * record's pid and time as a clause dtrace runs names it, the value the
  * next one given */
 bool d_stmt_uname(const struct d_prog *p, const struct stmt *st);
+/* ... or such an update whose address is ucaller (d_ucall_key()):
+ * frame 1 of the record's stack, which only dtrace unwinds, so the
+ * record carries the stack (the plan's OSTK), d_run_pre() names the key
+ * from it as the interpreter does (d_eval()) and the value is the next
+ * one given */
+bool d_stmt_ucall(const struct d_prog *p, const struct stmt *st);
+bool d_ucall_key(const struct node *n);
+/* Is one of st's keys ustack() or jstack()? */
+bool d_stack_key_in(const struct stmt *st);
 struct dv *d_var_slot(struct ectx *x, const struct node *n, struct sbuf *k,
 		      bool create);
 /* Self-> integer var of thread tid set to v as a store sets it (0

@@ -42,11 +42,13 @@
  * through d_run_pre(): the same output path, the values given (an if
  * whose branches print takes its condition's value from them too, the
  * one the program computed, and runs the branch the program took:
- * d_stmts_prints(); the kernel ran every other statement but a count()
- * keyed by the user stack alone, d_stmt_ukey(), whose update is made
- * here as the interpreter makes it, from the record's stack, or by a
- * user address's name alone, d_stmt_uname(), the name given as a
- * printed one is (d_agg_update()); an argument
+ * d_stmts_prints(); the kernel ran every other statement but an
+ * update keyed by the user stack (beside literals), d_stmt_ukey(),
+ * made here as the interpreter makes it, from the record's stack, or by
+ * a user address's name, d_stmt_uname(), the name given as a printed
+ * one is, or by ucaller's name, d_stmt_ucall(), named from the
+ * record's stack; a value they aggregate is given too
+ * (d_agg_update()); an argument
  * that is a string function of the values it computed, basename() of
  * a copy, is evaluated before by d_eval_pinned(), those values given
  * as pins).  A
@@ -294,12 +296,24 @@ bool d_stmts_prints(const struct stmt *v, unsigned n)
 	return false;
 }
 
+/* count(), or a function of one value (no bucket bounds, no increment:
+ * d_agg_update() takes the value given, where the kernel computed it) */
+static bool one_value_fn(const struct d_prog *p, const struct stmt *st)
+{
+	int fn = p->aggs[st->agg].fn;
+
+	return fn == AG_COUNT ? !st->nargs
+			      : st->nargs == 1 &&
+					(fn == AG_SUM || fn == AG_AVG ||
+					 fn == AG_MIN || fn == AG_MAX ||
+					 fn == AG_QUANTIZE || fn == AG_STDDEV);
+}
+
 int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st)
 {
 	int at = -1;
 
-	if (st->kind != S_AGG || !st->nkeys || st->nargs ||
-	    p->aggs[st->agg].fn != AG_COUNT)
+	if (st->kind != S_AGG || !st->nkeys || !one_value_fn(p, st))
 		return -1;
 	for (unsigned i = 0; i < st->nkeys; i++) {
 		const struct node *n = st->keys[i];
@@ -314,26 +328,47 @@ int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st)
 	return at;
 }
 
+bool d_stack_key_in(const struct stmt *st)
+{
+	for (unsigned i = 0; i < st->nkeys; i++)
+		if (st->keys[i]->op == N_FUNC &&
+		    (d_funcs[st->keys[i]->sub].id == F_USTACK ||
+		     d_funcs[st->keys[i]->sub].id == F_JSTACK))
+			return true;
+	return false;
+}
+
 bool d_stmt_ukey(const struct d_prog *p, const struct stmt *st)
 {
 	return d_stmt_ukey_at(p, st) >= 0;
 }
 
+bool d_ucall_key(const struct node *n)
+{
+	const struct node *a;
+
+	if (!d_uname_func(n) || n->nargs != 1)
+		return false;
+	a = n->args[0];
+	return a->op == N_BUILTIN && d_builtins[a->sub].id == B_UCALLER;
+}
+
+/* A name key's update (one_value_fn()). */
+static bool uname_fn(const struct d_prog *p, const struct stmt *st)
+{
+	return st->kind == S_AGG && st->nkeys == 1 &&
+	       d_uname_func(st->keys[0]) && st->keys[0]->nargs == 1 &&
+	       one_value_fn(p, st);
+}
+
 bool d_stmt_uname(const struct d_prog *p, const struct stmt *st)
 {
-	int fn;
+	return uname_fn(p, st) && !d_ucall_key(st->keys[0]);
+}
 
-	if (st->kind != S_AGG || st->nkeys != 1 || !d_uname_func(st->keys[0]) ||
-	    st->keys[0]->nargs != 1)
-		return false;
-	fn = p->aggs[st->agg].fn;
-	/* count(), or a function of one value (no bucket bounds, no
-	 * increment: d_agg_update() takes the value from the area) */
-	return fn == AG_COUNT ? !st->nargs
-			      : st->nargs == 1 &&
-					(fn == AG_SUM || fn == AG_AVG ||
-					 fn == AG_MIN || fn == AG_MAX ||
-					 fn == AG_QUANTIZE || fn == AG_STDDEV);
+bool d_stmt_ucall(const struct d_prog *p, const struct stmt *st)
+{
+	return uname_fn(p, st) && d_ucall_key(st->keys[0]);
 }
 
 static void exec_stmt(struct ectx *x, const struct stmt *st);
@@ -365,7 +400,7 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 	}
 	if (x->pre && !x->prespec && st->kind != S_PRINTF &&
 	    st->kind != S_TRACE && !d_stmt_ukey(p, st) &&
-	    !d_stmt_uname(p, st)) {
+	    !d_stmt_uname(p, st) && !d_stmt_ucall(p, st)) {
 		/* d_run_pre(), d_run_kspec(): the kernel ran it (a stack
 		 * or name key's count() is made here, from the record, the
 		 * name's key given); a step it

@@ -169,6 +169,7 @@ run_mode_start() {
 		"rmr_what$rmr_n=\${run_what:-\$_o} rmr_pid$rmr_n= rmr_s$rmr_n="
 	rmr_runs="$rmr_runs $rmr_n"
 	_e=${run_err:-$_o.err}
+	eval "rmr_err$rmr_n=\$_e"
 	rm -f "$_o" # -o appends
 	if [ -n "$_fg" ]; then
 		run_mode_exec "$@"
@@ -206,8 +207,15 @@ run_mode_end() {
 		rme_s=$?
 	fi
 	eval "expect_eq \"\$rmr_what$rme_r: status\" \"\$rmr_st$rme_r\" \"\$rme_s\""
+	# a status not the one expected (137: the timeout's kill): the
+	# run's last messages, which the test's directory takes with it
+	eval "rme_e=\$rmr_err$rme_r rme_w=\$rmr_st$rme_r"
+	if [ "$rme_s" != "$rme_w" ] && [ -s "$rme_e" ]; then
+		echo "# the last lines of $rme_e:" >&2
+		tail -n 15 "$rme_e" | sed 's/^/    | /' >&2
+	fi
 	[ -f "$1" ] || : >"$1"
-	eval "rmr_out$rme_r= rmr_st$rme_r= rmr_what$rme_r= rmr_pid$rme_r= rmr_s$rme_r="
+	eval "rmr_out$rme_r= rmr_st$rme_r= rmr_what$rme_r= rmr_pid$rme_r= rmr_s$rme_r= rmr_err$rme_r="
 }
 
 # finish: the verdict

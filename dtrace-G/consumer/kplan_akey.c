@@ -132,24 +132,10 @@ int64_t kp_akey_id(const struct d_kplan *k, const struct d_probe *pr,
 	const char *s = "";
 	size_t i;
 
-	if (key->op == N_STR) {
+	if (key->op == N_STR)
 		s = key->sval;
-	} else if (pr && pr != KP_ANYPROBE) { /* as run.c's B_PROBE* */
-		switch (ident(key)) {
-		case B_PROBEPROV:
-			s = pr->prov;
-			break;
-		case B_PROBEMOD:
-			s = pr->mod;
-			break;
-		case B_PROBEFUNC:
-			s = pr->func;
-			break;
-		case B_PROBENAME:
-			s = pr->name;
-			break;
-		}
-	}
+	else if (pr && pr != KP_ANYPROBE) /* as run.c's B_PROBE* */
+		s = kp_ident_str(pr, key);
 	if (!s)
 		s = "";
 	for (i = 0; i < t->n; i++)

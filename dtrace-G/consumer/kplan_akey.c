@@ -22,8 +22,9 @@
  * and one number one string, since the table only grows and a string is
  * found before it is added.  The names are the very strings run.c reads
  * (the probe's prov, mod, func and name, "" for none), a literal its
- * text.  An element put into user space (d_kplan_tlsa_put(): a process
- * kept there, a thread's exit) has its key's string back from the table.
+ * text.  An element moved to user space (d_kplan_tlsa_put(): a process
+ * kept there, bpf_agg_cgen.c's "Two copies") has its key's string back
+ * from the table; a thread's exit deletes its elements unread.
  * A key of another kind at that position anywhere (copyinstr(), a
  * variable, execname) leaves the position unflagged and the array user
  * space's, as before; -v names the key (kplan_why.c's bad_key()).

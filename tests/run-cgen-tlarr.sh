@@ -128,7 +128,7 @@ tr$target:::tick /self->s[probefunc]/ {
 # stored and never cleared read at done.  With a key of another kind at
 # that position (copyinstr()) the array stays user space's, -v naming
 # the key.  The first fails on a tree that kept such arrays in user
-# space (no clause in the kernel, 12 records).
+# space (no clause in the kernel, a record per hit).
 three_cmd='./trprog "tick 10" done'
 three "names and literals as keys" 4 0 '
 tr$target:::tick /arg0 % 2 == 0/ {

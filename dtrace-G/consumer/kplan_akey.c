@@ -119,11 +119,16 @@ void kp_akeys_free(struct d_kplan *k)
 	free(k->akstr);
 }
 
+bool kp_akey_var(const struct d_kplan *k, unsigned v, unsigned i)
+{
+	return k && k->akstr && v < k->prog->nvars && i < UBPF_KMAXKEYS &&
+	       (k->akstr[v] >> i & 1);
+}
+
 bool kp_akey(const struct d_kplan *k, const struct node *n, unsigned i)
 {
-	return k && k->akstr && n->op == N_ASSOC && n->sub >= 0 &&
-	       (unsigned)n->sub < k->prog->nvars && i < UBPF_KMAXKEYS &&
-	       (k->akstr[n->sub] >> i & 1);
+	return n->op == N_ASSOC && n->sub >= 0 &&
+	       kp_akey_var(k, (unsigned)n->sub, i);
 }
 
 int64_t kp_akey_id(const struct d_kplan *k, const struct d_probe *pr,

@@ -712,6 +712,7 @@ void kp_fkeys_free(struct d_kplan *k);
 void kp_akeys_make(struct d_kplan *k);
 void kp_akeys_free(struct d_kplan *k);
 bool kp_akey(const struct d_kplan *k, const struct node *n, unsigned i);
+bool kp_akey_var(const struct d_kplan *k, unsigned v, unsigned i);
 int64_t kp_akey_id(const struct d_kplan *k, const struct d_probe *pr,
 		   const struct node *key);
 const char *kp_akey_str(const struct d_kplan *k, int64_t id);

@@ -353,13 +353,15 @@ bool kp_out_mstr(const struct d_kplan *k, const struct node *a)
 
 unsigned kp_out_nargs(const struct stmt *st)
 {
-	if (st->kind == S_AGG) /* a name key's update: its key, its value */
-		return d_stack_key_in(st) ? st->nargs > 0 /* the record's */
-		       : st->nkeys != 1 || !d_uname_func(st->keys[0]) ? 0
-		       : d_ucall_key(st->keys[0])
-			       ? st->nargs > 0 /* its key the record's */
-			       : 1 + (st->nargs > 0);
-	return st->kind == S_TRACE ? 1 : st->nargs;
+	if (st->kind != S_AGG)
+		return st->kind == S_TRACE ? 1 : st->nargs;
+	/* an update dtrace makes from the record: its value, after the
+	 * key where the key is a name of an address the area carries */
+	if (d_stack_key_in(st))
+		return st->nargs > 0;
+	if (st->nkeys != 1 || !d_uname_func(st->keys[0]))
+		return 0;
+	return d_ucall_key(st->keys[0]) ? st->nargs > 0 : 1 + (st->nargs > 0);
 }
 
 const struct node *kp_out_node(const struct stmt *st, unsigned j)
@@ -905,8 +907,7 @@ static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
 	if (d_stmt_ukey(k->prog, st) && !st->nargs)
 		return true;
 	if (st->kind == S_PRINTF || st->kind == S_TRACE ||
-	    d_stmt_ukey(k->prog, st) || d_stmt_uname(k->prog, st) ||
-	    d_stmt_ucall(k->prog, st)) {
+	    d_stmt_from_record(k->prog, st)) {
 		for (unsigned j = 0; j < kp_out_nargs(st); j++)
 			if (arg_copies(k, st, j))
 				return false;
@@ -949,9 +950,7 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	ks->skey = -1;
 	ks->svar = -1;
 	if (st->kind != S_PRINTF && st->kind != S_TRACE &&
-	    !(k->vars &&
-	      (d_stmt_ukey(k->prog, st) || d_stmt_uname(k->prog, st) ||
-	       d_stmt_ucall(k->prog, st))))
+	    !(k->vars && d_stmt_from_record(k->prog, st)))
 		return false;
 	/* a stack or name key's count(): nothing after it may end the
 	 * clause from the area (ukey_after_ok()) */
@@ -1334,7 +1333,7 @@ void d_kplan_tlsa_put(const struct d_kplan *k, uint32_t word, int32_t tid,
 		unsigned t = (ty >> (3 * i)) & 7;
 		const char *s;
 
-		if (k->akstr && (k->akstr[var] >> i & 1)) {
+		if (kp_akey_var(k, var, i)) {
 			/* a string's number (kplan_akey.c) */
 			s = kp_akey_str(k, keys[i]);
 			kv[i] = d_dv_str(s ? s : "");

@@ -188,17 +188,11 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	/* a stack key's count(): the record's stack, the update dtrace's
 	 * (kplan_out.c); a name key's is an out statement as a printf()'s
 	 * (below), its key the argument */
-	if (ks->out && d_stmt_ucall(k->prog, st)) {
-		/* a ucaller name key's: the record's stack, from which
-		 * dtrace names the key, then its value (below) */
+	if (ks->out &&
+	    (d_stmt_ukey(k->prog, st) || d_stmt_ucall(k->prog, st))) {
+		/* (ucaller's name is named from the stack too) */
 		put(m, UBPF_K_OSTK, 0, 0);
 		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
-	}
-	if (ks->out && d_stmt_ukey(k->prog, st)) {
-		put(m, UBPF_K_OSTK, 0, 0);
-		m->full |= !m->full &&
-			   !kp_out_op(k, pl, m->n - 1,
-				      st->keys[d_stmt_ukey_at(k->prog, st)]);
 		if (!st->nargs)
 			return;
 		/* ... and its value, an out argument (below) */

@@ -1212,9 +1212,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			kst = st;
 		/* a stack or name key's count(), its key a function
 		 * (kplan_out.c's kp_out_ok()) */
-		if (k->vars &&
-		    (d_stmt_ukey(p, st) || d_stmt_uname(p, st) ||
-		     d_stmt_ucall(p, st)) &&
+		if (k->vars && d_stmt_from_record(p, st) &&
 		    kp_ukey_after_ends(k, ci, i)) {
 			int at = d_stmt_ukey(p, st) ? d_stmt_ukey_at(p, st) : 0;
 

@@ -1096,6 +1096,8 @@ bool d_stmt_uname(const struct d_prog *p, const struct stmt *st);
  * from it as the interpreter does (d_eval()) and the value is the next
  * one given */
 bool d_stmt_ucall(const struct d_prog *p, const struct stmt *st);
+/* ... any of the three: an update dtrace makes from the record */
+bool d_stmt_from_record(const struct d_prog *p, const struct stmt *st);
 bool d_ucall_key(const struct node *n);
 /* Is one of st's keys ustack() or jstack()? */
 bool d_stack_key_in(const struct stmt *st);

@@ -371,6 +371,11 @@ bool d_stmt_ucall(const struct d_prog *p, const struct stmt *st)
 	return uname_fn(p, st) && d_ucall_key(st->keys[0]);
 }
 
+bool d_stmt_from_record(const struct d_prog *p, const struct stmt *st)
+{
+	return d_stmt_ukey(p, st) || d_stmt_uname(p, st) || d_stmt_ucall(p, st);
+}
+
 static void exec_stmt(struct ectx *x, const struct stmt *st);
 
 /* The branch of if st that its condition's truth t takes. */
@@ -399,8 +404,7 @@ static void exec_stmt(struct ectx *x, const struct stmt *st)
 		return;
 	}
 	if (x->pre && !x->prespec && st->kind != S_PRINTF &&
-	    st->kind != S_TRACE && !d_stmt_ukey(p, st) &&
-	    !d_stmt_uname(p, st) && !d_stmt_ucall(p, st)) {
+	    st->kind != S_TRACE && !d_stmt_from_record(p, st)) {
 		/* d_run_pre(), d_run_kspec(): the kernel ran it (a stack
 		 * or name key's count() is made here, from the record, the
 		 * name's key given); a step it

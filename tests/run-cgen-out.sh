@@ -556,6 +556,97 @@ svmov_case() {
 }
 xo_bg svmov svmov_case svmov.d svmovt.d
 
+# ... stored from a probe's name or a ?: tree of literals and names
+# (mysqld_qslower.d's self->cache = probename == "query-cache-hit" ?
+# "hit" : "miss"; kplan_str.c's kp_str_lit_tree(): each condition
+# tested as an if's, the leaf SLIT at each probe, "" SCLR): the leaf
+# run.c's ?: takes, at entry and return alike, compared after; every
+# clause the kernel's (this tree before kept them in user space), as
+# DTRACE_CGEN=0's at both strsizes.
+cat >svtree.d <<'EOF2'
+pid$target::hit:entry
+{
+	self->i = arg1;
+	self->s = arg1 == 2 ? "two" : arg1 == 3 ? probefunc :
+	    arg1 == 4 ? "" : "many";
+}
+pid$target::hit:entry /arg1 == 5/ { self->n = probename; }
+pid$target::hit:entry, pid$target::hit:return
+{
+	self->w = probename == "entry" ? "in" : "out";
+}
+pid$target::hit:return
+{
+	printf("%d [%s] [%s] [%s] %d %d\n", self->i, self->s, self->w,
+	    self->n, self->s == "two", strlen(self->s));
+	self->s = 0;
+	self->n = 0;
+}
+EOF2
+svtree_case() {
+	xo=$1
+	samex svtree keep "string variable stored from a ?: of literals" $xo
+	printf '%s\n' "1 [many] [out] [] 0 4" "2 [two] [out] [] 1 3" \
+		"3 [hit] [out] [] 0 3" "4 [] [out] [] 0 0" \
+		"5 [many] [out] [entry] 0 4" "6 [many] [out] [] 0 4" \
+		"-7 [many] [out] [] 0 4" >svtree.exp
+	expect_eq "string variable stored from a ?: of literals${xo:+ ($xo)}: the output" \
+		"$(cat svtree.exp)" "$(cat svtree1.txt)"
+	vcount "string variable stored from a ?: of literals${xo:+ ($xo)}" svtree1.txt.err 1 printing
+	vcount "string variable stored from a ?: of literals${xo:+ ($xo)}" svtree1.txt.err 3 aggregated
+}
+xo_bg svtree svtree_case svtree.d
+
+# ... a this-> integer stored with two types where the other form
+# stores 0 (pg_qslower.d's this->etime = self->exec / 1000000:
+# self->exec unsigned set, a signed 0 unset; kplan_zform.c): the
+# kernel's type, printed as run.c prints the 0 (%d %u %x %03d,
+# trace()) and the unsigned values past 2^63, byte for byte
+# DTRACE_CGEN=0's, the clause the kernel's (this tree before kept it in
+# user space); a %+d, which prints a signed 0 as +0, or a read in
+# arithmetic keeps the clause user space's (-v), as DTRACE_CGEN=0's.
+zform_case() {
+	cat >zform.d <<'EOF2'
+pid$target::hit:entry /arg1 == 3 || arg1 == -7/ { self->x = (uint64_t)arg1 * 2000000; }
+pid$target::hit:entry
+{
+	this->q = self->x / 1000000;
+	this->r = (self->x & 0xff) * 3;
+	printf("%d %5d|%-4u|%x|%03d ", arg1, this->q, this->q, this->r, this->q);
+	trace(this->r);
+	printf("\n");
+	self->x = 0;
+}
+EOF2
+	sed 's/%5d|/%+5d|/' zform.d >zformp.d
+	sed 's/this->q, this->q, this->r/this->q + 1, this->q, this->r/' \
+		zform.d >zforma.d
+	same_bg zform keep
+	late=1
+	same_bg zformp keep
+	same_bg zforma keep
+	late=
+	run_join
+	same_check zform "a this-> integer whose other form stores 0"
+	printf '%s\n' "1     0|0   |0|000 0" "2     0|0   |0|000 0" \
+		"3     6|6   |180|006 384" "4     0|0   |0|000 0" \
+		"5     0|0   |0|000 0" "6     0|0   |0|000 0" \
+		"-7 18446744073695|18446744073695|180|18446744073695 384" \
+		>zform.exp
+	expect_eq "a this-> integer whose other form stores 0: the output" \
+		"$(cat zform.exp)" "$(cat zform1.txt)"
+	vcount "a this-> integer whose other form stores 0" zform1.txt.err 1 printing
+	for z in zformp zforma; do
+		same_check $z "a this-> integer whose other form stores 0 ($z)"
+		expect_grep "a this-> integer whose other form stores 0 ($z): -v" \
+			"^dtrace: clause 2 .* runs in user space, .*this->q: its store" \
+			"${z}1.txt.err"
+	done
+	expect_eq "a this-> integer whose other form stores 0 (zformp): +0" \
+		"1    +0|0   |0|000 0" "$(head -1 zformp1.txt)"
+}
+cgout_bg zform zform_case
+
 # ... two compared (VVEQ, cgen_svar.c's vveq()): 254 and 300 bytes
 # (cut by strsize) a word at a time, the last word masked ("omega"
 # copied over a longer string's bytes, and the literal's), "" (a copy

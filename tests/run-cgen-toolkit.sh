@@ -504,11 +504,13 @@ expect_grep "tzerop: -v: the tie, in the storing clause" \
 	'^dtrace: clause 2 (.*) runs in user space, .*self->f is also stored by clause 3, which runs in user space' \
 	tzerop.1.err
 
-# -v names the type a store cannot have (pg_qslower.d's `this->etime =
-# self->exec / 1000000`, self->exec unsigned where set, a signed 0
-# where not: before 2026-12-05 "each clause touching it runs in user
-# space for another variable's sake"), and the cast it names makes the
-# clause the kernel's, the output the same
+# pg_qslower.d's `this->etime = self->exec / 1000000`, self->exec
+# unsigned where set, a signed 0 where not, printed with %d: the kernel's
+# since 2026-12-06 (kplan_zform.c: every other form stores 0, and 0 is
+# printed the same), the output the three ways' (before, "the store has
+# no one type"); printed with %+d, where a signed 0 is +0, the clause
+# stays user space's and -v names the type a store cannot have, and the
+# cast it names makes the clause the kernel's, the output the same
 cat >etime.d <<'EOF'
 interp$target:::function-entry
 {
@@ -533,13 +535,19 @@ EOF
 three etime etime.d calls.txt
 expect_eq "etime: a 0 for each return" "0|0|0" \
 	"$(grep . etime.1 | paste -sd'|' -)"
-expect_grep "etime: -v: the store's two types" \
+expect_eq "etime: every clause the kernel's" "" \
+	"$(grep 'runs in user space' etime.1.err)"
+sed 's|%d|%+d|' etime.d >etimep.d
+three etimep etimep.d calls.txt
+expect_eq "etimep: a +0 for each return" "+0|+0|+0" \
+	"$(grep . etimep.1 | paste -sd'|' -)"
+expect_grep "etimep: -v: the store's two types" \
 	'^dtrace: clause 3 (.*) runs in user space, .*this->etime: its store at line 15 reads self->exec, an unsigned 8-byte value set and a signed 8-byte 0 unset, so the store has no one type (a cast, (int64_t)self->exec, gives it one)$' \
-	etime.1.err
+	etimep.1.err
 sed 's|self->exec / 1000000000000|(int64_t)self->exec / 1000000000000|' \
-	etime.d >etimec.d
+	etimep.d >etimec.d
 three etimec etimec.d calls.txt
-expect_file_eq "etimec: etime's output" etime.1 etimec.1
+expect_file_eq "etimec: etimep's output" etimep.1 etimec.1
 expect_eq "etimec: every clause the kernel's" "" \
 	"$(grep 'runs in user space' etimec.1.err)"
 

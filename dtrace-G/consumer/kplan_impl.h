@@ -445,6 +445,10 @@ bool kp_svar_vv(const struct d_kplan *k, const struct node *n, int *v, int *w);
 /* kplan.c: n's type in the kernel, false if the kernel cannot compute it
  * (kp_ty(): without args[N]; kp_ty_at(): with args[N] typed at probe
  * pr, or KP_ANYPROBE: int64_t, to be typed again at each probe) */
+/* kplan_zform.c: this-> variable v's store of b typed T (*z, *g) where
+ * its other forms store 0 and every read of v prints it whole */
+bool kp_zero_forms(struct d_kplan *k, unsigned v, const struct node *b,
+		   uint8_t *z, uint8_t *g);
 bool kp_ty(const struct d_kplan *k, const struct node *n, uint8_t *sz,
 	   uint8_t *sg);
 #define KP_ANYPROBE (&kp_anyprobe)
@@ -500,6 +504,11 @@ bool kp_str_clear(const struct node *n);
 /* ... a literal a string variable may be set to in the kernel; a
  * self-> or this-> string variable read whole (its index, or -1) */
 bool kp_str_lit_store(const struct d_prog *p, const struct node *n);
+/* ... string s, such a literal's bytes (a probe's name at its probe) */
+bool kp_str_lit_ok(const struct d_prog *p, const char *s);
+/* ... a probe's name or a ?: tree of literals and probe names the
+ * kernel stores, its leaf written as SLIT (kplan_stmt.c's lit_store()) */
+bool kp_str_lit_tree(const struct d_kplan *k, const struct node *n);
 /* ... v = execname the kernel stores (SCOMM: strsize 18 or more) */
 bool kp_comm_store(const struct d_prog *p, const struct node *n);
 int kp_str_var_of(const struct d_prog *p, const struct node *n);

@@ -299,7 +299,9 @@
  * its own in a clause that may have an out area) is SSTR, which copies
  * the string into the kernel's variable and its address and length
  * into 16 bytes of the area, SLIT (a literal, kplan_str.c's
- * kp_str_lit_store()) or SMOV (another variable's bytes, "" when that
+ * kp_str_lit_store(); a probe's name, or the leaf a ?: tree of them
+ * and literals takes, as kp_str_lit_tree() says) or SMOV (another
+ * variable's bytes, "" when that
  * one is unset), which cannot fault and take no byte of the area, or
  * SCLR, or SCOMM (execname: kplan_str.c's kp_comm_store(), as SLIT);
  * a printf()
@@ -844,6 +846,7 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return true;
 	}
 	if (kp_str_lit_store(k->prog, b) || kp_comm_store(k->prog, b) ||
+	    kp_str_lit_tree(k, b) ||
 	    (kp_out_svar(k, b) && b->sub != e->a->sub)) {
 		ks->smov = true; /* SLIT, SCOMM, SMOV: nothing to fault */
 		return true;

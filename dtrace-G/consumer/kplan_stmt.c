@@ -110,6 +110,59 @@ static struct ubpf_kop *sstr_copy(struct em *m, const struct node *b,
 	return o;
 }
 
+/*
+ * String variable v set from n, a probe's name or a ?: tree of them and
+ * literals (kplan_str.c's kp_str_lit_tree()): each condition tested as
+ * an if's is (PRED to the other branch, JMP past it: every jump lands
+ * with the stack empty), each leaf SLIT of its bytes at this probe, or
+ * SCLR for "" and 0; a name past kp_str_lit_ok()'s bounds here leaves
+ * the clause to user space at this probe.
+ */
+static void lit_store(struct em *m, unsigned v, const struct node *n)
+{
+	const struct d_kplan *k = m->k;
+	struct ubpf_kop *o;
+	const char *s;
+	unsigned pj, jj;
+	size_t len;
+
+	if (n->op == N_TERN) {
+		emit(m, n->a);
+		put(m, UBPF_K_PRED, 1, 0);
+		pj = m->n - 1;
+		lit_store(m, v, n->b);
+		put(m, UBPF_K_JMP, 0, 0);
+		jj = m->n - 1;
+		if (m->full)
+			return;
+		m->pl->ops[pj].jump = (uint16_t)m->n;
+		lit_store(m, v, n->c);
+		if (!m->full)
+			m->pl->ops[jj].jump = (uint16_t)m->n;
+		return;
+	}
+	s = n->op == N_STR ? n->sval : kp_ident_str(m->probe, n);
+	if (kp_str_clear(n) || !s || !s[0]) {
+		o = put(m, UBPF_K_SCLR, 0, 0);
+		var_op(m, o, v);
+		m->full |= !m->full && !kp_out_op(k, m->pl, m->n - 1, NULL);
+		return;
+	}
+	if (!kp_str_lit_ok(k->prog, s)) {
+		unfit(m,
+		      "%s, stored into a string variable, too long or "
+		      "not printable there",
+		      d_builtins[n->sub].name);
+		return;
+	}
+	len = strlen(s);
+	o = put(m, UBPF_K_SLIT, 0, 0);
+	var_op(m, o, v);
+	o->step = (uint16_t)len;
+	m->full |= !m->full && !kp_out_op(k, m->pl, m->n - 1, NULL);
+	sdata(m, s, len);
+}
+
 static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		      unsigned i, bool sout)
 {
@@ -324,6 +377,11 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 	}
 	if (ks->smov) { /* a literal, execname, another string variable */
 		const struct node *b = st->e->b;
+
+		if (b->op == N_TERN || ident(b) >= 0) { /* kp_str_lit_tree() */
+			lit_store(m, (unsigned)st->e->a->sub, b);
+			return;
+		}
 
 		if (kp_is_comm(b)) { /* the hit's comm (kp_comm_store()) */
 			o = put(m, UBPF_K_SCOMM, 0, 0);

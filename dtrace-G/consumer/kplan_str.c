@@ -985,16 +985,51 @@ bool kp_str_clear(const struct node *n)
  * the kernel's bytes print as a traced process's (kplan_out.c's
  * d_kplan_out_run()), where run.c prints the script's own as they are.
  */
-bool kp_str_lit_store(const struct d_prog *p, const struct node *n)
+bool kp_str_lit_ok(const struct d_prog *p, const char *s)
 {
 	char safe[TXT_SAFE_MAX(UBPF_KSTRMAX)];
-	size_t len;
+	size_t len = strlen(s);
 
-	if (n->op != N_STR || !n->sval || !n->sval[0])
+	return len && len <= UBPF_KSTRMAX && len + 3 <= p->strsize &&
+	       !strcmp(txt_safe(s, safe, sizeof(safe)), s);
+}
+
+bool kp_str_lit_store(const struct d_prog *p, const struct node *n)
+{
+	return n->op == N_STR && n->sval && kp_str_lit_ok(p, n->sval);
+}
+
+/*
+ * A string variable set from a probe's name or from a ?: tree whose
+ * leaves are literals, probe names, "" or 0 (mysqld_qslower.d's
+ * self->cache = probename == "query-cache-hit" ? "hit" : "miss"): each
+ * probe has a plan of its own, so a name is that probe's string, written
+ * as a literal (kplan_stmt.c's lit_store(): SLIT, or SCLR for "" and
+ * 0), within kp_str_lit_store()'s bounds there or the clause is user
+ * space's at that probe; each condition is an integer the kernel
+ * computes as kp_lit_key()'s (kp_ty(), nothing that can fault, no
+ * string comparison where the kernel has fault sites), tested as an
+ * if's (PRED, JMP), so the kernel stores the leaf run.c's ?: takes, and
+ * nothing else: a condition run.c does not reach is not computed
+ * either.  A leaf literal as kp_str_lit_store() takes one.
+ */
+static bool lit_store_leaf(const struct d_kplan *k, const struct node *n)
+{
+	uint8_t sz, sg;
+
+	if (n->op != N_TERN)
+		return kp_str_clear(n) || kp_str_lit_store(k->prog, n) ||
+		       ident(n) >= 0;
+	return lit_store_leaf(k, n->b) && lit_store_leaf(k, n->c) &&
+	       kp_ty(k, n->a, &sz, &sg) &&
+	       !(k->fmode && kp_has_str_cmp(k, n->a));
+}
+
+bool kp_str_lit_tree(const struct d_kplan *k, const struct node *n)
+{
+	if (!k || !k->vars || (n->op != N_TERN && ident(n) < 0))
 		return false;
-	len = strlen(n->sval);
-	return len <= UBPF_KSTRMAX && len + 3 <= p->strsize &&
-	       !strcmp(txt_safe(n->sval, safe, sizeof(safe)), n->sval);
+	return lit_store_leaf(k, n);
 }
 
 /*

@@ -387,7 +387,9 @@ int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
 			    b->op == N_INT &&
 			    b->ival == 0)
 				continue;
-			if (!(all ? ty_all(k, b, &z, &g) : kp_ty(k, b, &z, &g))) {
+			if (!(all ? ty_all(k, b, &z, &g) ||
+					      kp_zero_forms(k, v, b, &z, &g)
+				  : kp_ty(k, b, &z, &g))) {
 				/* one each clause keeps to itself: that
 				 * clause is user space's, its store its own
 				 * (this_private()), where the kernel cannot

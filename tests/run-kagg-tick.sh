@@ -365,6 +365,37 @@ for k in g 0 c; do
 done
 expect_eq "exit mid-interval: clauses run in the kernel" 1 "$(kcount errg.txt)"
 
+# The interval report that prints once more at END, one clause for
+# both (`profile:::tick-200ms, dtrace:::END`: kprov.c's
+# kprov_tick_clause() takes END beside tick-N, which runs after the
+# last merge as an END clause does): as x.d, every hit once, the three
+# ways; the counting clause the kernel's, folded at the firings (this
+# tree before ran every clause in user space for the clause's printa()).
+cat >xe.d <<'EOF'
+tr$target:::tick { @n = count(); }
+profile:::tick-200ms,
+dtrace:::END
+{
+	printa("n %@d\n", @n); clear(@n);
+}
+EOF
+ways_start 120 -v -q -x bufsize=16m -s xe.d \
+	-c "./trprog 'tick 3000' 'sleep 250' 'tick 3000' 'threads 2 1500'"
+ways_wait "tick-N and END in one clause"
+for k in g 0 c; do
+	if grep -qi drop err$k.txt; then
+		echo "tick-N and END in one clause ($k): drops, not checked:" \
+			"$(grep -i drop err$k.txt)" >&2
+		continue
+	fi
+	expect_eq "tick-N and END in one clause ($k): every hit once" \
+		9000 "$(awk '/^n / { s += $2 } END { print s + 0 }' out$k.txt)"
+done
+expect_eq "tick-N and END in one clause: clauses run in the kernel" 1 \
+	"$(kcount errg.txt)"
+expect_eq "tick-N and END in one clause: folded at a firing" yes \
+	"$([ "$(folds errg.txt)" -ge 1 ] 2>/dev/null && echo yes)"
+
 # The lease (kplan_exit.c's "The lease"): tr:::tick's program, whose clause
 # writes no record, reads no clock while dtrace lends the kernel the
 # horizon UINT64_MAX, and dtrace gives the lease back before the next

@@ -204,7 +204,8 @@ void kprov_stop(struct consumer *c);
 const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
 /*
  * The horizon (kplan_exit.c's "Why exit()"): whether clause ci fires at
- * tick-N probes alone, by its descriptions; a site it matched after all
+ * tick-N probes alone, by its descriptions (dtrace:::END beside them
+ * too: it runs after the last merge); a site it matched after all
  * (kprov_horizon_off(): the horizon 0 for good); the next tick firing's
  * due time, UINT64_MAX when none is to come (a hit stamped at or past
  * it waits for it); the horizon moved to the next firing whose clause

@@ -19,7 +19,8 @@
  * would count the hits in between: the cut must be told to the kernel
  * before.  For exit() in clauses that fire at tick-N probes alone
  * (ticks, kprov.c's kprov_tick_clause(): every description
- * profile:::tick-N or tick-N) it is, with D_KPLAN_VARS (generated
+ * profile:::tick-N or tick-N, or dtrace:::END beside them, which runs
+ * after the last merge) it is, with D_KPLAN_VARS (generated
  * programs): the kernel keeps a horizon H (the map cghzn, bpf_agg_cgen.c;
  * tested in cgen.c's prologue), and a hit stamped t >= H runs no plan
  * and writes its record unflagged, so user space runs all its clauses,

@@ -686,14 +686,34 @@ static bool tick_desc(const struct dt_desc *d)
 	       !strpbrk(d->name, "*?[\\");
 }
 
+/* dtrace:::END (or END), no pattern */
+static bool end_desc(const struct dt_desc *d)
+{
+	return (!d->prov[0] || !strcmp(d->prov, "dtrace")) && !d->mod[0] &&
+	       !d->func[0] && !strcmp(d->name, "END");
+}
+
+/*
+ * A clause of tick-N descriptions, and maybe dtrace:::END beside them
+ * (the interval report that prints once more at the end,
+ * `profile:::tick-1sec, dtrace:::END { printa(@); trunc(@); }`): at a
+ * firing it is a tick-N clause as any, folded at the horizon; at END
+ * it runs after the last merge (kplan_exit.c's "Why exit()"), as an END
+ * clause does, so printa(), clear() and trunc() there see every hit.
+ */
 bool kprov_tick_clause(const struct consumer *c, unsigned ci)
 {
+	bool tick = false;
+
 	if (ci >= c->nclauses || !c->ndescs[ci])
 		return false;
-	for (unsigned j = 0; j < c->ndescs[ci]; j++)
-		if (!tick_desc(&c->descs[ci][j]))
+	for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+		if (tick_desc(&c->descs[ci][j]))
+			tick = true;
+		else if (!end_desc(&c->descs[ci][j]))
 			return false;
-	return true;
+	}
+	return tick;
 }
 
 /*

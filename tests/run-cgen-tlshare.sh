@@ -10,10 +10,11 @@
 # written only where it held), and its own store of it made by the
 # kernel too where nothing before the store can fault.  On
 # tests/data/kprov/kpprog.c's getcpu(2) calls, the latency idiom with
-# a stack beside a string as a key, @u[ustack(1), execname] (a clause
-# user space runs; a stack printed whole no longer keeps one there:
-# kplan_out.c's OSTK, nor a stack alone counted, its "User stacks as
-# aggregation keys"):
+# a stack beside a value the hit computes as a key, @u[ustack(1), pid
+# > 0] (a clause user space runs; a stack printed whole no longer keeps
+# one there: kplan_out.c's OSTK, nor a stack alone counted, its "User
+# stacks as aggregation keys", nor one beside execname or pid, which
+# the record carries: d/stmt.c's record_key()):
 #  - a kernel clause's store before a user space clause's read in the
 #    same probe (getcpu:entry: self->n counts, self->ts set, a declared
 #    int -3);
@@ -48,11 +49,11 @@ kpprog_build
 cat >share.d <<'EOF2'
 self int d;
 syscall::getcpu:entry /pid == $target/ { self->ts = timestamp; self->n++; self->d = -3; }
-syscall::getcpu:entry /self->n/ { printf("entry n=%d ts=%d d=%d\n", self->n, self->ts != 0, self->d); @u[ustack(1), execname] = count(); }
-syscall::getcpu:return /self->ts/ { @c = count(); printf("return n=%d ts=%d later=%d\n", self->n, self->ts != 0, timestamp > self->ts); @u[ustack(1), execname] = count(); self->ts = 0; printf("cleared ts=%d\n", self->ts); }
-syscall::getcpu:return /self->n/ { printf("after n=%d ts=%d\n", self->n, self->ts); @u[ustack(1), execname] = count(); }
+syscall::getcpu:entry /self->n/ { printf("entry n=%d ts=%d d=%d\n", self->n, self->ts != 0, self->d); @u[ustack(1), pid > 0] = count(); }
+syscall::getcpu:return /self->ts/ { @c = count(); printf("return n=%d ts=%d later=%d\n", self->n, self->ts != 0, timestamp > self->ts); @u[ustack(1), pid > 0] = count(); self->ts = 0; printf("cleared ts=%d\n", self->ts); }
+syscall::getcpu:return /self->n/ { printf("after n=%d ts=%d\n", self->n, self->ts); @u[ustack(1), pid > 0] = count(); }
 syscall::getcpu:return /self->n == 3/ { self->n = 0; }
-syscall::getcpu:return /self->n == 0 && pid == $target/ { printf("reset ts=%d\n", self->ts); @u[ustack(1), execname] = count(); }
+syscall::getcpu:return /self->n == 0 && pid == $target/ { printf("reset ts=%d\n", self->ts); @u[ustack(1), pid > 0] = count(); }
 EOF2
 for m in g u 0; do
 	kpprog_run share $m "getcpu 5" -s share.d
@@ -81,8 +82,8 @@ expect_eq "share: the read before the reset, the reset" "after n=3 ts=0|reset ts
 # no clause the kernel runs touches it: the clauses user space runs
 # store and read it, the kernel's all the same (its map made for them)
 cat >only.d <<'EOF2'
-syscall::getcpu:entry /pid == $target/ { @u[ustack(1), execname] = count(); self->x = 1; }
-syscall::getcpu:return /self->x/ { printf("x=%d\n", self->x); @u[ustack(1), execname] = count(); self->x = 0; }
+syscall::getcpu:entry /pid == $target/ { @u[ustack(1), pid > 0] = count(); self->x = 1; }
+syscall::getcpu:return /self->x/ { printf("x=%d\n", self->x); @u[ustack(1), pid > 0] = count(); self->x = 0; }
 EOF2
 kpprog_run only g "getcpu 3" -s only.d
 kpprog_run only 0 "getcpu 3" -s only.d
@@ -99,8 +100,8 @@ expect_eq "only: -v, its programs generated" "" \
 # never made): user space's, as before
 cat >store.d <<'EOF2'
 syscall::getcpu:entry /pid == $target/ { self->w = 7; }
-syscall::getcpu:return /self->w/ { printf("w=%d %s\n", self->w, copyinstr(arg0)); @u[ustack(1), execname] = count(); self->w = 0; }
-syscall::getcpu:return /pid == $target/ { printf("w2=%d\n", self->w); @u[ustack(1), execname] = count(); }
+syscall::getcpu:return /self->w/ { printf("w=%d %s\n", self->w, copyinstr(arg0)); @u[ustack(1), pid > 0] = count(); self->w = 0; }
+syscall::getcpu:return /pid == $target/ { printf("w2=%d\n", self->w); @u[ustack(1), pid > 0] = count(); }
 EOF2
 kpprog_run store g "getcpu 2" -s store.d
 expect_grep "store: -v names the store" \

@@ -374,6 +374,34 @@ ustk_be() {
 			"$(awk '$1 == 7 { print $1, $2 }' lit.out | sort | tr '\n' '|' | sed 's/|$//')"
 	fi
 
+	# ... beside what every record carries (execname, the probe's
+	# names, uid, gid, pid and tid): d_run_pre() evaluates them from
+	# the record as the interpreter does (../d/stmt.c's record_key()),
+	# as DTRACE_KAGG=0's (each run's own pid in its lines: the pid and
+	# tid of the target's one thread, made P); the counts known.  The
+	# tree before kept the clause in user space.
+	if [ "$be" = bpf ]; then
+		set -- -q -c './ustk-omit 3 2' \
+			-n 'ustk$target:::fire { @[execname, probename, ustack(), uid, gid, pid, tid] = count(); }'
+		trun -v "$@"
+		expect_grep "$be: record keys beside ustack(): the clause in the kernel" \
+			"$uk_v" err.txt
+		expect_eq "$be: record keys beside ustack(): no clause in user space" \
+			0 "$(grep -c 'runs in user space' err.txt)"
+		awk 'NF == 5 && $3 == $4 { $3 = "P"; $4 = "P" } { print }' \
+			out.txt >rec.out
+		DTRACE_KAGG=0 trun "$@"
+		awk 'NF == 5 && $3 == $4 { $3 = "P"; $4 = "P" } { print }' \
+			out.txt >rec0.out
+		expect_file_eq "$be: record keys beside ustack(): as DTRACE_KAGG=0's" \
+			rec0.out rec.out
+		expect_eq "$be: record keys beside ustack(): the counts" \
+			"$(id -u) $(id -g) P P 2|$(id -u) $(id -g) P P 3" \
+			"$(awk '$3 == "P" { print }' rec.out | sort | tr '\n' '|' | sed 's/|$//')"
+		expect_eq "$be: record keys beside ustack(): execname and probename" \
+			2 "$(grep -c '^ *ustk-omit  *fire *$' rec.out)"
+	fi
+
 	# ... under a predicate reading a self-> variable the kernel keeps
 	# (both clauses the kernel's on bpf), ustack(2): the hits it passes
 	{

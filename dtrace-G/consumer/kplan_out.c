@@ -253,9 +253,12 @@
  * *_malloc.d) is made so too: frame 1 of the record's stack, which only
  * dtrace unwinds, named by the interpreter from the record.  Not taken
  * (user space's, as before): another function, another key beside the
- * stack but a literal (a literal is a constant of the statement, which
- * d_run_pre() evaluates as the interpreter does; another key's value
- * would have to come from the area), a statement after
+ * stack but a literal or what every record of the probe carries (a
+ * literal is a constant of the statement; pid, tid, cpu, execname, uid,
+ * gid and the probe's names are the record's, which the event writes
+ * where a clause reads them: d_run_pre() evaluates each as the
+ * interpreter does; another key's value would have to come from the
+ * area), a statement after
  * it that may end the clause from the area (a copy's fault, which
  * d_kplan_out_run() reports without running d_run_pre(), so the count
  * would be lost: ukey_after_ok()), a clause with an

@@ -1073,7 +1073,8 @@ void d_fold_int(struct parser *ps, struct node **np);
 bool d_stmts_prints(const struct stmt *v, unsigned n);
 /* Is st @a[ustack(...)] = count() or @a[jstack(...)] = count(): one
  * key the record's stack whole, every other key a literal (a string or
- * an integer: nothing the record must carry); or sum(), avg(), min(),
+ * an integer) or what the record carries (pid, tid, cpu, execname, uid,
+ * gid, the probe's names); or sum(), avg(), min(),
  * max(), quantize() or stddev() of one value?  A clause the kernel runs
  * makes its update here, from the record (d_run_pre() runs it as the
  * interpreter does, the value the next one given; ../consumer/

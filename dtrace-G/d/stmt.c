@@ -43,7 +43,8 @@
  * whose branches print takes its condition's value from them too, the
  * one the program computed, and runs the branch the program took:
  * d_stmts_prints(); the kernel ran every other statement but an
- * update keyed by the user stack (beside literals), d_stmt_ukey(),
+ * update keyed by the user stack (beside literals and what the record
+ * carries: pid, execname...), d_stmt_ukey(),
  * made here as the interpreter makes it, from the record's stack, or by
  * a user address's name, d_stmt_uname(), the name given as a printed
  * one is, or by ucaller's name, d_stmt_ucall(), named from the
@@ -309,6 +310,34 @@ static bool one_value_fn(const struct d_prog *p, const struct stmt *st)
 					 fn == AG_QUANTIZE || fn == AG_STDDEV);
 }
 
+/*
+ * A key beside a stack key that d_run_pre() evaluates from the record
+ * as the interpreter does: a literal, or what every record of a probe
+ * whose clause reads it carries (the firing's pid, tid, cpu, its comm
+ * for execname, its real ids for uid and gid; the probe's names).
+ */
+static bool record_key(const struct node *n)
+{
+	if (n->op == N_STR || n->op == N_INT)
+		return true;
+	if (n->op != N_BUILTIN)
+		return false;
+	switch (d_builtins[n->sub].id) {
+	case B_PID:
+	case B_TID:
+	case B_CPU:
+	case B_EXECNAME:
+	case B_UID:
+	case B_GID:
+	case B_PROBEPROV:
+	case B_PROBEMOD:
+	case B_PROBEFUNC:
+	case B_PROBENAME:
+		return true;
+	}
+	return false;
+}
+
 int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st)
 {
 	int at = -1;
@@ -322,7 +351,7 @@ int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st)
 		    (d_funcs[n->sub].id == F_USTACK ||
 		     d_funcs[n->sub].id == F_JSTACK))
 			at = (int)i;
-		else if (n->op != N_STR && n->op != N_INT)
+		else if (!record_key(n))
 			return -1;
 	}
 	return at;

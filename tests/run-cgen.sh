@@ -253,6 +253,42 @@ psargs_noargs() {
 		"'tick 2' noargs 'tick 1'" \
 		-n 'tr$target:::tick { @[ustack()] = count();
 			printf("%d %s\n", arg0, curpsinfo->pr_psargs); }'
+	# as a key (../d/stmt.c's d_stmt_pkey(), and beside a stack): the
+	# clause the kernel's, dtrace making the update from the record's
+	# copy as it makes a stack key's; a record without it (noargs) an
+	# illegal operation at the key, as run.c's, one per clause; the
+	# counts known.  The tree before kept both clauses in user space.
+	same "pr_psargs as a key" generated "'tick 2' noargs 'tick 1'" \
+		-n 'tr$target:::tick { @[uid, probename, curpsinfo->pr_psargs] = sum(arg0 + 1); }' \
+		-n 'tr$target:::tick { @s[ustack(1), curpsinfo->pr_psargs] = count(); }'
+	expect_eq "pr_psargs as a key: the kernel's" \
+		"dtrace: 1 clause keying by curpsinfo->pr_psargs in the kernel, each count made from its record" \
+		"$(grep 'keying by curpsinfo' err1.txt)"
+	expect_eq "pr_psargs as a key: beside a stack, the kernel's" \
+		"dtrace: 1 clause keying by the user stack in the kernel, each count made from its record" \
+		"$(grep 'keying by the user stack' err1.txt)"
+	expect_eq "pr_psargs as a key: no clause user space's" 0 \
+		"$(grep -c 'runs in user space' err1.txt)"
+	expect_eq "pr_psargs as a key: the sum" \
+		"$(id -u) tick ./trprog tick 2 noargs tick 1 3" \
+		"$(awk '$2 == "tick" && $3 == "./trprog" { $1 = $1; print }' out1.txt)"
+	expect_eq "pr_psargs as a key: the stack's count" 2 \
+		"$(awk '$1 == "./trprog" { print $NF }' out1.txt)"
+	for g in 0 1; do
+		grep 'illegal operation' err$g.txt | sed 's/tr[0-9]*:/tr:/' \
+			>flt$g.txt
+	done
+	expect_file_eq "pr_psargs as a key, unreadable: the same errors" \
+		flt0.txt flt1.txt
+	expect_eq "pr_psargs as a key, unreadable: one error a clause" 2 \
+		"$(wc -l <flt1.txt | tr -d ' ')"
+	# a statement the kernel runs after it: the fault could not end
+	# the clause at the hit, so the clause stays user space's, said why
+	same "pr_psargs as a key before a count" generated \
+		"'tick 2' noargs 'tick 1'" \
+		-n 'tr$target:::tick { @[curpsinfo->pr_psargs] = count(); @n = count(); }'
+	expect_eq "pr_psargs as a key before a count: why user space's" 1 \
+		"$(grep -c 'key 1, curpsinfo->pr_psargs, a string the record may lack, keys an update' err1.txt)"
 	# an empty area (arg_end at arg_start: emptyargs) is none: the
 	# record carries no pr_psargs (psargs_rec(), cgen_psargs()), not ""
 	same "pr_psargs of an empty area" generated \

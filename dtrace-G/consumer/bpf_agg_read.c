@@ -322,7 +322,8 @@ static void drops_say(struct consumer *c, int fd, int ncpus, const char *what,
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 {
 	uint64_t mixed = 0;
-	unsigned nran = 0, ndirect = 0, nout = 0, nukey = 0, nuname = 0;
+	unsigned nran = 0, ndirect = 0, nout = 0, nukey = 0, nuname = 0,
+		 npkey = 0;
 
 	if (!k)
 		return;
@@ -335,8 +336,8 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 			  " (variables the kernel could not allocate)");
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {
 		/* printing from values computed there (kplan_out.c) */
-		bool pr = false, un = false,
-		     uk = k->ran[ci] && d_kplan_ukey(k->kp, ci, &pr, &un);
+		bool pr = false, un = false, pk = false,
+		     uk = k->ran[ci] && d_kplan_ukey(k->kp, ci, &pr, &un, &pk);
 		bool out = k->ran[ci] && d_kplan_out(k->kp, ci);
 
 		/* (speculations in the kernel: counted apart,
@@ -344,9 +345,10 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		if (d_kplan_kspec_clause(k->kp, ci))
 			continue;
 		nran += k->ran[ci] && !out;
-		nout += out && ((!uk && !un) || pr);
+		nout += out && ((!uk && !un && !pk) || pr);
 		nukey += uk;
 		nuname += un;
+		npkey += pk;
 		ndirect += k->direct[ci];
 	}
 	/* -v: the kernel clauses that copy an argument string before the
@@ -387,6 +389,11 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		    "%u clause%s keying by a user address's name in the "
 		    "kernel, each count made from its record",
 		    nuname, nuname == 1 ? "" : "s");
+	if (c->o->verbose && npkey)
+		say(c,
+		    "%u clause%s keying by curpsinfo->pr_psargs in the "
+		    "kernel, each count made from its record",
+		    npkey, npkey == 1 ? "" : "s");
 	if (c->o->verbose && ndirect)
 		say(c, "%u of them without the plan's instruction loop",
 		    ndirect);

@@ -462,9 +462,11 @@ bool d_kplan_out(const struct d_kplan *k, unsigned clause);
  * d_stmt_ukey(): its count() made by dtrace from the record, which
  * carries the stack: kplan_out.c's "User stacks as aggregation keys");
  * *prints: it has printf() or trace() too; *names: a key by a user
- * address's name (d_stmt_uname(), its address in the area) (for -v) */
+ * address's name (d_stmt_uname(), its address in the area); *psargs:
+ * keys with curpsinfo->pr_psargs and no stack (d_stmt_pkey(), the
+ * record's argument area) (for -v) */
 bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints,
-		  bool *names);
+		  bool *names, bool *psargs);
 /* ... or stores a string variable the kernel keeps (its fault is in the
  * area): the clauses that take d_kplan_out_bytes() */
 bool d_kplan_out_area(const struct d_kplan *k, unsigned clause);

@@ -362,7 +362,7 @@ unsigned kp_out_nargs(const struct stmt *st)
 		return st->kind == S_TRACE ? 1 : st->nargs;
 	/* an update dtrace makes from the record: its value, after the
 	 * key where the key is a name of an address the area carries */
-	if (d_stack_key_in(st))
+	if (d_stack_key_in(st) || d_psargs_key_in(st))
 		return st->nargs > 0;
 	if (st->nkeys != 1 || !d_uname_func(st->keys[0]))
 		return 0;
@@ -372,7 +372,8 @@ unsigned kp_out_nargs(const struct stmt *st)
 const struct node *kp_out_node(const struct stmt *st, unsigned j)
 {
 	if (st->kind == S_AGG) /* (a stack key's: its value) */
-		return j || d_stack_key_in(st) || d_ucall_key(st->keys[0])
+		return j || d_stack_key_in(st) || d_psargs_key_in(st) ||
+				       d_ucall_key(st->keys[0])
 			       ? st->args[0]
 			       : st->keys[0];
 	return st->kind == S_TRACE ? st->e : st->args[j];
@@ -933,6 +934,11 @@ static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
 	       k->vst[v] != KV_PLACE;
 }
 
+bool kp_psargs_key_ends(const struct d_kplan *k, unsigned ci, unsigned i)
+{
+	return kp_out_ends(&k->prog->clauses[ci], i);
+}
+
 bool kp_ukey_after_ends(const struct d_kplan *k, unsigned ci, unsigned i)
 {
 	const struct clause *c = &k->prog->clauses[ci];
@@ -961,6 +967,13 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	/* a stack or name key's count(): nothing after it may end the
 	 * clause from the area (ukey_after_ok()) */
 	if (st->kind == S_AGG && kp_ukey_after_ends(k, ci, i))
+		return false;
+	/* ... and a pr_psargs key's: a record without the argument area
+	 * faults at the statement (d_run_pre()), which the hit never saw:
+	 * only where nothing the kernel runs follows it (as a printed
+	 * pr_psargs: kp_out_ftime_ok()), not in a speculating clause */
+	if (st->kind == S_AGG && d_psargs_key_in(st) &&
+	    (kp_psargs_key_ends(k, ci, i) || d_kplan_specs(k->prog, ci)))
 		return false;
 	/* vtimestamp where a lost clock would have to end the clause
 	 * (kplan_vars.c's novtout): the area's faults are not sites */
@@ -1099,12 +1112,12 @@ bool d_kplan_out(const struct d_kplan *k, unsigned clause)
 }
 
 bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints,
-		  bool *names)
+		  bool *names, bool *psargs)
 {
 	const struct clause *c;
 	bool uk = false;
 
-	*prints = *names = false;
+	*prints = *names = *psargs = false;
 	if (!d_kplan_out(k, clause))
 		return false;
 	c = &k->prog->clauses[clause];
@@ -1114,6 +1127,8 @@ bool d_kplan_ukey(const struct d_kplan *k, unsigned clause, bool *prints,
 		if (ks->out && (d_stmt_uname(k->prog, c->flat[i]) ||
 				d_stmt_ucall(k->prog, c->flat[i])))
 			*names = true;
+		else if (ks->out && d_stmt_pkey(k->prog, c->flat[i]))
+			*psargs = true;
 		else if (ks->out && c->flat[i]->kind == S_AGG)
 			uk = true;
 		else if (ks->out)

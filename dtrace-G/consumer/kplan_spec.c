@@ -805,6 +805,10 @@ static const char *kspec_plan_why(const struct d_kplan *k, unsigned ci)
 			 d_stmt_ucall(k->prog, c->flat[i]))
 			return "an aggregation keyed by a user address's "
 			       "name, which dtrace updates from the record";
+		else if (d_stmt_pkey(k->prog, c->flat[i]))
+			return "an aggregation keyed by "
+			       "curpsinfo->pr_psargs, which dtrace updates "
+			       "from the record";
 	return NULL;
 }
 

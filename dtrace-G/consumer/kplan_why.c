@@ -1214,14 +1214,41 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		/* a stack or name key's count(), its key a function
 		 * (kplan_out.c's kp_out_ok()) */
 		if (k->vars && d_stmt_from_record(p, st) &&
+		    d_psargs_key_in(st) &&
+		    (kp_psargs_key_ends(k, ci, i) || d_kplan_specs(p, ci))) {
+			unsigned at = 0;
+
+			while (at + 1 < st->nkeys &&
+			       !(st->keys[at]->op == N_BUILTIN &&
+				 d_builtins[st->keys[at]->sub].id == B_PSARGS))
+				at++;
+			snprintf(buf, len,
+				 "key %u, curpsinfo->pr_psargs, a string the "
+				 "record may lack, keys an update dtrace makes "
+				 "from it only where nothing the kernel runs "
+				 "follows in the clause (its fault is met "
+				 "there), and not in a speculating clause",
+				 at + 1);
+			return;
+		}
+		if (k->vars && d_stmt_from_record(p, st) &&
 		    kp_ukey_after_ends(k, ci, i)) {
 			int at = d_stmt_ukey(p, st) ? d_stmt_ukey_at(p, st) : 0;
 
-			snprintf(buf, len,
-				 "key %d, %s(): a statement after it may end "
-				 "the clause from the area (a copy's fault) "
-				 "before its count is made",
-				 at + 1, d_funcs[st->keys[at]->sub].name);
+			if (d_stmt_pkey(p, st))
+				snprintf(buf, len,
+					 "its keys, curpsinfo->pr_psargs among "
+					 "them: a statement after it may end "
+					 "the clause from the area (a copy's "
+					 "fault) before its count is made");
+			else
+				snprintf(buf, len,
+					 "key %d, %s(): a statement after it "
+					 "may end the clause from the area (a "
+					 "copy's fault) before its count is "
+					 "made",
+					 at + 1,
+					 d_funcs[st->keys[at]->sub].name);
 			return;
 		}
 		for (unsigned j = 0, ns = 0; j < st->nkeys; j++) {

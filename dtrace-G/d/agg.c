@@ -207,7 +207,7 @@ void d_agg_update(struct ectx *x, struct agg *a, const struct stmt *st)
 	x->action = st->action + (int)st->nkeys;
 	if (st->nargs && x->pre && !x->prespec &&
 	    (d_stmt_uname(x->p, st) || d_stmt_ucall(x->p, st) ||
-	     d_stmt_ukey(x->p, st)))
+	     d_stmt_ukey(x->p, st) || d_stmt_pkey(x->p, st)))
 		v = x->pre[x->ipre++]; /* ... and its value, the hit's */
 	else if (st->nargs)
 		v = d_eval(x, st->args[0]);

@@ -1074,7 +1074,7 @@ bool d_stmts_prints(const struct stmt *v, unsigned n);
 /* Is st @a[ustack(...)] = count() or @a[jstack(...)] = count(): one
  * key the record's stack whole, every other key a literal (a string or
  * an integer) or what the record carries (pid, tid, cpu, execname, uid,
- * gid, the probe's names); or sum(), avg(), min(),
+ * gid, the probe's names, curpsinfo->pr_psargs); or sum(), avg(), min(),
  * max(), quantize() or stddev() of one value?  A clause the kernel runs
  * makes its update here, from the record (d_run_pre() runs it as the
  * interpreter does, the value the next one given; ../consumer/
@@ -1097,7 +1097,15 @@ bool d_stmt_uname(const struct d_prog *p, const struct stmt *st);
  * from it as the interpreter does (d_eval()) and the value is the next
  * one given */
 bool d_stmt_ucall(const struct d_prog *p, const struct stmt *st);
-/* ... any of the three: an update dtrace makes from the record */
+/* ... or such an update with no stack key, every key a literal or what
+ * the record carries (d_stmt_ukey()'s), one of them
+ * curpsinfo->pr_psargs, the record's argument area (a stack key may
+ * have it beside it too): dtrace makes the update from the record, and
+ * a record without the area faults there as the interpreter does */
+bool d_stmt_pkey(const struct d_prog *p, const struct stmt *st);
+/* Is one of st's keys curpsinfo->pr_psargs? */
+bool d_psargs_key_in(const struct stmt *st);
+/* ... any of them: an update dtrace makes from the record */
 bool d_stmt_from_record(const struct d_prog *p, const struct stmt *st);
 bool d_ucall_key(const struct node *n);
 /* Is one of st's keys ustack() or jstack()? */

@@ -338,6 +338,27 @@ static bool record_key(const struct node *n)
 	return false;
 }
 
+static bool psargs_key(const struct node *n)
+{
+	return n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS;
+}
+
+bool d_psargs_key_in(const struct stmt *st)
+{
+	for (unsigned i = 0; i < st->nkeys; i++)
+		if (psargs_key(st->keys[i]))
+			return true;
+	return false;
+}
+
+/* ... or curpsinfo->pr_psargs, the argument area's bytes the record of
+ * a probe whose clause reads it carries (a record without them faults
+ * there, as in a clause user space runs) */
+static bool record_key_ps(const struct node *n)
+{
+	return record_key(n) || psargs_key(n);
+}
+
 int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st)
 {
 	int at = -1;
@@ -351,10 +372,21 @@ int d_stmt_ukey_at(const struct d_prog *p, const struct stmt *st)
 		    (d_funcs[n->sub].id == F_USTACK ||
 		     d_funcs[n->sub].id == F_JSTACK))
 			at = (int)i;
-		else if (!record_key(n))
+		else if (!record_key_ps(n))
 			return -1;
 	}
 	return at;
+}
+
+bool d_stmt_pkey(const struct d_prog *p, const struct stmt *st)
+{
+	if (st->kind != S_AGG || !st->nkeys || !one_value_fn(p, st) ||
+	    !d_psargs_key_in(st))
+		return false;
+	for (unsigned i = 0; i < st->nkeys; i++)
+		if (!record_key_ps(st->keys[i]))
+			return false;
+	return true;
 }
 
 bool d_stack_key_in(const struct stmt *st)
@@ -402,7 +434,8 @@ bool d_stmt_ucall(const struct d_prog *p, const struct stmt *st)
 
 bool d_stmt_from_record(const struct d_prog *p, const struct stmt *st)
 {
-	return d_stmt_ukey(p, st) || d_stmt_uname(p, st) || d_stmt_ucall(p, st);
+	return d_stmt_ukey(p, st) || d_stmt_uname(p, st) ||
+	       d_stmt_ucall(p, st) || d_stmt_pkey(p, st);
 }
 
 static void exec_stmt(struct ectx *x, const struct stmt *st);

@@ -97,11 +97,13 @@ same() {
 	expect_eq "$what: no drops" "" "$(grep -i drop err1.txt err0.txt)"
 }
 
-# same_faults WHAT N: the fault lines of the two runs of same() alike
-# (their probes' pids made one), N of them
+# same_faults WHAT N [PATTERN]: the fault lines of the two runs of
+# same() alike (their probes' pids made one), N of them; PATTERN the
+# fault's (invalid address)
 same_faults() {
 	for g in 0 1; do
-		grep 'invalid address' err$g.txt | sed 's/tr[0-9]*:/tr:/' >flt$g.txt
+		grep "${3:-invalid address}" err$g.txt |
+			sed 's/tr[0-9]*:/tr:/' >flt$g.txt
 	done
 	expect_file_eq "$1: the same errors" flt0.txt flt1.txt
 	expect_eq "$1: $2 errors" "$2" "$(wc -l <flt1.txt | tr -d ' ')"
@@ -232,13 +234,9 @@ psargs_noargs() {
 	expect_eq "pr_psargs printed: its hits" \
 		"0 [./trprog tick 2 noargs tick 1] 29 trprog tick 2 noargs tick 1" \
 		"$(grep '^0 ' out1.txt | head -1)"
-	for g in 0 1; do
-		grep 'illegal operation' err$g.txt | sed 's/tr[0-9]*:/tr:/' \
-			>flt$g.txt
-	done
-	expect_file_eq "pr_psargs unreadable: the same errors" flt0.txt flt1.txt
-	expect_eq "pr_psargs unreadable: one error, at its argument" \
-		"1 1" "$(wc -l <flt1.txt | tr -d ' ') $(grep -c 'action #2$' flt1.txt)"
+	same_faults "pr_psargs unreadable" 1 'illegal operation'
+	expect_eq "pr_psargs unreadable: at its argument" 1 \
+		"$(grep -c 'action #2$' flt1.txt)"
 	# a statement the kernel runs after it: that fault cannot end the
 	# clause at the hit, so the clause stays user space's, said why
 	same "pr_psargs printed before a count" generated "'tick 2' noargs 'tick 1'" \
@@ -274,14 +272,8 @@ psargs_noargs() {
 		"$(awk '$2 == "tick" && $3 == "./trprog" { $1 = $1; print }' out1.txt)"
 	expect_eq "pr_psargs as a key: the stack's count" 2 \
 		"$(awk '$1 == "./trprog" { print $NF }' out1.txt)"
-	for g in 0 1; do
-		grep 'illegal operation' err$g.txt | sed 's/tr[0-9]*:/tr:/' \
-			>flt$g.txt
-	done
-	expect_file_eq "pr_psargs as a key, unreadable: the same errors" \
-		flt0.txt flt1.txt
-	expect_eq "pr_psargs as a key, unreadable: one error a clause" 2 \
-		"$(wc -l <flt1.txt | tr -d ' ')"
+	same_faults "pr_psargs as a key, unreadable: one a clause" 2 \
+		'illegal operation'
 	# a statement the kernel runs after it: the fault could not end
 	# the clause at the hit, so the clause stays user space's, said why
 	same "pr_psargs as a key before a count" generated \
@@ -297,14 +289,7 @@ psargs_noargs() {
 			curpsinfo->pr_psargs, strlen(curpsinfo->pr_psargs)); }'
 	expect_eq "pr_psargs of an empty area: the first hit's alone" \
 		"0 [./trprog tick 1 emptyargs tick 1] 32" "$(grep . out1.txt)"
-	for g in 0 1; do
-		grep 'illegal operation' err$g.txt | sed 's/tr[0-9]*:/tr:/' \
-			>flt$g.txt
-	done
-	expect_file_eq "pr_psargs of an empty area: the same errors" \
-		flt0.txt flt1.txt
-	expect_eq "pr_psargs of an empty area: one error" 1 \
-		"$(wc -l <flt1.txt | tr -d ' ')"
+	same_faults "pr_psargs of an empty area" 1 'illegal operation'
 }
 
 # uid, gid, ppid, curpsinfo at the hit; stack arguments; copyin()

@@ -352,6 +352,18 @@ ustk_be() {
 		expect_run "$be: @[ustack()] = count(), DTRACE_KAGG=0" expected.txt
 	fi
 
+	# ukey_run WHAT DTRACE-ARGS...: trun -v, the clause the kernel's
+	# (-v: uk_v), none in user space
+	ukey_run() {
+		ur_w=$1
+		shift
+		trun -v "$@"
+		expect_grep "$be: $ur_w: the clause in the kernel" "$uk_v" \
+			err.txt
+		expect_eq "$be: $ur_w: no clause in user space" 0 \
+			"$(grep -c 'runs in user space' err.txt)"
+	}
+
 	# ... beside literal keys, a string and an integer, as the
 	# book's uoncpu.d keys its stacks (@["\n  on-cpu:", ustack()]):
 	# the literals are constants of the statement, the count made by
@@ -361,11 +373,7 @@ ustk_be() {
 	if [ "$be" = bpf ]; then
 		set -- -q -c './ustk-omit 3 2' \
 			-n 'ustk$target:::fire { @["on-cpu:", ustack(), 7] = count(); }'
-		trun -v "$@"
-		expect_grep "$be: @[\"on-cpu:\", ustack(), 7]: the clause in the kernel" \
-			"$uk_v" err.txt
-		expect_eq "$be: @[\"on-cpu:\", ustack(), 7]: no clause in user space" \
-			0 "$(grep -c 'runs in user space' err.txt)"
+		ukey_run '@["on-cpu:", ustack(), 7]' "$@"
 		mv out.txt lit.out
 		DTRACE_KAGG=0 trun "$@"
 		expect_file_eq "$be: @[\"on-cpu:\", ustack(), 7]: as DTRACE_KAGG=0's" \
@@ -383,11 +391,7 @@ ustk_be() {
 	if [ "$be" = bpf ]; then
 		set -- -q -c './ustk-omit 3 2' \
 			-n 'ustk$target:::fire { @[execname, probename, ustack(), uid, gid, pid, tid] = count(); }'
-		trun -v "$@"
-		expect_grep "$be: record keys beside ustack(): the clause in the kernel" \
-			"$uk_v" err.txt
-		expect_eq "$be: record keys beside ustack(): no clause in user space" \
-			0 "$(grep -c 'runs in user space' err.txt)"
+		ukey_run "record keys beside ustack()" "$@"
 		awk 'NF == 5 && $3 == $4 { $3 = "P"; $4 = "P" } { print }' \
 			out.txt >rec.out
 		DTRACE_KAGG=0 trun "$@"

@@ -212,6 +212,24 @@ cg_aggs() {
 	tr$target:::tick /arg0 & 1/ { @odd = count(); }
 	EOF
 	same "copyinstr(), string predicates, self->" generated "'tick 9'" -s s.d
+
+	# args[N] printed as an integer, typed per probe (kplan_out.c's
+	# args_per_probe(), out_ty()): tick's int args[0] and done's,
+	# narrowed and in arithmetic, computed at the hit; msg's args[0], a
+	# string, leaves the clause to user space at that probe alone.  The
+	# tree before ran the clause in user space everywhere ("args[] is
+	# typed per probe").
+	same "args[N] printed, typed per probe" generated \
+		"'tick 3' 'msg 1' done" \
+		-n 'tr$target:::tick, tr$target:::done, tr$target:::msg {
+			printf("%s %d %x %d\n", probename, args[0],
+			(uint8_t)(args[0] - 1), args[0] - 5); }'
+	expect_eq "args[N] printed, typed per probe: the kernel's" 1 \
+		"$(grep -c '^dtrace: 1 clause printing values computed in the kernel$' err1.txt)"
+	expect_eq "args[N] printed, typed per probe: user space's at msg" 1 \
+		"$(grep -c 'ran in user space at 1 of its .*:msg: args\[0\] is no integer there' err1.txt)"
+	expect_eq "args[N] printed, typed per probe: the values" \
+		"tick 2 1 -3" "$(grep '^tick 2 ' out1.txt)"
 }
 
 # pr_psargs a record lacks (cg_ids, where trprog's noargs works)

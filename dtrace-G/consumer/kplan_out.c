@@ -595,6 +595,16 @@ static bool setopt_in(const struct stmt *v, unsigned n)
 	return false;
 }
 
+/* a, an integer that reads args[N]: typed at each probe as that probe
+ * types it (kp_ty() types it at none) */
+static bool args_per_probe(const struct d_kplan *k, const struct node *a)
+{
+	uint8_t sz, sg;
+
+	return kp_has_args(a) && !kp_has_str_cmp(k, a) &&
+	       kp_ty_at(k, KP_ANYPROBE, a, &sz, &sg);
+}
+
 bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j)
 {
 	uint8_t sz, sg;
@@ -605,8 +615,9 @@ bool kp_out_whole(const struct d_kplan *k, const struct stmt *st, unsigned j)
 	if (str || kp_out_here(whole) || kp_out_svar(k, whole) ||
 	    kp_out_stk(whole) || kp_out_mstr(k, whole))
 		return true; /* (copyinstr(E, N): arg_ok() asks its count) */
-	return whole->kind != T_STR && kp_ty(k, a, &sz, &sg) &&
-	       !kp_has_str_cmp(k, a);
+	return whole->kind != T_STR &&
+	       ((kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a)) ||
+		args_per_probe(k, a));
 }
 
 int kp_out_ftime(const struct d_kplan *k, const struct stmt *st, unsigned j,
@@ -731,7 +742,15 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	if (str && kp_ostr_count(k->prog, whole) < 1 &&
 	    (!kp_ostr_hit(k, whole) || kp_out_hitcnt_noastr(k, ci, st, j)))
 		return false;
-	return kp_ty(k, a, &sz, &sg) && !kp_has_str_cmp(k, a);
+	if (kp_ty(k, a, &sz, &sg))
+		return !kp_has_str_cmp(k, a);
+	/* args[N] typed per probe (an integer args[0] printed): the plan
+	 * computes it at each probe as that probe types it (kplan_expr.c's
+	 * ARG, NORM), and dtrace types the value by the record's probe
+	 * (out_ty()); a probe that types it otherwise (a string, none)
+	 * leaves the clause to user space there, as args[N] printed by %s
+	 * (kp_out_sarg_ok()) */
+	return args_per_probe(k, a) && kp_out_sarg_ok(k, ci);
 }
 
 /* Is strsize one the kernel's strings can follow (2 to UBPF_STRMAX),
@@ -1501,6 +1520,16 @@ struct orun {
 	uint64_t haddr;
 };
 
+/* n's type as run.c types it at the record's probe: kp_ty()'s, or
+ * where n reads args[N], which kp_ty() types at no probe, the probe's
+ * (arg_ok(): such a value is printed from the area only so) */
+static void out_ty(const struct orun *r, const struct node *n, uint8_t *sz,
+		   uint8_t *sg)
+{
+	if (!kp_ty(r->k, n, sz, sg) && r->f && r->f->probe)
+		(void)kp_ty_at(r->k, r->f->probe, n, sz, sg);
+}
+
 /*
  * The record path's layouts (out_memo()).  Which bytes of a clause's
  * area an argument takes, and how dtrace makes its value from them, is
@@ -1697,7 +1726,7 @@ static bool out_ftime(struct orun *r, const struct stmt *st, unsigned j,
 
 			memcpy(&x, r->data + r->off, 8);
 			r->off += 8;
-			(void)kp_ty(k, lv[l].n, &sz, &sg);
+			out_ty(r, lv[l].n, &sz, &sg);
 			p->v = (struct dv){
 				.i = x, .k = K_INT, .sz = sz, .sg = sg
 			};
@@ -1897,7 +1926,7 @@ static void out_list(struct orun *r, unsigned from, unsigned to)
 			if (!s) {
 				memcpy(&x, r->data + r->off, 8);
 				r->off += 8;
-				(void)kp_ty(k, a, &sz, &sg);
+				out_ty(r, a, &sz, &sg);
 				*v = (struct dv){
 					.i = x, .k = K_INT, .sz = sz, .sg = sg
 				};

@@ -1146,8 +1146,12 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				 kp_ty_at(k, KP_ANYPROBE, x, &sz, &sg))
 				snprintf(sub, sizeof(sub),
 					 "args[] is typed per probe, which "
-					 "a value printed from the kernel is "
-					 "not (arg0..arg11 are)");
+					 "the kernel prints only in a clause "
+					 "that neither touches a self-> or "
+					 "global variable or a speculation "
+					 "nor shares this-> variables with "
+					 "one that does (arg0..arg11 are "
+					 "typed alike at every probe)");
 			else
 				expr_why(k, ci, x, sub, sizeof(sub));
 			if (!why_var) {

@@ -498,7 +498,10 @@ bool exit_at_hit(const struct d_kplan *k, const struct clause *c)
 			return false;
 		if (!hit_int(k, st->e))
 			return false;
-		if (st->kind == S_AGG && d_stmt_ukey(k->prog, st) && !st->nargs)
+		/* (a stack key's count(), made from the record; not beside
+		 * pr_psargs, whose absence faults there, before the exit) */
+		if (st->kind == S_AGG && d_stmt_ukey(k->prog, st) &&
+		    !st->nargs && !d_psargs_key_in(st))
 			continue;
 		for (unsigned j = 0; j < st->nkeys; j++)
 			if (!hit_int(k, st->keys[j]))

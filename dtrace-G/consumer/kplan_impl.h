@@ -689,9 +689,6 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 /* ... may a statement after statement i of clause ci, a stack or name
  * key's count(), end the clause from the area (a copy's fault, reported
  * before d_run_pre() makes the count: kplan_out.c's ukey_after_ok())? */
-/* Does a statement the kernel runs follow statement i of clause ci, a
- * pr_psargs key's update, whose fault dtrace would report after it? */
-bool kp_psargs_key_ends(const struct d_kplan *k, unsigned ci, unsigned i);
 bool kp_ukey_after_ends(const struct d_kplan *k, unsigned ci, unsigned i);
 /* ... its arguments: how many, the j-th (str: copyinstr() of it, or
  * args[N]); a name key's count() (../d/stmt.c's d_stmt_uname()) has

@@ -953,11 +953,6 @@ static bool ukey_after_ok(const struct d_kplan *k, const struct stmt *st)
 	       k->vst[v] != KV_PLACE;
 }
 
-bool kp_psargs_key_ends(const struct d_kplan *k, unsigned ci, unsigned i)
-{
-	return kp_out_ends(&k->prog->clauses[ci], i);
-}
-
 bool kp_ukey_after_ends(const struct d_kplan *k, unsigned ci, unsigned i)
 {
 	const struct clause *c = &k->prog->clauses[ci];
@@ -992,7 +987,8 @@ bool kp_out_ok(const struct d_kplan *k, unsigned ci, unsigned i,
 	 * only where nothing the kernel runs follows it (as a printed
 	 * pr_psargs: kp_out_ftime_ok()), not in a speculating clause */
 	if (st->kind == S_AGG && d_psargs_key_in(st) &&
-	    (kp_psargs_key_ends(k, ci, i) || d_kplan_specs(k->prog, ci)))
+	    (kp_out_ends(&k->prog->clauses[ci], i) ||
+	     d_kplan_specs(k->prog, ci)))
 		return false;
 	/* vtimestamp where a lost clock would have to end the clause
 	 * (kplan_vars.c's novtout): the area's faults are not sites */

@@ -1219,20 +1219,14 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		 * (kplan_out.c's kp_out_ok()) */
 		if (k->vars && d_stmt_from_record(p, st) &&
 		    d_psargs_key_in(st) &&
-		    (kp_psargs_key_ends(k, ci, i) || d_kplan_specs(p, ci))) {
-			unsigned at = 0;
-
-			while (at + 1 < st->nkeys &&
-			       !(st->keys[at]->op == N_BUILTIN &&
-				 d_builtins[st->keys[at]->sub].id == B_PSARGS))
-				at++;
+		    (kp_out_ends(&p->clauses[ci], i) || d_kplan_specs(p, ci))) {
 			snprintf(buf, len,
-				 "key %u, curpsinfo->pr_psargs, a string the "
+				 "key %d, curpsinfo->pr_psargs, a string the "
 				 "record may lack, keys an update dtrace makes "
 				 "from it only where nothing the kernel runs "
 				 "follows in the clause (its fault is met "
 				 "there), and not in a speculating clause",
-				 at + 1);
+				 d_psargs_key_at(st) + 1);
 			return;
 		}
 		if (k->vars && d_stmt_from_record(p, st) &&

@@ -1103,8 +1103,10 @@ bool d_stmt_ucall(const struct d_prog *p, const struct stmt *st);
  * have it beside it too): dtrace makes the update from the record, and
  * a record without the area faults there as the interpreter does */
 bool d_stmt_pkey(const struct d_prog *p, const struct stmt *st);
-/* Is one of st's keys curpsinfo->pr_psargs? */
+/* Is one of st's keys curpsinfo->pr_psargs?  ..._at(): the first
+ * one's index, or -1 */
 bool d_psargs_key_in(const struct stmt *st);
+int d_psargs_key_at(const struct stmt *st);
 /* ... any of them: an update dtrace makes from the record */
 bool d_stmt_from_record(const struct d_prog *p, const struct stmt *st);
 bool d_ucall_key(const struct node *n);

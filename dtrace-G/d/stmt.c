@@ -343,12 +343,17 @@ static bool psargs_key(const struct node *n)
 	return n->op == N_BUILTIN && d_builtins[n->sub].id == B_PSARGS;
 }
 
-bool d_psargs_key_in(const struct stmt *st)
+int d_psargs_key_at(const struct stmt *st)
 {
 	for (unsigned i = 0; i < st->nkeys; i++)
 		if (psargs_key(st->keys[i]))
-			return true;
-	return false;
+			return (int)i;
+	return -1;
+}
+
+bool d_psargs_key_in(const struct stmt *st)
+{
+	return d_psargs_key_at(st) >= 0;
 }
 
 /* ... or curpsinfo->pr_psargs, the argument area's bytes the record of

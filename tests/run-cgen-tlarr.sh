@@ -165,7 +165,7 @@ tr$target:::tick /self->s[copyinstr(arg1)]/ {
 	@c[self->s[probefunc]] = count(); self->s[probefunc] = 0;
 }'
 expect_grep "a string key of another kind: -v says why" \
-	'^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 3: its predicate is not one the kernel computes: self->s\[\]: its key at line 3 is copyinstr(), which the kernel does not compute (it keys thread-local arrays by integers alone)$' \
+	'^dtrace: clause 2 (tr[0-9]*:::tick) runs in user space, from its record: line 3: its predicate is not one the kernel computes: self->s\[\]: its key at line 3 is copyinstr(), which the kernel does not compute (it keys arrays by integers, the probe'"'"'s names and literals alone)$' \
 	errg.txt
 
 # self-> integers whose set and unset types compute differently:

@@ -488,6 +488,40 @@ check "self->, -c, srv*" k want.txt
 expect_eq "self->, -c: no hit before its plan" "" \
 	"$(grep 'before the process' k.err)"
 
+# a global array keyed by pid in the same server (kplan_garr.c): one
+# copy for every process.  srv*'s clause fires for the children before
+# their plans are armed, in user space, so the array stays user space's
+# (-v says why) and each process's sum of its element is K(K + 1) / 2;
+# srv$target's (the first process alone) is the kernel's where the
+# generated programs run, the same sum, and no firing left unrun
+GARRN='{ n[pid]++; @[pid] = sum(n[pid]); } END { printa("%d %@d\n", @); }'
+for ga in 'srv*' 'srv$target'; do
+	rm -rf s15 && mkdir s15 && touch s15/go
+	"$DTRACE" -v -q -c "./fsrv $tmp/s15 4 2 0 30 0 0" \
+		-n "$ga:::req $GARRN" >ga.txt 2>ga.err
+	[ -e s15/done ] ||
+		fail "-c, global array, $ga: fsrv did not finish: $(cat ga.err)"
+	if [ "$ga" = 'srv*' ]; then
+		awk '{ print $1, $2 * ($2 + 1) / 2 }' s15/pids | sort >want.txt
+	else
+		tail -n 1 s15/pids | awk '{ print $1, $2 * ($2 + 1) / 2 }' >want.txt
+	fi
+	check "global array, -c, $ga" ga want.txt
+	expect_eq "global array, -c, $ga: no firing left unrun" "" \
+		"$(grep 'not run: their process' ga.err)"
+	case ${DTRACE_BACKEND:-${HAVE_BPF:-no}}/$act_path/$ga in
+	yes/kernel/srv\* | bpf/kernel/srv\*)
+		expect_grep "global array, -c, srv*: -v says why not the kernel's" \
+			'n\[\] is a global array that clause 1 touches at probes of any process' \
+			ga.err
+		;;
+	yes/kernel/* | bpf/kernel/*)
+		expect_grep "global array, -c, $ga: the kernel's" \
+			'^dtrace: 1 global array kept in the kernel: n\[\]$' ga.err
+		;;
+	esac
+done
+
 # self-> in children (fpair) that set it at their first entry, before
 # their own registration reaches dtrace, then hold still until dtrace
 # holds them to arm them (hold ms: a dtrace that does not hold them lets

@@ -899,6 +899,20 @@ bool bpf_kspec_on(struct consumer *c)
 	return k && d_kplan_kspec(bpf_kagg_kp(k));
 }
 
+bool bpf_garr_on(struct consumer *c)
+{
+	struct bpf_kagg *k = bpf_kagg_of(c);
+
+	return k && d_kplan_garrs_any(bpf_kagg_kp(k));
+}
+
+bool bpf_garr_clause(struct consumer *c, unsigned clause)
+{
+	struct bpf_kagg *k = bpf_kagg_of(c);
+
+	return k && d_kplan_garr_clause(bpf_kagg_kp(k), clause);
+}
+
 int bpf_rcon_begun(struct consumer *c)
 {
 	return bpf_kagg_rcon(c, bpf_kagg_of(c));

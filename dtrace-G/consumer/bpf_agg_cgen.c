@@ -897,7 +897,8 @@ static size_t tls_move_map(struct bpf_kagg *k, int fd, size_t ksz, int kind,
 		memcpy(key, next, ksz);
 		prev = key;
 		memcpy(&t, key, sizeof(t));
-		if (tid && t != (uint32_t)tid)
+		/* (a global array's element is no thread's: the kernel's) */
+		if (t == UBPF_KGARR_TID || (tid && t != (uint32_t)tid))
 			continue;
 		keys = xpush_room(keys, n, ksz);
 		memcpy(keys + n++ * ksz, key, ksz);
@@ -969,7 +970,9 @@ void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid)
  * the same refresh: a thread whose hits only the kernel ran sent no
  * record, so the threads are those the map names, each looked up as
  * /proc/TID.  A thread that gets the id later starts with none.  The
- * number left is k->tls_live, for -v.
+ * number left is k->tls_live, for -v.  A global array's elements
+ * (../kplan_garr.c: UBPF_KGARR_TID, an id no thread has) are the run's:
+ * left and not counted.
  */
 static size_t tls_reap(int fd, size_t ksz)
 {
@@ -984,6 +987,8 @@ static size_t tls_reap(int fd, size_t ksz)
 		memcpy(key, next, ksz);
 		prev = key;
 		memcpy(&tid, key, sizeof(tid));
+		if (tid == UBPF_KGARR_TID) /* a global array's: no thread */
+			continue;
 		if (tid != last || !last) { /* a variable's keys: one check */
 			char path[32];
 

@@ -375,6 +375,10 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		if (ng)
 			say(c, "%u global%s counted in the kernel: %s", ng,
 			    ng == 1 ? "" : "s", names);
+		ng = d_kplan_garrs(k->kp, k->ran, names, sizeof(names));
+		if (ng) /* (kplan_garr.c) */
+			say(c, "%u global array%s kept in the kernel: %s", ng,
+			    ng == 1 ? "" : "s", names);
 	}
 	if (c->o->verbose && nout)
 		say(c, "%u clause%s printing values computed in the kernel",

@@ -333,6 +333,10 @@ void cg_kspec_pass(struct consumer *c, const unsigned *cl, unsigned n,
 struct hit;
 bool bpf_kspec_fire(struct consumer *c, const struct hit *h);
 bool bpf_kspec_on(struct consumer *c);
+/* Does the run keep a global array in the kernel (kplan_garr.c)?  Does
+ * clause touch one (records.c's hit_run() does not run it)? */
+bool bpf_garr_on(struct consumer *c);
+bool bpf_garr_clause(struct consumer *c, unsigned clause);
 /* BEGIN has fired: the run constants into the kernel (bpf_kagg_rcon());
  * 0 where there are none or another backend runs */
 int bpf_rcon_begun(struct consumer *c);

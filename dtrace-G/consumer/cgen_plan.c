@@ -404,7 +404,8 @@ static void pop_top(struct em *e, unsigned *sp)
 }
 
 /*
- * cgtlsa's key of the element VLD/VST o names, at S_AKEY: the thread,
+ * cgtlsa's key of the element VLD/VST o names, at S_AKEY: the thread
+ * (a global array's, GARR: UBPF_KGARR_TID),
  * the variable with its keys' count and types, the keys popped (the
  * last on top), those it does not have 0 (r1 clobbered).
  */
@@ -422,7 +423,10 @@ static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o)
 		pop(e, sp, 1);
 		stx(e, BPF_DW, 10, (int16_t)(S_AKEY + 8 + 8 * i), 1);
 	}
-	stx(e, BPF_W, 10, S_AKEY, 7);
+	if (o->n == UBPF_KV_GARR) /* a global array's: no thread */
+		st(e, BPF_W, 10, S_AKEY, (int32_t)UBPF_KGARR_TID);
+	else
+		stx(e, BPF_W, 10, S_AKEY, 7);
 	st(e, BPF_W, 10, S_AKEY + 4,
 	   (int32_t)(o->slot | (uint32_t)o->step << 16 |
 		     (uint32_t)o->imm << 19));
@@ -726,7 +730,8 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	/* progenyof()'s walk, before the first clause: only where a hit
 	 * it cannot answer may go to user space whole (no fault sites, no
 	 * self-> variable the kernel keeps: kplan.c's kp_prog_arg()) */
-	if ((pl->nanc || pl->ancx) && (cgen_fsites(e, pl) || (pl->tls & 1)))
+	if ((pl->nanc || pl->ancx) &&
+	    (cgen_fsites(e, pl) || (pl->tls & (1 | UBPF_KTLS_GARR))))
 		e->bad = true;
 	cgen_vt_lost(e, pl);
 	cgen_anc_plan(e, pl, fds[5]);
@@ -1178,7 +1183,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 					stx(e, BPF_DW, 10, S_VVAL, 1);
 					e->vcv = (unsigned)o->slot + 1;
 				}
-			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
+			} else if ((o->n == UBPF_KV_SELFA ||
+				    o->n == UBPF_KV_GARR) &&
+				   fds[7] >= 0) {
 				tlsa_key(e, &sp, o);
 				tls_load(e, fds, o->slot, fds[7]);
 			} else if (o->n == UBPF_KV_THIS &&
@@ -1194,7 +1201,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			pop(e, &sp, 1);
 			if (o->n == UBPF_KV_SELF) {
 				tls_store(e, fds, o->slot, -1);
-			} else if (o->n == UBPF_KV_SELFA && fds[7] >= 0) {
+			} else if ((o->n == UBPF_KV_SELFA ||
+				    o->n == UBPF_KV_GARR) &&
+				   fds[7] >= 0) {
 				/* the value, kept while the keys are popped */
 				stx(e, BPF_DW, 10, S_VVAL, 1);
 				tlsa_key(e, &sp, o);

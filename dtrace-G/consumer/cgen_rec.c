@@ -630,7 +630,7 @@ void cgen_vt_lost(struct em *e, const struct ubpf_kplan *pl)
 		}
 	if (!whole) /* none, or each a fault site (cgen_vt_fault()) */
 		return;
-	if (site || cgen_fsites(e, pl) || (pl->tls & 1) ||
+	if (site || cgen_fsites(e, pl) || (pl->tls & (1 | UBPF_KTLS_GARR)) ||
 	    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0])) {
 		e->bad = true;
 		return;

@@ -1437,6 +1437,12 @@ static int consumer_run(struct consumer *c)
 		    "%" PRIu64 " firing%s of clauses with speculations not "
 		    "run: their process was not armed at the probe",
 		    c->kspec_unarmed, c->kspec_unarmed == 1 ? "" : "s");
+	if (c->garr_unarmed)
+		say(c,
+		    "%" PRIu64 " firing%s of clauses with global arrays kept "
+		    "in the kernel not run: their process was not armed at "
+		    "the probe",
+		    c->garr_unarmed, c->garr_unarmed == 1 ? "" : "s");
 #endif
 	d_report_drops(c->prog, stderr);
 	d_print_aggs(c->prog, c->out);

@@ -542,6 +542,9 @@ struct consumer {
 	bool ktaken;
 	uint64_t kspec_until;
 	uint64_t kspec_unarmed;
+	/* ... of clauses touching a global array the kernel keeps
+	 * (kplan_garr.c) */
+	uint64_t garr_unarmed;
 	struct ustack_cap ucap; /* decode(): the hit's user stack, if taken */
 	struct ustack_state *ust; /* ustack.c */
 	uint64_t wall_offset;

@@ -362,6 +362,17 @@ int d_kplan_apre(const struct d_kplan *k, unsigned clause);
 unsigned d_kplan_gcounted(const struct d_kplan *k, const bool *ran, char *buf,
 			  size_t len);
 
+/*
+ * Global arrays the kernel keeps (kplan_garr.c): any?  Does clause touch one
+ * (records.c does not run it from an unflagged record)?  -v: those the
+ * clauses ran[] says it ran touch, their names into buf, ", " between;
+ * how many.
+ */
+bool d_kplan_garrs_any(const struct d_kplan *k);
+bool d_kplan_garr_clause(const struct d_kplan *k, unsigned clause);
+unsigned d_kplan_garrs(const struct d_kplan *k, const bool *ran, char *buf,
+		       size_t len);
+
 #define D_KPLAN_WHY 160
 bool d_kplan_fits(const struct d_kplan *k, unsigned clause,
 		  const struct d_probe *probe, char *why, size_t wlen);

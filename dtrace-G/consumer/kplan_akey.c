@@ -98,7 +98,7 @@ void kp_akeys_make(struct d_kplan *k)
 	k->akstr = xcalloc(p->nvars ? p->nvars : 1, sizeof(*k->akstr));
 	k->names = xcalloc(1, sizeof(*k->names));
 	for (unsigned v = 0; v < p->nvars; v++)
-		if (p->vars[v].scope == SC_SELFASSOC)
+		if (kp_arr_scope(&p->vars[v]))
 			k->akstr[v] = (1u << UBPF_KMAXKEYS) - 1;
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];

@@ -201,6 +201,10 @@ void var_op(struct em *m, struct ubpf_kop *o, unsigned v)
 		o->n = UBPF_KV_SELFA;
 		o->slot = (uint16_t)v;
 		m->tls = true;
+	} else if (m->k->prog->vars[v].scope == SC_ASSOC) {
+		o->n = UBPF_KV_GARR; /* kplan_garr.c */
+		o->slot = (uint16_t)v;
+		m->garr = true;
 	} else if (m->k->prog->vars[v].scope == SC_SELF) {
 		o->n = UBPF_KV_SELF;
 		o->slot = (uint16_t)v;
@@ -542,6 +546,8 @@ bool d_kplan_vin_emit(const struct d_kplan *k, unsigned clause,
 	pl->nops = (uint16_t)m.n;
 	if (m.tls)
 		pl->tls |= 1;
+	if (m.garr)
+		pl->tls |= UBPF_KTLS_GARR;
 	return true;
 }
 
@@ -650,6 +656,8 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	pl->nops = (uint16_t)m.n;
 	if (m.tls)
 		pl->tls |= 1;
+	if (m.garr)
+		pl->tls |= UBPF_KTLS_GARR;
 	return true;
 }
 
@@ -678,7 +686,7 @@ bool d_kplan_gate(const struct d_kplan *k, unsigned clause,
 		pred = put(&m, UBPF_K_PRED, 1, 0);
 	}
 	put(&m, UBPF_K_REC, 0, 0);
-	if (m.full || m.max > UBPF_KSTACK || m.tls ||
+	if (m.full || m.max > UBPF_KSTACK || m.tls || m.garr ||
 	    strargs_over(pl, m.n) >= 0) {
 		anc_back(pl, nanc, ancx);
 		return false;

@@ -26,6 +26,7 @@ struct em {
 	const struct d_probe *probe;
 	const struct d_kplan *k;
 	bool tls; /* a self-> variable read or written */
+	bool garr; /* ... a global array's element (kplan_garr.c) */
 	/* d_kplan_fits(): the first reason the clause does not fit this
 	 * probe (unfit()), or NULL */
 	char *why;

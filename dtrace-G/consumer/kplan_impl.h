@@ -533,6 +533,22 @@ bool kp_stmt_ok(const struct d_kplan *k, const struct stmt *st,
 		struct kstmt *ks);
 /* ... does the clause fire only for dtrace:::BEGIN and dtrace:::END? */
 bool kp_dtrace_only(const struct clause *c);
+/* an associative array's scope: thread-local or global (kplan_garr.c) */
+static inline bool kp_arr_scope(const struct var *var)
+{
+	return var->scope == SC_SELFASSOC || var->scope == SC_ASSOC;
+}
+/* kplan_out.c: description d's provider: 1 a kernel one, 0 another named
+ * without a glob, -1 either (empty, a glob, not four fields) */
+int kp_desc_kern(const char *d);
+/* kplan_garr.c: is v a global array the kernel keeps? */
+bool kp_garr(const struct d_kplan *k, unsigned v);
+/* ... clause ci fires where no generated program runs: the global arrays
+ * it touches taken to user space; whether one was */
+bool kp_garr_drop(struct d_kplan *k, unsigned ci, bool *mark);
+/* ... why global array v is not the kernel's, where that is its own */
+const char *kp_garr_why(const struct d_kplan *k, unsigned v, char *buf,
+			size_t len);
 /* kplan_vars.c: clause ci alone: can the kernel run it? */
 bool kp_clause_ok(struct d_kplan *k, unsigned ci);
 /* ... which variables the kernel keeps, and so which clauses */

@@ -526,7 +526,7 @@ static bool kern_named(const char *d, size_t n)
  * 0 where it is another, named without a glob, -1 where it may be
  * either (empty, a glob in it, or not a four-field description)
  */
-static int desc_kern(const char *d)
+int kp_desc_kern(const char *d)
 {
 	const char *colon = strchr(d, ':');
 	unsigned colons = 0;
@@ -548,7 +548,7 @@ bool kp_uprobes_only(const struct clause *c)
 	if (!c->ndescs)
 		return false;
 	for (unsigned j = 0; j < c->ndescs; j++)
-		if (desc_kern(c->descs[j]) != 0)
+		if (kp_desc_kern(c->descs[j]) != 0)
 			return false;
 	return true;
 }
@@ -579,7 +579,7 @@ bool kp_profile_clause(const struct clause *c)
 bool kp_usite_clause(const struct clause *c)
 {
 	for (unsigned j = 0; j < c->ndescs; j++)
-		if (desc_kern(c->descs[j]) != 1)
+		if (kp_desc_kern(c->descs[j]) != 1)
 			return true;
 	return false;
 }

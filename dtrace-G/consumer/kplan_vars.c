@@ -382,10 +382,8 @@ int kp_stores_type(struct d_kplan *k, unsigned v, bool all, uint8_t *tz,
 				seen = true;
 				continue;
 			}
-			if ((var->scope == SC_SELF ||
-			     var->scope == SC_SELFASSOC) &&
-			    b->op == N_INT &&
-			    b->ival == 0)
+			if ((var->scope == SC_SELF || kp_arr_scope(var)) &&
+			    b->op == N_INT && b->ival == 0)
 				continue;
 			if (!(all ? ty_all(k, b, &z, &g) ||
 					      kp_zero_forms(k, v, b, &z, &g)
@@ -435,7 +433,7 @@ static void var_keep(struct d_kplan *k, unsigned v, uint8_t tz, uint8_t tg)
 		return;
 	/* an array's elements are each set or unset: each read its own
 	 * bit, as the clause is typed (open_bits()) */
-	if (var->scope == SC_SELFASSOC)
+	if (kp_arr_scope(var))
 		k->vbit[v] = KV_ELEMS;
 	else if (k->nbits < 31)
 		k->vbit[v] = k->nbits++;
@@ -1297,7 +1295,7 @@ void kp_vars_decide(struct d_kplan *k)
 		/* (not one holding a struct or a fixed-size array: its
 		 * bytes are user space's, mem.c) */
 		if ((var->scope == SC_SELF || var->scope == SC_THIS ||
-		     var->scope == SC_SELFASSOC) &&
+		     kp_arr_scope(var)) &&
 		    var->kind != T_STR && !var->ptr && !var->psou &&
 		    !var->sou &&
 		    (var->scope != SC_THIS || nthis < UBPF_KTHIS)) {
@@ -1381,6 +1379,9 @@ void kp_vars_decide(struct d_kplan *k)
 		for (unsigned ci = 0; ci < p->nclauses; ci++) {
 			const struct clause *c = &p->clauses[ci];
 
+			/* a global array is one copy for the run, dtrace's
+			 * clauses' too (kplan_garr.c) */
+			changed |= kp_garr_drop(k, ci, mark);
 			if (k->ok[ci] || kp_dtrace_only(c))
 				continue;
 			if (k->sout[ci]) { /* its predicate's, speculate()'s */
@@ -1444,9 +1445,10 @@ void kp_vars_decide(struct d_kplan *k)
 		else
 			clause_vars(k, &p->clauses[ci], mark);
 		for (unsigned v = 0; v < p->nvars; v++) {
-			k->tls[ci] |= mark[v] &&
-				      (p->vars[v].scope == SC_SELF ||
-				       p->vars[v].scope == SC_SELFASSOC);
+			k->tls[ci] |=
+				mark[v] && (p->vars[v].scope == SC_SELF ||
+					    p->vars[v].scope == SC_SELFASSOC ||
+					    kp_garr(k, v));
 			k->kv[ci] |= mark[v] && (k->vst[v] == KV_KERN ||
 						 k->vst[v] == KV_SARG ||
 						 k->vst[v] == KV_STR);

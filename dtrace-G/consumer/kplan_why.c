@@ -117,7 +117,7 @@ static int user_var(const struct d_kplan *k, const struct node *n)
 static bool open_kept(const struct d_kplan *k, unsigned v)
 {
 	return k->vst[v] == KV_KERN && k->vbit[v] >= 0 &&
-	       k->prog->vars[v].scope != SC_SELFASSOC;
+	       !kp_arr_scope(&k->prog->vars[v]);
 }
 
 /* The first variable under n the kernel keeps with an open bit, or -1. */
@@ -259,7 +259,7 @@ static void put_why(char *buf, size_t len, const char *fmt, ...)
 static const char *fwhy_types(const struct d_kplan *k, const struct fwhy *f,
 			      uint8_t tz, uint8_t tg, char *buf, size_t len)
 {
-	bool arr = k->prog->vars[f->var].scope == SC_SELFASSOC;
+	bool arr = kp_arr_scope(&k->prog->vars[f->var]);
 
 	snprintf(buf, len,
 		 "its stores are %s %u-byte values, %s a signed 8-byte 0",
@@ -352,13 +352,15 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	}
 	if (var->scope == SC_GLOBAL && kp_gcnt_why(k, v, buf, len))
 		goto out; /* a counter it could be: kplan_gcnt.c */
-	if (var->scope == SC_GLOBAL || var->scope == SC_ASSOC) {
+	if (var->scope == SC_GLOBAL) {
 		snprintf(buf, len,
-			 "%s is a global variable: the kernel keeps self-> "
-			 "and this-> variables only",
+			 "%s is a global scalar: the kernel keeps self-> and "
+			 "this-> variables, global arrays and counters",
 			 name);
 		goto out;
 	}
+	if (var->scope == SC_ASSOC && kp_garr_why(k, v, buf, len))
+		goto out; /* kplan_garr.c */
 	if ((var->ptr || var->psou) && !var->sou &&
 	    var->scope == SC_THIS) { /* kplan_mem.c's places */
 		snprintf(buf, len, "%s %s", name, kp_place_why(k, v));
@@ -373,11 +375,13 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	}
 	if (k->horizon && var->scope != SC_THIS) {
 		snprintf(buf, len,
-			 "%s is a self-> variable in a program whose tick-N "
+			 "%s is a %s in a program whose tick-N "
 			 "clauses exit() or read aggregations: past the "
 			 "horizon user space runs every clause, so it keeps "
 			 "them",
-			 name);
+			 name,
+			 var->scope == SC_ASSOC ? "global array"
+						: "self-> variable");
 		goto out;
 	}
 	/* a clause user space runs for a reason of its own */
@@ -414,11 +418,12 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 			 name, k->sout[o] ? "read" : "touched", o + 1);
 		goto out;
 	}
-	if (var->kind == T_STR && var->scope == SC_SELFASSOC) {
+	if (var->kind == T_STR && kp_arr_scope(var)) {
 		snprintf(buf, len,
-			 "%s is a thread-local array of strings: the kernel "
-			 "keeps self-> and this-> strings, not arrays of them",
-			 name);
+			 "%s is a %s array of strings: the kernel keeps self-> "
+			 "and this-> strings, not arrays of them",
+			 name,
+			 var->scope == SC_ASSOC ? "global" : "thread-local");
 		goto out;
 	}
 	if (var->kind == T_STR && k->tnoroom && k->tnoroom[v]) {
@@ -465,12 +470,12 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 			"differently with %s set and unset, and %s (%s: "
 			"declare it, or cast the value to int64_t)",
 			name, o + 1, fw.what, fw.line,
-			var->scope == SC_SELFASSOC ? "an element" : "it",
-			fw.why, fwhy_types(k, &fw, tz, tg, ty, sizeof(ty)));
+			kp_arr_scope(var) ? "an element" : "it", fw.why,
+			fwhy_types(k, &fw, tz, tg, ty, sizeof(ty)));
 		goto out;
 	}
 	if (st > 0 && o < p->nclauses) {
-		bool arr = var->scope == SC_SELFASSOC;
+		bool arr = kp_arr_scope(var);
 
 		snprintf(buf, len,
 			 "%s: clause %u would compute differently with %s "
@@ -539,7 +544,7 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 	}
 	/* a thread-local array read or stored with a key the kernel does
 	 * not compute (a string: probefunc, copyinstr()) */
-	if (var->scope == SC_SELFASSOC && (kn = bad_key(k, v, ci)) != NULL) {
+	if (kp_arr_scope(var) && (kn = bad_key(k, v, ci)) != NULL) {
 		char what[128];
 
 		if (!*node_name(k, kn, what, sizeof(what)))
@@ -547,8 +552,8 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 				 kn->kind == T_STR ? "a string" : "a value");
 		snprintf(buf, len,
 			 "%s: its key at line %d is %s, which the kernel does "
-			 "not compute (it keys thread-local arrays by integers "
-			 "alone)",
+			 "not compute (it keys arrays by integers, the "
+			 "probe's names and literals alone)",
 			 name, kn->line, what);
 		goto out;
 	}

@@ -267,7 +267,7 @@ bool kp_form_why(const struct d_kplan *k, unsigned ci, int only_v, uint8_t tz,
 			kw->vst[only_v] = KV_KERN;
 			kw->vsz[only_v] = tz;
 			kw->vsg[only_v] = tg;
-			if (var->scope == SC_SELFASSOC)
+			if (kp_arr_scope(var))
 				kw->vbit[only_v] = KV_ELEMS;
 			else if (vbit < 0 && kw->nbits < 31)
 				kw->vbit[only_v] = kw->nbits++;

@@ -589,10 +589,17 @@ void hit_run(struct consumer *c, const struct d_probe *dp, const unsigned *cl,
 	 * the buffers: its speculating clauses are not run here (user
 	 * space's buffers would step beside the kernel's), counted and
 	 * said at the end (consumer.c) */
-	if (bpf_kspec_on(c)) {
+	/* ... and global arrays the kernel keeps (kplan_garr.c): a clause
+	 * touching one would run on a second copy; not run, counted and
+	 * said at the end */
+	if (bpf_kspec_on(c) || bpf_garr_on(c)) {
 		for (unsigned i = 0; i < n && !c->exit_called; i++) {
-			if (d_kplan_specs(c->prog, cl[i])) {
+			if (bpf_kspec_on(c) && d_kplan_specs(c->prog, cl[i])) {
 				c->kspec_unarmed++;
+				continue;
+			}
+			if (bpf_garr_clause(c, cl[i])) {
+				c->garr_unarmed++;
 				continue;
 			}
 			run_clauses(c, dp, &cl[i], ep ? &ep[i] : NULL, 1, f);

@@ -423,8 +423,11 @@ enum {
  * popped first (VST: below the value), the key {tid, var, k} of the
  * map cgtlsa, var the slot | step << 16 | imm << 19, imm each key's
  * type (bits 3i..3i+2: size 1, 2, 4, 8 as 0-3, | 4 if signed), as
- * d_key_add() tells keys of one value and different types apart */
-enum { UBPF_KV_SELF, UBPF_KV_THIS, UBPF_KV_SELFA };
+ * d_key_add() tells keys of one value and different types apart; an
+ * element of a global array a[k...] (../kplan_garr.c), as SELFA's but
+ * for tid UBPF_KGARR_TID, an id no thread has */
+enum { UBPF_KV_SELF, UBPF_KV_THIS, UBPF_KV_SELFA, UBPF_KV_GARR };
+#define UBPF_KGARR_TID 0xffffffffu
 #define UBPF_KTHIS 8	    /* this-> variables in the kernel */
 #define UBPF_KTSTR 4	    /* ... this-> strings (SSTR) */
 /* SSTR's and SLIT's sz: a store of strjoin()s of copies and literals
@@ -443,6 +446,10 @@ enum { UBPF_KV_SELF, UBPF_KV_THIS, UBPF_KV_SELFA };
 #define UBPF_KCPYROOM 2048
 #define UBPF_KCPYSITES 16 /* ... copies of a plan (distinct {N, C}) */
 #define UBPF_KTLS_UNFIT 0x2
+/* struct ubpf_kplan's tls: it reads or writes a global array (GARR):
+ * no hit of it goes to user space whole, as with self-> (bit 1), but a
+ * process not armed at it is not kept in user space for good */
+#define UBPF_KTLS_GARR 0x4
 struct ubpf_kvkey {
 	__u32 tid;
 	__u32 var;
@@ -693,9 +700,9 @@ struct ubpf_kplan {
 	__u8 record; /* some clause of the probe needs the record too;
 		      * UBPF_KREC_GATE: only when a REC ran */
 	__u8 tls;    /* 1: it reads or writes self-> variables in the
-		      * kernel; UBPF_KTLS_UNFIT: a clause that keeps any
-		      * variable there was left out (too long), so no
-		      * plan can be exact */
+		      * kernel; UBPF_KTLS_GARR, a global array; UBPF_KTLS_UNFIT: a
+		      * clause that keeps any    variable there was left out (too
+		      * long), so no    plan can be exact */
 	__u16 fstr;  /* strsize - 1, the bytes run.c reads of a string
 		      * (a plan's every string read, from cgen_sarg.c) */
 	__u16 ustr;  /* the arguments whose strings (copyinstr(argN)) a

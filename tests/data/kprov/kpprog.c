@@ -44,6 +44,18 @@
  *				path "sf/tT-iI" (I 0 to N - 1), closing
  *				what opens; thread 0 calls getcpu(2)
  *				before the start and after its last call
+ *	kpprog handoff N	two threads: the first makes pread64(2)
+ *				calls of fd -1 at offsets 1 to N, each
+ *				handed to the second by a pipe, which
+ *				then makes a pwrite64(2) call of fd -1 at
+ *				that offset; then one at offset N + 1,
+ *				with no pread64() before it; then a
+ *				third thread makes the pread64() at
+ *				N + 2 and exits, and 0.3 s later a
+ *				fourth the pwrite64() at N + 2
+ *				(run-cgen-garr.sh: a global array from
+ *				one thread to another, one outliving its
+ *				writer)
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -123,6 +135,24 @@ static void *topens(void *arg)
 	}
 	if (!t)
 		syscall(SYS_getcpu, &cpu, &node, NULL);
+	return NULL;
+}
+
+/* handoff's second thread: each offset read from the pipe (fd in arg) */
+static void *handoff_to(void *arg)
+{
+	int fd = (int)(long)arg;
+	long off;
+
+	while (read(fd, &off, sizeof(off)) == (ssize_t)sizeof(off))
+		(void)syscall(SYS_pwrite64, -1, NULL, 0, off);
+	return NULL;
+}
+
+/* handoff's third thread: the pread64() at *arg's offset */
+static void *handoff_from(void *arg)
+{
+	(void)syscall(SYS_pread64, -1, NULL, 0, *(long *)arg);
 	return NULL;
 }
 
@@ -227,6 +257,32 @@ int main(int argc, char **argv)
 			pthread_create(&th[t], NULL, topens, (void *)t);
 		for (int t = 0; t < nt; t++)
 			pthread_join(th[t], NULL);
+	} else if (!strcmp(argv[1], "handoff")) {
+		pthread_t th;
+		long last = n + 1;
+
+		if (pipe(p) < 0)
+			return 1;
+		pthread_create(&th, NULL, handoff_to, (void *)(long)p[0]);
+		for (long i = 1; i <= n; i++) {
+			(void)syscall(SYS_pread64, -1, NULL, 0, i);
+			if (write(p[1], &i, sizeof(i)) != (ssize_t)sizeof(i))
+				return 1;
+		}
+		if (write(p[1], &last, sizeof(last)) != (ssize_t)sizeof(last))
+			return 1;
+		close(p[1]);
+		pthread_join(th, NULL);
+		last = n + 2;
+		pthread_create(&th, NULL, handoff_from, &last);
+		pthread_join(th, NULL);
+		usleep(300000); /* past a refresh of the threads gone */
+		if (pipe(p) < 0 ||
+		    write(p[1], &last, sizeof(last)) != (ssize_t)sizeof(last))
+			return 1;
+		close(p[1]);
+		pthread_create(&th, NULL, handoff_to, (void *)(long)p[0]);
+		pthread_join(th, NULL);
 	} else if (!strcmp(argv[1], "sigs")) {
 		setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is */
 		signal(SIGUSR1, on_usr1);

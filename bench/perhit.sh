@@ -93,6 +93,11 @@
 #		program at the store (kplan_str.c's "Joins": each copy
 #		made, then appended) and its bytes put into the record;
 #		before, a record a hit
+#  - garr:	enter { start[arg0] = timestamp; } leave /start[arg0]/ {
+#		@ = quantize(timestamp - start[arg0]); start[arg0] = 0; }
+#		(bpftrace: @start[arg0] = nsecs, hist(), delete()): the
+#		book's iolatency.d idiom, a global array in cgtlsa under
+#		an id no thread has (kplan_garr.c); before, a record a hit
 # $ROUNDS rounds per row, each running both tools on targets of their
 # own, bpftrace first in odd rounds and ours first in even ones (the
 # tool run second paid 10-20% more here: the strpred row read 0.86-1.38
@@ -154,6 +159,7 @@ d_of() {
 	execpred) echo "$e /execname == \"pair\"/ { @ = count(); }" ;;
 	argself) echo "$e /self->t/ { @[copyinstr(arg1)] = quantize(timestamp - self->t); } $e { self->t = timestamp; }" ;;
 	joined) printf '%s\n' "$e { this->n = strjoin(strjoin(copyinstr(arg1), \"::\"), copyinstr(arg1)); printf(\"%s\\n\", this->n); }" ;;
+	garr) echo "$e { start[arg0] = timestamp; } $l /start[arg0]/ { @ = quantize(timestamp - start[arg0]); start[arg0] = 0; }" ;;
 	esac
 }
 bt_of() {
@@ -179,6 +185,7 @@ bt_of() {
 	execpred) echo "$e /comm == \"pair\"/ { @ = count(); }" ;;
 	argself) echo "$e /@t[tid]/ { @[str(arg1)] = hist(nsecs - @t[tid]); } $e { @t[tid] = nsecs; }" ;;
 	joined) printf '%s\n' "$e { printf(\"%s::%s\\n\", str(arg1), str(arg1)); }" ;;
+	garr) echo "$e { @start[arg0] = nsecs; } $l /@start[arg0]/ { @ = hist(nsecs - @start[arg0]); delete(@start[arg0]); }" ;;
 	esac
 }
 
@@ -232,7 +239,7 @@ median() {
 		}'
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa gsum selfkey selfpair execkey execpred argself joined}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa gsum selfkey selfpair execkey execpred argself joined garr}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

@@ -447,7 +447,7 @@ interp$target:::function-entry
 EOF
 three constu constu.d known.txt
 expect_grep "constu: -v: stored by a probe's clause" \
-	'^dtrace: clause 3 (.*) runs in user space, .*argument 1: color is a global variable: the kernel keeps self-> and this-> variables only$' \
+	'^dtrace: clause 3 (.*) runs in user space, .*argument 1: color is a global scalar: the kernel keeps self-> and this-> variables, global arrays and counters$' \
 	constu.1.err
 # (top, a global BEGIN alone stores, is a run constant the kernel reads
 # from cgrcon since 2026-12-05: kplan_fkey.c)

@@ -110,7 +110,8 @@
  * and is the constant 0 at every other probe),
  * walltimestamp (the hit's timestamp plus the offset records.c's
  * hit_prep() adds, an immediate: d_kplan_wall()), and self-> and this->
- * integer variables and timestamp, and store them (`v = e`, `v op= e`,
+ * integer variables (global arrays too: kplan_garr.c) and timestamp,
+ * and store them (`v = e`, `v op= e`,
  * `v++` and `v--` statements: kp_stored()),
  * when the kernel keeps those variables: kp_vars_decide() takes a variable
  * only if every traced clause that touches it runs in the kernel (else

@@ -31,8 +31,8 @@
  *  - Every clause that touches it is the kernel's at every probe it may
  *    fire at: kp_vars_decide() takes the array to user space where a
  *    clause user space runs touches it, as it does a self-> variable,
- *    and where a clause does that may fire for a process the kernel
- *    does not run it for (kp_garr_drop(), garr_unarmed()): one where no
+ *    and where a clause that may fire for a process the kernel does
+ *    not run it for does (kp_garr_drop(), garr_unarmed()): one where no
  *    generated program runs (BEGIN, END, ERROR, tick-N, which dtrace
  *    runs; unlike self->, whose BEGIN and END copies are dtrace's own
  *    thread's, a global is the same there), and one at uprobe sites of

@@ -134,6 +134,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->kaggs = m->kflat = m->kdrops = m->armed = m->arm1 = -1;
 	m->kkeys = 0;
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
+	m->tlsa1 = -1;
 	m->kaggs_w = -1;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
 	m->tlsuw = -1;
@@ -365,7 +366,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
-	k->tlsuw_fd = -1;
+	k->tlsuw_fd = k->tlsa1_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
 	k->waggs_fd = k->spec_fd = k->rcon_fd = -1;
 	k->ncpus = libbpf_num_possible_cpus();
@@ -429,6 +430,12 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->tlsa_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlsa",
 				     sizeof(struct ubpf_kvakey), 8, UBPF_KTLS,
 				     BPF_F_NO_PREALLOC);
+		/* ... those of one key under the key's first 16 bytes, a
+		 * shorter hash and compare at each lookup (the garr row of
+		 * bench/perhit.sh) */
+		k->tlsa1_fd =
+			map_new(BPF_MAP_TYPE_HASH, "cgtlsa1", UBPF_KVAKEY1, 8,
+				UBPF_KTLS, BPF_F_NO_PREALLOC);
 		/* self->s = copyinstr(E): a struct ubpf_kostr each */
 		k->tlss_fd = map_new(BPF_MAP_TYPE_HASH, "cgtlss",
 				     sizeof(struct ubpf_kvkey),
@@ -530,8 +537,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	    (flat && (k->flat_fd < 0 || k->drops_fd < 0)) || k->armed_fd < 0 ||
 	    k->arm1_fd < 0 ||
 	    (tls && (k->tls_fd < 0 || k->tlsdrops_fd < 0 || k->tlsa_fd < 0 ||
-		     k->tlsu_fd < 0 || k->tlss_fd < 0 || k->tlsufull_fd < 0 ||
-		     k->tlsuw_fd < 0)) ||
+		     k->tlsa1_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
+		     k->tlsufull_fd < 0 || k->tlsuw_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
 	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
@@ -555,6 +562,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tls = k->tls_fd;
 	m->tlsdrops = k->tlsdrops_fd;
 	m->tlsa = k->tlsa_fd;
+	m->tlsa1 = k->tlsa1_fd;
 	m->tlss = k->tlss_fd;
 	m->tlsu = k->tlsu_fd;
 	m->tlsufull = k->tlsufull_fd;
@@ -934,6 +942,8 @@ size_t bpf_kagg_tls_move(struct bpf_kagg *k, pid_t tid)
 	if (!k || k->tls_fd < 0)
 		return 0;
 	n += tls_move_map(k, k->tls_fd, sizeof(struct ubpf_kvkey), TM_INT, tid);
+	if (k->tlsa1_fd >= 0)
+		n += tls_move_map(k, k->tlsa1_fd, UBPF_KVAKEY1, TM_ARR, tid);
 	if (k->tlsa_fd >= 0)
 		n += tls_move_map(k, k->tlsa_fd, sizeof(struct ubpf_kvakey),
 				  TM_ARR, tid);
@@ -1016,6 +1026,8 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k)
 	k->tls_live = tls_reap(k->tls_fd, sizeof(struct ubpf_kvkey));
 	if (k->tlsa_fd >= 0)
 		k->tls_live += tls_reap(k->tlsa_fd, sizeof(struct ubpf_kvakey));
+	if (k->tlsa1_fd >= 0)
+		k->tls_live += tls_reap(k->tlsa1_fd, UBPF_KVAKEY1);
 	if (k->tlss_fd >= 0)
 		k->tls_live += tls_reap(k->tlss_fd, sizeof(struct ubpf_kvkey));
 	if (k->tlsu_fd >= 0) /* processes, not threads, but a pid is a tid */

@@ -51,6 +51,7 @@ struct bpf_kagg {
 	uint32_t *arm1;		  /* ... cgarm1's one value, mapped here */
 	int tls_fd, tlsdrops_fd;  /* self-> variables the kernel keeps */
 	int tlsa_fd;		  /* ... elements of self-> arrays */
+	int tlsa1_fd;		  /* ... of arrays of one key (cgtlsa1) */
 	int tlss_fd;		  /* ... self-> strings (cgen_out.c) */
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
 	int tlsuw_fd;		  /* ... its word ("Two copies") */

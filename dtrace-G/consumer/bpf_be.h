@@ -52,6 +52,7 @@ struct cgen_maps {
 	int arm1;	   /* by ev: its first such pid */
 	int tls, tlsdrops; /* self-> variables, or -1 */
 	int tlsa;	   /* self-> arrays' elements, or -1 */
+	int tlsa1;	   /* ... of arrays of one key (cgtlsa1), or -1 */
 	int tlss;	   /* self-> strings (cgen_out.c), or -1 */
 	int kaggs_s;	   /* aggregations with a string key, or -1 */
 	int kaggs_v; /* ... a string variable's, execname, a literal; or -1 */

@@ -870,7 +870,7 @@ struct cgprog {
 	const struct late *lt;
 	unsigned nargs, hdr;
 	bool cred, ppid, kanc, ecred, sess, psargs, vt, vtp;
-	int fds[12];
+	int fds[13];
 	bool strs;
 	uint16_t kskip;
 	bool hz, tsp, hzfree, ts, fs, hzarm;
@@ -906,9 +906,9 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 	const struct ubpf_ev *s = p->s;
 	const struct ubpf_kplan *pl = p->pl;
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
-	int fds[12] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
-			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
-			m->tlss,     m->kaggs_v, m->kaggs_w, m->zero };
+	int fds[13] = { m->kaggs,   m->kflat,	m->kdrops, m->tls,  m->tlsdrops,
+			m->buf,	    m->kaggs_s, m->tlsa,   m->tlss, m->kaggs_v,
+			m->kaggs_w, m->zero,	m->tlsa1 };
 
 	p->nargs = nargs;
 	/* the arguments follow the header (a kernel probe's: its kctx) */

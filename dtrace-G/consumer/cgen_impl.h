@@ -66,6 +66,13 @@ _Static_assert(17 + UBPF_KANC <= 21, "S_FLAGS_ANC() below bit 21");
 #define S_SLEN(j) (S_SBUF - 8 - 8 * (int)(j)) /* their copies' lengths */
 /* cgtlsa's key {tid, var, keys} */
 #define S_AKEY (S_SLEN(UBPF_KSTRARGS - 1) - (int)sizeof(struct ubpf_kvakey))
+/* an element of an array of one key loaded again later in its clause
+ * (cgen_plan.c's alda_again()): its cgtlsa1 key and value, in S_AKEY's
+ * bytes past the UBPF_KVAKEY1 that cgtlsa1 reads */
+#define S_ACKEY (S_AKEY + UBPF_KVAKEY1)
+#define S_ACVAL (S_ACKEY + UBPF_KVAKEY1)
+_Static_assert(UBPF_KVAKEY1 * 2 + 8 <= sizeof(struct ubpf_kvakey),
+	       "S_ACKEY, S_ACVAL within S_AKEY");
 /* the record's out area in cgbuf (cgen_out.c): 0 until a clause of the
  * hit starts it (cgen_out_need()) */
 #define S_OBUF (S_AKEY - 8)
@@ -205,6 +212,10 @@ struct em {
 	 * left in S_VVAL for a VLD of it later in the clause (cgen_plan.c's
 	 * vld_again()) */
 	unsigned vcv;
+	/* ... and the array of one key (GARR, SELFA: its slot + 1) whose
+	 * element VLD left at S_ACVAL, its key at S_ACKEY (cgen_plan.c's
+	 * alda_again()) */
+	unsigned acv;
 };
 
 static inline void put(struct em *e, uint8_t code, uint8_t dst,
@@ -487,7 +498,8 @@ uint8_t cgen_cmp_jmp(uint8_t op, bool negate);
 /* ... whether the plan has instruction op (of variable kind n; -1: any) */
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n);
 /* ... its code, nargs arguments fetched; fds: kaggs, kflat, kdrops,
- * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa, cgtlss, kaggs_v, kaggs_w */
+ * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa, cgtlss, kaggs_v, kaggs_w,
+ * cgzero, cgtlsa1 */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	       const int *fds);
 /* ... the top of the stack machine's stack into register r (*sp its

@@ -459,6 +459,9 @@ struct ubpf_kvakey {
 	__u32 var;
 	__s64 k[UBPF_KMAXKEYS]; /* each narrowed to its type, unused 0 */
 };
+/* an array of one key: its elements in cgtlsa1, under the first 16
+ * bytes of that key ({tid, var, k[0]}) */
+#define UBPF_KVAKEY1 16
 
 /* AGG's n: the aggregating function */
 enum {

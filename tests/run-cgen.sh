@@ -230,6 +230,35 @@ cg_aggs() {
 		"$(grep -c 'ran in user space at 1 of its .*:msg: args\[0\] is no integer there' err1.txt)"
 	expect_eq "args[N] printed, typed per probe: the values" \
 		"tick 2 1 -3" "$(grep '^tick 2 ' out1.txt)"
+
+	# the README's first example's shape: self->ts stored beside a
+	# printf() of args[] typed per probe (msg's string and int) at
+	# one provider's one probe name, whose sites type them alike
+	# (kplan_here.c's one_typing()), the store's variable no read
+	# (kplan_vars.c's open_bits()): both clauses the kernel's.  The
+	# tree before ran the printing clause in user space ("args[] is
+	# typed per probe", then "its plan would differ with its
+	# variables set and unset").  Two probe names in one clause type
+	# them apart: user space's, -v naming the gate.
+	same "self-> beside args[N] typed per probe" generated \
+		"msg 'tick 2' msg 'tick 1'" \
+		-n 'tr$target:::msg { self->ts = timestamp;
+			printf("%s %d\n", args[0], args[1]); }
+		tr$target:::tick /self->ts/ { @ = count(); self->ts = 0; }'
+	expect_eq "self-> beside args[N] typed per probe: the kernel's" 1 \
+		"$(grep -c '^dtrace: 1 clause printing values computed in the kernel$' err1.txt)"
+	expect_eq "self-> beside args[N] typed per probe: none in user space" \
+		0 "$(grep -c 'runs* in user space' err1.txt)"
+	expect_eq "self-> beside args[N] typed per probe: the values" \
+		"hello 7 hello 7 2" "$(tr '\n' ' ' <out1.txt | tr -s ' ' |
+			sed 's/ $//')"
+	same "self-> beside args[N] of two probe names" generated \
+		"'tick 2' done" \
+		-n 'tr$target:::tick, tr$target:::done { self->n++;
+			printf("%d %d\n", args[0], self->n); }'
+	expect_grep "self-> beside args[N] of two probe names: -v says why" \
+		'clause 1 (.*) runs in user space, .*args\[\] is typed per probe' \
+		err1.txt
 }
 
 # pr_psargs a record lacks (cg_ids, where trprog's noargs works)

@@ -54,9 +54,19 @@
  * every probe: kplan_spec.c's "Speculations"; d_kplan_here() says false
  * where one reads a this-> variable user space's at P, and the event
  * is refused, its why[] naming the variable: bpf_agg.c's
- * bpf_kagg_unfit() says so).  Deciding self-> variables knowing the probes, and
- * moving them to user space at a later probe that contradicts the
- * decision, are later work (doc/DESIGN.md).
+ * bpf_kagg_unfit() says so).  The variables that outlive a firing
+ * stop a closure's forms only where one of its clauses may fire at
+ * probes that type args[] apart (one_typing(): descriptions naming
+ * more than one provider or probe name, or a kernel provider's more
+ * than one function): where each names one, a form types at every
+ * probe of its clause or at none, and none refuses all of its events
+ * alike, never one of several (the README's first example,
+ * `myapp$target:::query-start { self->ts = timestamp; printf("%d %s",
+ * args[0], args[1]); }`).  uregs[] at a kernel probe types at none,
+ * so a clause that may fire at one keeps the old gate for it.
+ * Deciding self-> variables knowing the probes, and moving them to
+ * user space at a later probe that contradicts the decision, are later
+ * work (doc/DESIGN.md).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -81,10 +91,11 @@ static unsigned root(unsigned *par, unsigned i)
 	return i;
 }
 
-/* The strlen(args[N]) nodes under n into k->noslen, and its uregs[]
- * nodes where its clause may fire at a kernel probe (kern) */
+/* The strlen(args[N]) nodes under n into k->noslen (slen), and its
+ * uregs[] nodes where its clause may fire at a kernel probe (kern) */
 struct noslen_walk {
 	struct d_kplan *k;
+	bool slen; /* its strlen(args[N]) too */
 	bool kern;
 };
 
@@ -96,7 +107,7 @@ static void noslen_node(const struct node *n, void *ctx)
 
 	if (!n)
 		return;
-	if ((n->op == N_FUNC && d_funcs[n->sub].id == F_STRLEN &&
+	if ((w->slen && n->op == N_FUNC && d_funcs[n->sub].id == F_STRLEN &&
 	     n->nargs == 1 && kp_args_index(n->args[0]) >= 0) ||
 	    (n->op == N_UREGS && kern)) {
 		k->noslen =
@@ -110,6 +121,57 @@ static void noslen_node(const struct node *n, void *ctx)
 		noslen_node(n->args[i], ctx);
 }
 
+/* Field i (0-3) of description d: its start, its length into *n */
+static const char *desc_field(const char *d, unsigned i, size_t *n)
+{
+	for (; i; i--) {
+		d = strchr(d, ':');
+		if (!d)
+			return NULL;
+		d++;
+	}
+	*n = strcspn(d, ":");
+	return d;
+}
+
+/* Is field i of d the same in e, not empty and without a glob? */
+static bool same_field(const char *d, const char *e, unsigned i)
+{
+	size_t n = 0, m = 0;
+	const char *a = desc_field(d, i, &n), *b = desc_field(e, i, &m);
+
+	return a && b && n && n == m && !strncmp(a, b, n) &&
+	       strcspn(a, "*?[\\") >= n;
+}
+
+/*
+ * Does every probe clause c may fire at type args[] alike?  Where each
+ * of its descriptions names one provider and one probe name, the same
+ * in each (a USDT provider's probe declares its arguments once, for
+ * every site), and for a kernel provider one function too (a system
+ * call's are its own): `myapp$target:::query-start`, the README's.
+ * Then a form typed per probe types at all of them or at none: none
+ * refuses every event of the clause (the generic program runs them,
+ * bpf_agg.c's UBPF_KTLS_UNFIT), never one event of several.
+ */
+static bool one_typing(const struct clause *c)
+{
+	if (!c->ndescs)
+		return false;
+	for (unsigned j = 0; j < c->ndescs; j++) {
+		const char *d = c->descs[j], *d0 = c->descs[0];
+		unsigned colons = 0;
+
+		for (const char *q = d; *q; q++)
+			colons += *q == ':';
+		if (colons != 3 || !same_field(d, d0, 0) ||
+		    !same_field(d, d0, 3) ||
+		    (kp_desc_kern(d) != 0 && !same_field(d, d0, 2)))
+			return false;
+	}
+	return true;
+}
+
 void kp_typed_reach(struct d_kplan *k)
 {
 	const struct d_prog *p = k->prog;
@@ -119,6 +181,8 @@ void kp_typed_reach(struct d_kplan *k)
 	int *owner = xcalloc(nv, sizeof(*owner));
 	bool *mark = xcalloc(nv, sizeof(*mark));
 	bool *bad = xcalloc(nc, sizeof(*bad));
+	bool *outl = xcalloc(nc, sizeof(*outl));
+	bool *apart = xcalloc(nc, sizeof(*apart));
 
 	k->tyok = xcalloc(nc, sizeof(*k->tyok));
 	for (unsigned ci = 0; ci < p->nclauses; ci++)
@@ -138,22 +202,33 @@ void kp_typed_reach(struct d_kplan *k)
 					root(par, (unsigned)owner[v]);
 		}
 	}
-	/* ... none of which may touch a variable that outlives a firing
-	 * or speculate */
+	/* ... none of which may speculate, or touch a variable that
+	 * outlives a firing where one of them may fire at probes typed
+	 * apart (one_typing()) */
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
-		bool b = d_kplan_specs(p, ci);
+		bool b = false;
 
 		kp_clause_vars(p, &p->clauses[ci], mark);
 		for (unsigned v = 0; v < p->nvars; v++)
 			b |= mark[v] && p->vars[v].scope != SC_THIS;
-		bad[root(par, ci)] |= b;
+		outl[root(par, ci)] |= b;
+		apart[root(par, ci)] |= !one_typing(&p->clauses[ci]);
+		bad[root(par, ci)] |= d_kplan_specs(p, ci);
 	}
 	for (unsigned ci = 0; ci < p->nclauses; ci++) {
 		const struct clause *c = &p->clauses[ci];
-		struct noslen_walk w = { .k = k, .kern = !kp_uprobes_only(c) };
+		unsigned r = root(par, ci);
+		/* (uregs[] at a kernel probe never types, whatever
+		 * one_typing() says: a clause that may fire at one keeps
+		 * the gate beside a variable that outlives a firing) */
+		struct noslen_walk w = {
+			.k = k,
+			.slen = bad[r] || (outl[r] && apart[r]),
+			.kern = !kp_uprobes_only(c) && (bad[r] || outl[r])
+		};
 
-		k->tyok[ci] = !bad[root(par, ci)];
-		if (k->tyok[ci])
+		k->tyok[ci] = !w.slen;
+		if (!w.slen && !w.kern)
 			continue;
 		noslen_node(c->pred, &w);
 		kp_stmts_each(c->stmts, c->nstmts, noslen_node, &w);
@@ -162,6 +237,8 @@ void kp_typed_reach(struct d_kplan *k)
 	free(owner);
 	free(mark);
 	free(bad);
+	free(outl);
+	free(apart);
 }
 
 bool kp_typed_ok(const struct d_kplan *k, unsigned clause)

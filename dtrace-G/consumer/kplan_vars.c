@@ -243,7 +243,7 @@ static bool this_private(const struct d_kplan *k, unsigned v)
  * another unset is what user space may see: run.c types each element by
  * what was stored in it), nbits + its index in k->elem, registered there
  * when reg (typing: ty_all(), clause_typed()), else KP_OPEN when not; the
- * element a '=' stores is not read.
+ * element or variable a '=' stores is not read.
  */
 uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg)
 {
@@ -270,6 +270,12 @@ uint32_t open_bits(struct d_kplan *k, const struct node *n, bool reg)
 			b |= open_bits(k, n->a->args[i], reg);
 		return b | open_bits(k, n->b, reg);
 	}
+	/* ... nor the variable a '=' stores: its VST narrows to T, set or
+	 * unset (the README's `self->ts = timestamp` beside a printf() of
+	 * args[1], a string only at the probe, which the trial typing has
+	 * none of) */
+	if (n->op == N_ASSIGN && n->sub == '=' && n->a && n->a->op == N_VAR)
+		return open_bits(k, n->b, reg);
 	b |= open_bits(k, n->a, reg) | open_bits(k, n->b, reg) |
 	     open_bits(k, n->c, reg);
 	for (i = 0; i < n->nargs; i++)

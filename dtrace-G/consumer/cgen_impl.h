@@ -67,7 +67,7 @@ _Static_assert(17 + UBPF_KANC <= 21, "S_FLAGS_ANC() below bit 21");
 /* cgtlsa's key {tid, var, keys} */
 #define S_AKEY (S_SLEN(UBPF_KSTRARGS - 1) - (int)sizeof(struct ubpf_kvakey))
 /* an element of an array of one key loaded again later in its clause
- * (cgen_plan.c's alda_again()): its cgtlsa1 key and value, in S_AKEY's
+ * (cgen_plan.c's vld_again()): its cgtlsa1 key and value, in S_AKEY's
  * bytes past the UBPF_KVAKEY1 that cgtlsa1 reads */
 #define S_ACKEY (S_AKEY + UBPF_KVAKEY1)
 #define S_ACVAL (S_ACKEY + UBPF_KVAKEY1)
@@ -214,7 +214,7 @@ struct em {
 	unsigned vcv;
 	/* ... and the array of one key (GARR, SELFA: its slot + 1) whose
 	 * element VLD left at S_ACVAL, its key at S_ACKEY (cgen_plan.c's
-	 * alda_again()) */
+	 * vld_again()) */
 	unsigned acv;
 };
 

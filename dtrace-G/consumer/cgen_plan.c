@@ -671,43 +671,18 @@ static bool vval_kept(const struct ubpf_kop *o)
  * (a program nested in this one on the CPU that wrote it is a firing
  * after this one's, and DTrace runs a firing's clauses whole, with
  * interrupts off: a nested firing's writes come after them).
- */
-static bool vld_again(const struct ubpf_kplan *pl, unsigned pc,
-		      const bool *tgt)
-{
-	const struct ubpf_kop *o = &pl->ops[pc];
-
-	for (unsigned q = pc + 1; q < pl->nops && q < UBPF_KOPS; q++) {
-		const struct ubpf_kop *p = &pl->ops[q];
-
-		if (tgt[q])
-			return false;
-		if (p->op == UBPF_K_VLD && p->n == UBPF_KV_SELF &&
-		    p->slot == o->slot)
-			return true;
-		if (!vval_kept(p))
-			return false;
-	}
-	return false;
-}
-
-/*
- * Whether the element of an array of one key (cgtlsa1's) that VLD pc
- * loads may be loaded again by a VLD of the array after it, with only
- * op_pure() instructions and this-> or self-> loads in between, and no
- * jump landing there (`/start[arg0]/ { @ = quantize(timestamp -
- * start[arg0]); }`, the garr row of bench/perhit.sh): its key and
+ *
+ * The same for an element of an array of one key (cgtlsa1's, SELFA or
+ * GARR), loaded again by a VLD of the array (`/start[arg0]/ { @ =
+ * quantize(timestamp - start[arg0]); }`, the garr row): its key and
  * value are then kept at S_ACKEY and S_ACVAL, which none of those
  * write, and the second load whose key is the same 16 bytes reads the
- * value there, not with a lookup.  The same value: no store of this
- * firing comes between.  For a thread-local array no other firing's
- * either (vld_again()); a global array's element another CPU stores
- * between the two reads is read as before that store, both reads
- * then coming before it, an order D's unlocked globals allow
- * (kplan_garr.c's "Across CPUs").
+ * value there (alda_load()).  For a thread-local array as above; a
+ * global array's element another CPU stores between the two reads is
+ * read as before that store, both reads then coming before it, an
+ * order D's unlocked globals allow (kplan_garr.c's "Across CPUs").
  */
-static bool alda_again(const struct ubpf_kplan *pl, unsigned pc,
-		       const bool *tgt)
+static bool vld_again(const struct ubpf_kplan *pl, unsigned pc, const bool *tgt)
 {
 	const struct ubpf_kop *o = &pl->ops[pc];
 
@@ -716,8 +691,8 @@ static bool alda_again(const struct ubpf_kplan *pl, unsigned pc,
 
 		if (tgt[q])
 			return false;
-		if (p->op == UBPF_K_VLD && p->n == o->n && p->step == 1 &&
-		    p->slot == o->slot)
+		if (p->op == UBPF_K_VLD && p->n == o->n && p->slot == o->slot &&
+		    (o->n == UBPF_KV_SELF || p->step == 1))
 			return true;
 		if (!vval_kept(p))
 			return false;
@@ -857,7 +832,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 		/* S_VVAL's self-> value: only across vld_again()'s ops */
 		if (landed || !vval_kept(o))
 			e->vcv = 0;
-		/* ... and S_ACVAL's element: across alda_again()'s */
+		/* ... and S_ACVAL's element: across vld_again()'s */
 		if (landed || (!vval_kept(o) && o->op != UBPF_K_VLD))
 			e->acv = 0;
 		pure &= op_pure(o);
@@ -1265,7 +1240,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 					tls_load(e, fds, o->slot,
 						 tlsa_fd(fds, o));
 				e->acv = 0;
-				if (one && alda_again(pl, pc, tgt)) {
+				if (one && vld_again(pl, pc, tgt)) {
 					stx(e, BPF_DW, 10, S_ACVAL, 1);
 					ldx(e, BPF_DW, 2, 10, S_AKEY);
 					stx(e, BPF_DW, 10, S_ACKEY, 2);

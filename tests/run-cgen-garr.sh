@@ -18,6 +18,8 @@
 #  - uprobe sites (trprog's tr$target:::tick): timestamps keyed by an
 #    expression, elements never set read as 0; keys that are the probe's
 #    names and literals (kplan_akey.c's numbers);
+#  - integer keys of different types naming one element by their
+#    values, as DTrace's register values do;
 #  - what stays user space's, -v saying why, the outputs alike all the
 #    same: an array BEGIN stores, one a clause of every process's probes
 #    touches (tr*: a forked child's hits before its plan are user
@@ -91,6 +93,19 @@ three "probe names and literals as keys" 'n\[\]' 0 './trprog "tick 10"' '
 tr$target:::tick { n[probename, arg0 % 3]++; }
 tr$target:::tick { @[arg0 % 3] = max(n["tick", arg0 % 3]); }
 tr$target:::tick /arg0 == 9/ { @z = sum(n["tock", 0]); }'
+
+# keys of different types name one element by their values (run.c's
+# d_dyn_key_add(), cgen_plan.c's tlsa_key()): n[arg0 % 2], an int64_t,
+# read as n[0] and n[(uint8_t)1], and a thread-local array alike; every
+# way printed 0 0 0 0 before (each key's type part of the element)
+three "keys of different types" 'n\[\]' 1 './trprog "tick 10"' '
+tr$target:::tick { n[arg0 % 2]++; self->m[arg0 % 2]++; }
+tr$target:::tick /arg0 == 5/ {
+	printf("%d %d %d %d\n", n[0], n[(uint8_t)1], self->m[0],
+	    self->m[(uint8_t)1]);
+}'
+expect_eq "keys of different types: one element each" "3 3 3 3" \
+	"$(head -n 1 outg.txt)"
 
 # what stays user space's (-v: each clause's reason)
 three "an array BEGIN stores" '' 10 './trprog "tick 10"' '

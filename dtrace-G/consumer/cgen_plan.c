@@ -439,9 +439,11 @@ static void tlsa_key(struct em *e, unsigned *sp, const struct ubpf_kop *o,
 		st(e, BPF_W, 10, S_AKEY, (int32_t)UBPF_KGARR_TID);
 	else
 		stx(e, BPF_W, 10, S_AKEY, 7);
+	/* (the keys' types are not the element's: run.c's dyn_key(),
+	 * d_dyn_key_add(), keys by the values alone, each pushed extended
+	 * by its own type as d_dv_int() extends it) */
 	st(e, BPF_W, 10, S_AKEY + 4,
-	   (int32_t)(o->slot | (uint32_t)o->step << 16 |
-		     (uint32_t)o->imm << 19));
+	   (int32_t)(o->slot | (uint32_t)o->step << 16));
 }
 
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n)

@@ -131,8 +131,9 @@
  * its variables (those whose T differs from their zero's) are set
  * (clause_typed(), up to 4 such variables or element reads).  The
  * generated programs also keep thread-local arrays (self->a[k...],
- * integer keys: each narrowed to its type, the types part of the
- * kernel's key, as d_key_add() keeps them), their elements 8 bytes as
+ * integer keys: each narrowed to its type, its value the element's key
+ * whatever the type, as ../d/value.c's d_dyn_key_add() keys it), their
+ * elements 8 bytes as
  * stored, an absent one 0, of the one T all stores give them as a
  * variable's; where T is not the zero's (timestamp: KV_ELEMS), one
  * element may be set where another is not, so each read of an element

@@ -494,9 +494,10 @@ void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
 }
 
 /*
- * The keys of self->a[k...] n, each narrowed to its type (d_key_add()
- * keeps a key as its type's size), pushed in order; the types into o's
- * imm, step keys (kagg_bpf.h's UBPF_KV_SELFA).
+ * The keys of self->a[k...] n, each narrowed to its type and extended
+ * from it (d_dyn_key_add() keys an element by that 64-bit value),
+ * pushed in order; the types into o's imm, step keys (kagg_bpf.h's
+ * UBPF_KV_SELFA).
  */
 void assoc_keys(struct em *m, const struct node *n, struct ubpf_kop *o)
 {

@@ -1357,16 +1357,15 @@ void d_kplan_tls_put(const struct d_kplan *k, uint32_t var, int32_t tid,
 void d_kplan_tlsa_put(const struct d_kplan *k, uint32_t word, int32_t tid,
 		      const int64_t *keys, int64_t v)
 {
-	/* word: the variable | its keys' count << 16 | their types << 19,
-	 * each 3 bits (size 1, 2, 4, 8 as 0-3, | 4 if signed: cgen_plan.c's
-	 * tlsa_key(), as d_key_add() tells keys of one value apart) */
-	uint32_t var = word & 0xffff, nk = (word >> 16) & 7, ty = word >> 19;
+	/* word: the variable | its keys' count << 16 (cgen_plan.c's
+	 * tlsa_key()); each integer key its value extended by its own type,
+	 * the element's as run.c's d_dyn_key_add() keys it */
+	uint32_t var = word & 0xffff, nk = (word >> 16) & 7;
 	struct dv kv[UBPF_KMAXKEYS];
 
 	if (var >= k->prog->nvars || nk > UBPF_KMAXKEYS)
 		return;
 	for (unsigned i = 0; i < nk; i++) {
-		unsigned t = (ty >> (3 * i)) & 7;
 		const char *s;
 
 		if (kp_akey_var(k, var, i)) {
@@ -1375,7 +1374,7 @@ void d_kplan_tlsa_put(const struct d_kplan *k, uint32_t word, int32_t tid,
 			kv[i] = d_dv_str(s ? s : "");
 			continue;
 		}
-		kv[i] = d_dv_int(keys[i], 1u << (t & 3), (t & 4) != 0);
+		kv[i] = d_dv_int(keys[i], 8, true);
 	}
 	d_self_aput(k->prog, var, tid, kv, nk,
 		    (struct dv){ .i = v,

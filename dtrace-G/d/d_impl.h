@@ -868,6 +868,7 @@ struct hent *d_ht_insert(struct htab *t, const void *key, size_t klen);
 void d_ht_remove(struct htab *t, struct hent *victim);
 void d_ht_clear(struct htab *t);
 void d_key_add(struct sbuf *k, const struct dv *v);
+void d_dyn_key_add(struct sbuf *k, const struct dv *v);
 void d_json_str(struct sbuf *sb, const char *s, size_t n);
 
 /* ------------------------------------------------------------------ */

@@ -653,7 +653,7 @@ static void dyn_key(struct ectx *x, const struct node *n, struct sbuf *k)
 	for (i = 0; i < n->nargs; i++) {
 		struct dv v = d_eval(x, n->args[i]);
 
-		d_key_add(k, &v);
+		d_dyn_key_add(k, &v);
 	}
 }
 
@@ -800,7 +800,7 @@ void d_self_aput(struct d_prog *p, unsigned var, int32_t tid,
 	d_sb_add(&k, (const char *)&tid, sizeof(tid));
 	d_sb_add(&k, (const char *)&id, sizeof(id));
 	for (unsigned i = 0; i < nk; i++)
-		d_key_add(&k, &keys[i]);
+		d_dyn_key_add(&k, &keys[i]);
 	dyn_put(p, &k, v);
 }
 

@@ -22,7 +22,8 @@
  * associative arrays and the index of aggregation entries share one hash
  * table with byte-string keys (FNV-1a); d_key_add() serializes a tuple of
  * values into such a key, tagging each element with its kind and type so
- * that 1 (int) and 1 (long) are different keys.
+ * that 1 (int) and 1 (long) are different aggregation keys; a dynamic
+ * variable's integer keys are their values alone (d_dyn_key_add()).
  *
  * Out of memory prints "dtrace: out of memory" and exits 1 (sdk/xalloc.c,
  * the command's policy): a half-built program or aggregation has no
@@ -334,6 +335,26 @@ void d_key_add(struct sbuf *k, const struct dv *v)
 		int64_t i = d_dv_int(v->i, v->sz, v->sg).i;
 
 		d_sb_add(k, (const char *)t, 3);
+		d_sb_add(k, (const char *)&i, sizeof(i));
+	}
+}
+
+/*
+ * A key of a dynamic variable (self->, an associative array's element):
+ * as d_key_add() but an integer by its 64-bit value alone, extended by
+ * its own type, with no type kept: DTrace compares such a key by the
+ * register's value, so n[0] (an int) and n[arg0 % 2] (an int64_t, 0)
+ * name one element, as the guide's x[123ull] and x['a'] name one array.
+ * Aggregation keys keep their types (d_key_add()): they print by them.
+ */
+void d_dyn_key_add(struct sbuf *k, const struct dv *v)
+{
+	if (v->k == K_STR) {
+		d_key_add(k, v);
+	} else {
+		int64_t i = d_dv_int(v->i, v->sz, v->sg).i;
+
+		d_sb_add(k, "i", 1);
 		d_sb_add(k, (const char *)&i, sizeof(i));
 	}
 }

@@ -421,9 +421,10 @@ enum {
  * UBPF_KTHIS values the program keeps for the firing (0 at its start);
  * an element of a thread-local array self->a[k...], its step keys
  * popped first (VST: below the value), the key {tid, var, k} of the
- * map cgtlsa, var the slot | step << 16 | imm << 19, imm each key's
- * type (bits 3i..3i+2: size 1, 2, 4, 8 as 0-3, | 4 if signed), as
- * d_key_add() tells keys of one value and different types apart; an
+ * map cgtlsa, var the slot | step << 16, each key its value extended by
+ * its own type (imm: the types, bits 3i..3i+2, size 1, 2, 4, 8 as 0-3,
+ * | 4 if signed; not in the key, as ../d/run.c's d_dyn_key_add() keeps
+ * none); an
  * element of a global array a[k...] (../kplan_garr.c), as SELFA's but
  * for tid UBPF_KGARR_TID, an id no thread has */
 enum { UBPF_KV_SELF, UBPF_KV_THIS, UBPF_KV_SELFA, UBPF_KV_GARR };

@@ -40,7 +40,10 @@
 #    space's, -v naming the reader;
 #  - the target's exit (-c) between two firings: the hits after the
 #    last firing printed by END's printa(), none lost, none twice, for a
-#    count() and a count() keyed by ustack().
+#    count() and a count() keyed by ustack();
+#  - a backlog past one CPU's share of the ring when a tick that
+#    printa()s and exit()s is read: every hit stamped before it runs
+#    before it (records.c's drain_buffers()).
 # On a dtrace without this (every clause in user space), the -v counts
 # fail: no clause ran in the kernel, nothing was folded.
 # Needs root, tracefs and a dtrace with the BPF backend (HAVE_BPF).
@@ -438,6 +441,49 @@ for k in 1 late; do
 			c " ticks counted"; w = c; next }
 		/^p / { if (w >= 0 && $2 < w) print "pair " $2 " after, " \
 			w " ticks counted"; w = -1; lp = $2 }' outl$k.txt)"
+done
+
+# A backlog past one CPU's share of the ring at a tick (records.c's
+# drain_buffers()): dtrace is stopped while the target fires 350 hits
+# that each write a record (about 80 bytes: 28 KiB, past -x bufsize's
+# 16 KiB a round but within the ring's 16 KiB per CPU), and tick-100ms's
+# firings come due; let go, dtrace reads the ticks, then the ring.  Every
+# hit was stamped before the firing that exits, so all 350 print before
+# it, and printa() there counts all 350.  A round capped at one CPU's
+# share ran the exit after the first 203 records, and the rest never
+# ran (on a one-CPU machine the ring is 16 KiB: drops, said, not
+# checked).
+cat >bl.d <<'EOF'
+tr$target:::tick /arg0 == 0/ { go = 1; }
+tr$target:::tick { printf("t %d\n", arg0); @n = count(); }
+tick-100ms /go/ { printa("n %@d\n", @n); exit(0); }
+EOF
+for k in 0 1; do
+	rm -f cmd.fifo outb.txt errb.txt progb.txt
+	mkfifo cmd.fifo || exit 99
+	DTRACE_KAGG=$k "$DTRACE" -q -o outb.txt -x bufsize=16k -s bl.d \
+		-c ./trprog <cmd.fifo >progb.txt 2>errb.txt &
+	dp=$!
+	exec 3>cmd.fifo
+	echo "wait tick" >&3
+	wait_until 600 grep -q '^ok wait' progb.txt
+	kill -STOP "$dp"
+	echo "tick 350" >&3
+	wait_until 600 grep -q '^ok tick' progb.txt
+	sleep 0.35 # three firings due
+	kill -CONT "$dp"
+	wait "$dp"
+	expect_eq "backlog at a tick, DTRACE_KAGG=$k: status" 0 "$?"
+	exec 3>&-
+	if grep -qi drop errb.txt; then
+		echo "backlog at a tick: drops, not checked:" \
+			"$(grep -i drop errb.txt)" >&2
+		continue
+	fi
+	expect_eq "backlog at a tick, DTRACE_KAGG=$k: every hit before the exit" \
+		"350 n 350 last" "$(grep -c '^t ' outb.txt) $(grep '^n ' outb.txt) $(
+		awk '/^t / { t = NR } /^n / { n = NR }
+			END { if (n > t) print "last" }' outb.txt)"
 done
 
 finish

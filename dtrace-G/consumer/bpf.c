@@ -575,6 +575,7 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		goto fail;
 	}
 	b->rbsz = rbsz;
+	c->buf_all = rbsz;
 	return 0;
 fail:
 	bpf_object__close(b->obj);

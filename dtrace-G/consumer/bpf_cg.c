@@ -289,6 +289,7 @@ void cg_try(struct consumer *c)
 	bpf_object__close(b->obj); /* not loaded: cg_fits() said so */
 	b->obj = NULL;
 	b->rbsz = rbsz;
+	c->buf_all = rbsz;
 	b->ready = true;
 	/*
 	 * the kernel probes' programs, now, before anything is attached:

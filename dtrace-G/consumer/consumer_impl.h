@@ -577,6 +577,10 @@ struct consumer {
 	 */
 	size_t read_cap;
 	bool read_more;
+	/* the bytes the backend's buffers hold in all (the BPF ring's
+	 * size), 0 where it does not say: a round that drains a tick reads
+	 * that much (drain_buffers()) */
+	size_t buf_all;
 	/* threads that fired, until they exit (d_thread_exit) */
 	struct tseen *seen; /* open addressing by tid, 0: empty */
 	size_t nseen, capseen;

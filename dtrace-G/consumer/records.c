@@ -734,6 +734,8 @@ void hit_run_kagg(struct consumer *c, const struct d_probe *dp,
  */
 void drain_buffers(struct consumer *c)
 {
+	size_t n0 = c->nhits;
+
 	/* a firing that folds: every program that stamped a hit before
 	 * it has ended, its record written, before the ring is read
 	 * (kplan_exit.c's "printa() at tick-N") */
@@ -742,6 +744,21 @@ void drain_buffers(struct consumer *c)
 		bpf_barrier(c);
 #endif
 	}
+	/*
+	 * A tick drained runs in this round, after the hits stamped before
+	 * it, so every record in the buffers now is read in this round:
+	 * the round's cap is what they hold in all (c->buf_all), not one
+	 * CPU's share.  With the share, a backlog past it (a flood, dtrace
+	 * descheduled) ran a tick-N exit() before hits stamped earlier,
+	 * which then never ran, and a printa() before hits it counted.
+	 * The buffers hold no more than buf_all, and a record takes no
+	 * more room in the arena than in them, so the first buf_all bytes
+	 * read include every record there now; a backend that does not
+	 * say (0) reads with no cap, as its reads end at what its buffers
+	 * held when they began.
+	 */
+	if (c->read_cap && c->nhits > n0)
+		c->read_cap = c->buf_all ? c->alen + c->buf_all : 0;
 	c->be->drain(c);
 }
 
@@ -783,7 +800,8 @@ bool hits_kept_of(const struct consumer *c, pid_t pid)
 /*
  * One round of read_buffers(): records up to one CPU's -x bufsize
  * (c->rbsize) beyond the deferred hits, where the backend can stop
- * (bpf.c); the rest is read by the next round.
+ * (bpf.c); the rest is read by the next round.  A round that drains a
+ * tick reads all the buffers held (drain_buffers()).
  */
 static void read_round(struct consumer *c)
 {

@@ -37,8 +37,11 @@
 #  - self-> counters (kept in the kernel on the BPF backend): exact per
 #    process, registry-wide and under -c, no hit before a plan is armed;
 #  - self-> set by children (fpair) before their registration reaches
-#    dtrace and read after: exact, as DTRACE_CGEN=0 has it; children
-#    that fire only once armed keep it in the kernel;
+#    dtrace and read after: exact, as DTRACE_CGEN=0 has it; the children
+#    armed in the kernel at their fork (bpf_agg_cgen.c's "Forks": no
+#    record, -v counting them), or with DTRACE_FORK_ARM=0 their hits
+#    records until dtrace arms them; children that fire only once armed
+#    keep it in the kernel;
 #  - uid and gid of children that change their real ids between hits:
 #    each hit's own (BPF), or the script refused (other backends).
 # Under DTRACE_ACTIVATION=user (make check-activation-user) the cases the
@@ -525,13 +528,15 @@ done
 # self-> in children (fpair) that set it at their first entry, before
 # their own registration reaches dtrace, then hold still until dtrace
 # holds them to arm them (hold ms: a dtrace that does not hold them lets
-# them wait that long), and read it at the return after: a child of a
-# traced process that fired through the events it inherited ran those
-# hits in user space with user space's self->, so its hits where self->
-# is kept stay there (were it armed, its first return would read the
-# kernel's unset self->t, a count short, and dtrace would say that hits
-# ran in user space); counts and quantize() as DTRACE_CGEN=0's,
-# registry-wide and under -c.  A child that fires only once it is armed
+# them wait that long), and read it at the return after.  The kernel
+# arms each at its fork (pair* names no one process, and the plans
+# write no record), so all their hits are its, with its self->; with
+# DTRACE_FORK_ARM=0 (f) a child of a traced process that fired through
+# the events it inherited ran those hits in user space with user
+# space's self->, so its hits where self-> is kept stay there (were it
+# armed, its first return would read the kernel's unset self->t, a
+# count short, and dtrace would say that hits ran in user space);
+# counts and quantize() as DTRACE_CGEN=0's, registry-wide and under -c.  A child that fires only once it is armed
 # (quiet), and the first process, run those clauses in the kernel: no
 # record.
 case ${DTRACE_BACKEND:-${HAVE_BPF:-no}} in
@@ -584,11 +589,14 @@ fpair_run() {
 	finished "$1"
 	stop "$1" "$fp_dt"
 }
-for cg in 1 0; do
-	DTRACE_CGEN=$cg
-	export DTRACE_CGEN
+# f: generated programs with the children armed by dtrace alone
+# (DTRACE_FORK_ARM=0), where those that fire before it are user space's
+for cg in 1 0 f; do
+	DTRACE_CGEN=$cg DTRACE_FORK_ARM=1
+	[ "$cg" != f ] || DTRACE_CGEN=1 DTRACE_FORK_ARM=0
+	export DTRACE_CGEN DTRACE_FORK_ARM
 	h=$hold
-	[ "$cg" -eq 1 ] || h=300 # nothing holds them
+	[ "$cg" != 0 ] || h=300 # nothing holds them
 	fpair_run pr$cg 0 $h
 	rm -rf pc$cg && mkdir pc$cg && touch pc$cg/go
 	set -- -n "$PAIR"
@@ -616,30 +624,49 @@ if [ -n "$TWO" ]; then
 	done >want.txt
 	expect_file_eq "two copies: as expected" want.txt pc1.two
 	expect_file_eq "two copies: as DTRACE_CGEN=0's" pc0.two pc1.two
+	expect_file_eq "two copies, children armed by dtrace: as expected" \
+		want.txt pcf.two
 	expect_grep "two copies: the kernel's self-> moved" \
 		'of 3 threads kept in user space moved from the kernel: 12 entries' \
+		pcf.err
+	# armed at their fork (bpf_agg_cgen.c's "Forks"): every child's
+	# pair* hits the kernel's, its self-> too, none moved
+	expect_grep "two copies: the children armed at their fork" \
+		'^dtrace: 3 forked children armed in the kernel at their fork$' \
 		pc1.err
+	expect_eq "two copies: nothing moved from the kernel" "" \
+		"$(grep 'moved from the kernel' pc1.err)"
 fi
-unset DTRACE_CGEN
+unset DTRACE_CGEN DTRACE_FORK_ARM
 expect_eq "self-> before registration: no hit ran in user space" "" \
-	"$(cat pr1.err pc1.err | grep 'ran in user space')"
-expect_file_eq "self-> before registration: quantize() as DTRACE_CGEN=0's" \
-	pr0.q pr1.q
-expect_file_eq "self-> before registration, -c: quantize() as DTRACE_CGEN=0's" \
-	pc0.q pc1.q
+	"$(cat pr1.err pc1.err prf.err pcf.err | grep 'ran in user space')"
+for cg in 1 f; do
+	expect_file_eq "self-> before registration ($cg): quantize() as DTRACE_CGEN=0's" \
+		pr0.q pr$cg.q
+	expect_file_eq "self-> before registration, -c ($cg): quantize() as DTRACE_CGEN=0's" \
+		pc0.q pc$cg.q
+done
 if grep -q 'generated program' pr1.err; then
+	# armed at their fork: the children's hits all the kernel's
+	expect_grep "self-> before registration: the children armed at their fork" \
+		'^dtrace: 3 forked children armed in the kernel at their fork$' \
+		pr1.err
+	expect_grep "self-> before registration: no record" \
+		' 0 records read' pr1.err
+fi
+if grep -q 'generated program' prf.err; then
 	# each child that fired before dtrace had it: its 20 entries and
 	# 20 returns as records.  One that a loaded machine kept from its
 	# first entry until its registration reached dtrace was armed
 	# first and fired in the kernel (no record, its counts as exact,
 	# checked above): not this check's case, so only 1 to 3 such
 	# children, 40 records each, are the case, said when fewer than 3
-	nrec=$(sed -n 's/.* \([0-9]*\) records read$/\1/p' pr1.err)
+	nrec=$(sed -n 's/.* \([0-9]*\) records read$/\1/p' prf.err)
 	case ${nrec:-x} in
 	40 | 80 | 120) pass ;;
 	*)
 		fail "self-> before registration: the children's hits as records: ${nrec:-no} records read (40 for each child that fired before dtrace had it)"
-		sed 's/^/    | /' pr1.err >&2
+		sed 's/^/    | /' prf.err >&2
 		;;
 	esac
 	[ "${nrec:-0}" = 120 ] ||
@@ -649,6 +676,36 @@ if grep -q 'generated program' pr1.err; then
 	check "self-> in quiet children" pq want.txt
 	expect_grep "self-> in quiet children: in the kernel, no record" \
 		' 0 records read' pq.err
+fi
+
+# Children armed at their fork at one event and not at another (fpair,
+# no hold): pair*:::entry's plan stores self->t alone, so the kernel arms
+# a child there at its fork; pair*:::return's prints, a record, so it
+# does not (bpf_agg_cgen.c's "Forks").  A child's first return comes as
+# a record, which keeps the child's self-> in user space (cgtlsu) and
+# moves the kernel's self->t there; from then on its entries armed at
+# the fork must run no plan (cgen.c looks cgtlsu up for them), or they
+# store the kernel's copy and the returns read user space's, unset: a
+# line short each.  Every return prints its entry's value, as
+# DTRACE_CGEN=0 has it.
+if [ "$act_path" = kernel ]; then
+	MIX='pair*:::entry { self->t = arg0 + 1; }
+pair*:::return /self->t/ { printf("%d %d\n", pid, self->t); self->t = 0; }'
+	for cg in 1 0; do
+		rm -rf pm$cg && mkdir pm$cg && touch pm$cg/go
+		DTRACE_CGEN=$cg "$DTRACE" -q -c "./fpair $tmp/pm$cg 3 20 0 0" \
+			-n "$MIX" >pm$cg.txt 2>pm$cg.err
+		expect_eq "mixed arming $cg: status" 0 "$?"
+		expect_eq "mixed arming $cg: the children's status" done \
+			"$(cat pm$cg/done 2>/dev/null)"
+		# each process's 20 returns, values 1..20
+		awk '{ print $1 }' pm$cg/pids | sort >kids.txt
+		expect_eq "mixed arming $cg: every return, its entry's value" \
+			"$(sed 's/$/ 210 20/' kids.txt)" \
+			"$(awk 'NF == 2 { s[$1] += $2; n[$1]++ }
+				END { for (p in s) print p, s[p], n[p] }' \
+				pm$cg.txt | sort)"
+	done
 fi
 
 # ---------------------------------------------------------------------

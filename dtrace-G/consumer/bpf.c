@@ -1490,8 +1490,10 @@ static void bpf_proc_exec(struct consumer *c, struct tproc *pr)
 void bpf_tls_reap(struct consumer *c)
 {
 	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
-	    c->bpf)
+	    c->bpf) {
 		bpf_kagg_tls_reap(c->bpf->kagg);
+		bpf_kagg_fork_reap(c->bpf->kagg);
+	}
 }
 
 /* kprov.c: the horizon, where the kernel's clauses stop (kplan_exit.c) */

@@ -115,6 +115,9 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	free(k->cgplan);
 	if (k->arm1)
 		(void)munmap(k->arm1, UBPF_MAXEV * sizeof(*k->arm1));
+	free(k->forkev);
+	if (k->cgen && k->fork_link >= 0) /* the fork program's first */
+		close(k->fork_link);
 	if (k->cgen) { /* the maps bpf_kagg_cgen() made */
 		int fds[] = { k->aggs_fd,     k->flat_fd,     k->drops_fd,
 			      k->armed_fd,    k->arm1_fd,     k->tls_fd,
@@ -123,7 +126,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			      k->hzn_fd,      k->act_fd,      k->bar_fd,
 			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd,
 			      k->tlsuw_fd,    k->spec_fd,     k->rcon_fd,
-			      k->tlsa1_fd };
+			      k->tlsa1_fd,    k->fork_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -748,6 +751,52 @@ static void kfix_pick(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 }
 
 /*
+ * May a forked child of p's process run pl, its plan at an event, from
+ * its fork on (bpf_agg_cgen.c's "Forks")?  Where the child's plan there
+ * is pl: its probe matches p's clauses (sites.c's probe_child_same())
+ * and nothing of pl names p's probe itself (its id or its provider's
+ * name: pl made again for a probe of another id and pid must be pl);
+ * and where nothing of a hit goes to user space, whose record would be
+ * run for a process it may not know yet: no record, no global array.
+ */
+static bool plan_inherits(struct consumer *c, struct bpf_kagg *k,
+			  const struct tprobe *p, const struct ubpf_kplan *pl)
+{
+	struct ubpf_kplan *pl2;
+	struct d_probe dp;
+	bool *ran, *direct, same;
+	char unfit[sizeof(k->unfit)], prov[256];
+
+	if (!k->cgen || k->fork_off || pl->record ||
+	    (pl->tls & (UBPF_KTLS_GARR | UBPF_KTLS_UNFIT)) ||
+	    !probe_child_same(c, p))
+		return false;
+	dp = p->dp;
+	if (strcmp(p->prov, p->bprov)) { /* another process's name */
+		snprintf(prov, sizeof(prov), "%s%d", p->bprov,
+			 p->pid == 1 ? 2 : 1);
+		dp.prov = prov;
+	}
+	dp.id ^= 0x40000000u;
+	ran = xmalloc((k->nclauses + 1) * sizeof(*ran));
+	direct = xmalloc((k->nclauses + 1) * sizeof(*direct));
+	memcpy(ran, k->pran, k->nclauses * sizeof(*ran));
+	memcpy(direct, k->pdirect, k->nclauses * sizeof(*direct));
+	memcpy(unfit, k->unfit, sizeof(unfit));
+	pl2 = xcalloc(1, sizeof(*pl2));
+	same = plan_of(k, &dp, p->clauses, p->epids, p->nclauses, pl2, NULL,
+		       NULL, NULL, k->cgen) &&
+	       !memcmp(pl, pl2, sizeof(*pl));
+	memcpy(k->pran, ran, k->nclauses * sizeof(*ran));
+	memcpy(k->pdirect, direct, k->nclauses * sizeof(*direct));
+	memcpy(k->unfit, unfit, sizeof(unfit));
+	free(pl2);
+	free(ran);
+	free(direct);
+	return same;
+}
+
+/*
  * pr was enabled: a plan for each of its events whose probe has one,
  * but none that keeps self-> variables where tls_user() says its hits
  * there stay in user space (its threads then have no variable in the
@@ -777,7 +826,8 @@ void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 			continue;
 		}
 		if (k->cgen) {
-			cgen_arm(c, k, (uint32_t)i, pr->pid, pl);
+			cgen_arm(c, k, (uint32_t)i, pr->pid, pl,
+				 plan_inherits(c, k, p, pl));
 			continue;
 		}
 		if (bpf_map_update_elem(k->plans_fd, &key, pl, BPF_ANY) < 0)

@@ -62,6 +62,8 @@
 #include "bpf_agg_impl.h"
 #include "consumer_impl.h"
 #include "procfs.h"
+#include "rec_impl.h"
+#include "consumer_run.h"
 
 /* cgarm1's mark: the lease not lent (hz_marks()); no pid has bit 31 */
 #define ARM_NOLEASE 0x80000000u
@@ -369,6 +371,18 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->tlsuw_fd = k->tlsa1_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
 	k->waggs_fd = k->spec_fd = k->rcon_fd = -1;
+	k->fork_fd = k->fork_link = -1;
+	{
+		/* the child's tgid, asked before tracing starts (kbtf.c
+		 * keeps the answers asked by then for the boot) where a
+		 * description may match a child's probe */
+		const char *fa = getenv("DTRACE_FORK_ARM");
+		long o = -1;
+
+		k->fork_off = (fa && !strcmp(fa, "0")) || !descs_may_pass(c) ||
+			      (o = kbtf_member("task_struct", "tgid")) < 0;
+		k->fork_tgid1 = k->fork_off ? 0 : (uint32_t)o + 1;
+	}
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
 		bpf_kagg_free(k);
@@ -738,20 +752,161 @@ void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid)
 }
 
 /*
+ * Forks.  A forked child fires through the sites it inherited from its
+ * first instruction, and dtrace arms it only once its registration (or
+ * its fork record) has reached it: until then every hit of it is a
+ * record user space runs, and where its plan keeps self-> variables its
+ * first such hit keeps the child in user space for its whole life
+ * (tls_user(): a forking server's children, a database's backends).
+ * So where a child's plan at an event is its parent's, the kernel arms
+ * it at its fork (cgen_fork.c's program on task_newtask, before the
+ * child first runs): it copies each {ev, parent} entry of cgarmed that
+ * carries ARMED_PASS to {ev, child}, as ARMED_INH | ARMED_PASS, for the
+ * events cgforkev lists.  dtrace sets ARMED_PASS where bpf_agg.c's
+ * plan_inherits() says the child's plan there is the parent's:
+ *  - the clauses a child's probe at the site matches are the parent's:
+ *    no description that may match the site names a provider whose
+ *    match depends on the pid (srv$target, srv1*: sites.c's
+ *    probe_child_same()); a pid probe's is its own process's;
+ *  - the plan names nothing of the parent's probe: made again for a
+ *    probe of another pid's provider and another id, it is the same;
+ *  - no hit of it goes to user space: no record, no global array.  User
+ *    space knows a child only once its fork record is read, and a
+ *    record (or a global array's two copies) would need it to;
+ *  - self->: the child's hits run with the kernel's copy from the
+ *    first.  One of its hits at an event where it is not armed (an
+ *    event listed too late, a library armed in the parent while the
+ *    fork was in flight) goes to user space and puts the pid in cgtlsu,
+ *    as any; from then on its ARMED_INH entries run no self-> plan
+ *    (cgen.c looks cgtlsu up for them), so it has user space's copy
+ *    alone, the kernel's moved there at its records ("Two copies").
+ * dtrace's own arming of the child later (its registration) finds the
+ * same plan and makes the entry ARMED_USER | ARMED_PASS; or decides it
+ * otherwise (tls_user()), and disarms it.  A child dtrace never arms
+ * keeps its entries until the refresh finds it gone
+ * (bpf_kagg_fork_reap()); a pid reused before that by a process that
+ * maps the same file is armed at those events, whose plans are no
+ * process's own.  An exec leaves the entries, which only the same file
+ * mapped again fires, with the same plans.  The cost: a loop over at
+ * most UBPF_KFORKEV events at each fork of any process (a hash lookup
+ * each), the child's entries; and a cgtlsu lookup at each self-> hit of
+ * a child dtrace has not armed itself.  -v says how many children were
+ * armed so; DTRACE_FORK_ARM=0 leaves them as before.
+ */
+static bool fork_ready(struct consumer *c, struct bpf_kagg *k)
+{
+	if (k->fork_link >= 0 || k->fork_off)
+		return k->fork_link >= 0;
+	k->fork_off = true; /* until it is made */
+	k->fork_fd = map_new(BPF_MAP_TYPE_ARRAY, "cgforkev", 4,
+			     sizeof(struct ubpf_kforkev), 1, 0);
+	if (k->fork_fd < 0)
+		return false;
+	k->fork_link =
+		cgen_fork_start(c, k->armed_fd, k->fork_fd, k->fork_tgid1);
+	if (k->fork_link < 0) {
+		if (c->o->verbose)
+			say(c, "BPF: forked children armed by dtrace alone: %s",
+			    c->be_why);
+		return false;
+	}
+	k->forkev = xcalloc(UBPF_MAXEV, sizeof(*k->forkev));
+	k->fork_off = false;
+	return true;
+}
+
+/*
+ * Event ev in cgforkev's list (made so on first use): the event first,
+ * then the count, in two writes, so that the program reads no event it
+ * was not given (an unlisted word is 0, an event too, which it would
+ * only look up).  false where the list is full or there is no program.
+ */
+static bool fork_list(struct consumer *c, struct bpf_kagg *k, uint32_t ev)
+{
+	struct ubpf_kforkev v;
+	uint32_t key = 0;
+
+	if (!fork_ready(c, k))
+		return false;
+	if (k->forkev[ev])
+		return true;
+	if (k->nforkev >= UBPF_KFORKEV ||
+	    bpf_map_lookup_elem(k->fork_fd, &key, &v) < 0)
+		return false;
+	v.ev[k->nforkev] = ev;
+	if (bpf_map_update_elem(k->fork_fd, &key, &v, BPF_ANY) < 0)
+		return false;
+	v.n = ++k->nforkev;
+	if (bpf_map_update_elem(k->fork_fd, &key, &v, BPF_ANY) < 0)
+		return false;
+	k->forkev[ev] = true;
+	return true;
+}
+
+/* How many forked children the fork program armed (-v). */
+unsigned long long bpf_kagg_forks(const struct bpf_kagg *k)
+{
+	struct ubpf_kforkev v;
+	uint32_t key = 0;
+
+	if (!k || k->fork_fd < 0 ||
+	    bpf_map_lookup_elem(k->fork_fd, &key, &v) < 0)
+		return 0;
+	return v.forks;
+}
+
+/*
+ * The entries the fork program made for children that are gone and
+ * that dtrace never armed (an entry it armed goes at the process's
+ * exit: bpf_kagg_proc_exit()); each refresh.
+ */
+void bpf_kagg_fork_reap(struct bpf_kagg *k)
+{
+	struct ubpf_kplan_key key, next, *gone = NULL;
+	size_t ngone = 0;
+	bool first = true;
+
+	if (!k || k->fork_link < 0)
+		return;
+	while (bpf_map_get_next_key(k->armed_fd, first ? NULL : &key, &next) ==
+	       0) {
+		uint32_t v = 0;
+		char path[32];
+
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(k->armed_fd, &key, &v) < 0 ||
+		    (v & ARMED_USER) || !(v & ARMED_INH))
+			continue;
+		(void)proc_path(path, sizeof(path), (pid_t)key.pid, ".");
+		if (access(path, F_OK) < 0 && errno == ENOENT) {
+			gone = xpush_room(gone, ngone, sizeof(*gone));
+			gone[ngone++] = key;
+		}
+	}
+	for (size_t i = 0; i < ngone; i++)
+		(void)bpf_map_delete_elem(k->armed_fd, &gone[i]);
+	free(gone);
+}
+
+/*
  * Armed where ev's program runs exactly pid's plan pl: in cgarm1 when
  * pid is the event's first, else in the hash; disarmed where not.
+ * pass: its forked children may have the entry too ("Forks").
  */
 void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev, pid_t pid,
-	      const struct ubpf_kplan *pl)
+	      const struct ubpf_kplan *pl, bool pass)
 {
 	struct ubpf_kplan_key key = { ev, (uint32_t)pid };
-	uint32_t one = 1;
+	uint32_t one = ARMED_USER;
 
 	if (ev >= UBPF_MAXEV || !k->cgplan[ev] ||
 	    memcmp(k->cgplan[ev], pl, sizeof(*pl))) {
 		cgen_disarm(k, ev, pid);
 		return;
 	}
+	if (pass && fork_list(c, k, ev))
+		one |= ARMED_PASS;
 	if (bpf_map_update_elem(k->armed_fd, &key, &one, BPF_ANY) < 0) {
 		say(c, "cannot aggregate in the kernel for pid %d: %s",
 		    (int)pid, strerror(errno));

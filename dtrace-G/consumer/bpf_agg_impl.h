@@ -98,6 +98,14 @@ struct bpf_kagg {
 	 * cghzn UINT64_MAX and cgarm1's words unmarked; exited, user
 	 * space ran exit() (nothing is lent after) */
 	bool hzarm, lent, exited;
+	/* forks armed in the kernel (bpf_agg_cgen.c's "Forks"): cgforkev,
+	 * the fork program's link, none made (off: DTRACE_FORK_ARM=0, or
+	 * it could not be), the events listed in cgforkev (by event) */
+	int fork_fd, fork_link;
+	bool fork_off;
+	uint32_t fork_tgid1; /* task_struct's tgid offset + 1 */
+	bool *forkev;
+	uint32_t nforkev;
 };
 
 /* bpf_agg.c */
@@ -111,7 +119,7 @@ const char *clause_desc(const struct consumer *c, unsigned ci);
 void hz_marks(struct bpf_kagg *k, bool lent);
 /* pid armed for, or disarmed at, event ev (bpf_agg.c's enable) */
 void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev, pid_t pid,
-	      const struct ubpf_kplan *pl);
+	      const struct ubpf_kplan *pl, bool pass);
 void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 /* pid's hits at self-> keeping events stay in user space (enable) */
 bool tls_user(struct bpf_kagg *k, pid_t pid);

@@ -180,6 +180,10 @@ int bpf_kagg_rcon(struct consumer *c, struct bpf_kagg *k);
 void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 			const struct ubpf_kplan *pl);
 void bpf_kagg_tls_reap(struct bpf_kagg *k);
+/* the fork program's entries of children gone (bpf_agg_cgen.c's
+ * "Forks"), each refresh; and how many children it armed (-v) */
+void bpf_kagg_fork_reap(struct bpf_kagg *k);
+unsigned long long bpf_kagg_forks(const struct bpf_kagg *k);
 void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid);
 /* An unflagged record of thread tid of pid at a kernel probe whose plan
  * keeps self->, before its clauses run (bpf_agg_cgen.c's "Two copies"; a
@@ -221,6 +225,9 @@ void bpf_fold(struct consumer *c);
 bool bpf_cg_on(struct consumer *c);
 const struct cgen_maps *bpf_cg_maps(struct consumer *c);
 int bpf_cg_load(struct consumer *c, int type, struct bpf_insn *v, size_t n);
+/* the fork program (cgen_fork.c) on task_newtask, with cgarmed and
+ * cgforkev's fds and task_struct's tgid offset + 1: its link, or -1 */
+int cgen_fork_start(struct consumer *c, int armed, int list, uint32_t tgid1);
 int cgen_vtime_start(struct consumer *c, struct cgen_maps *m);
 void bpf_cg_armed(struct consumer *c);
 bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,

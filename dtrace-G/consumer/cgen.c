@@ -1122,7 +1122,7 @@ static void emit_plan(struct em *e, struct cgprog *p)
 {
 	const struct cgen_maps *m = p->m;
 	const struct ubpf_kplan *pl = p->pl;
-	size_t j1, j2, jarm;
+	size_t j1, j2, jarm, jinh;
 
 	/* the event's first armed process: its u32 in cgarm1's one
 	 * value (by event: bpf_agg_cgen.c), loaded directly, at a
@@ -1170,6 +1170,24 @@ static void emit_plan(struct em *e, struct cgprog *p)
 	}
 	lookup_at(e, m->armed, S_KEY8);
 	jarm = jmp_i(e, BPF_JEQ, 0, 0);
+	jinh = SIZE_MAX;
+	if ((pl->tls & 1) && m->tlsu >= 0 && m->tlsufull >= 0 &&
+	    m->tlsuw >= 0) {
+		/* armed at its fork, not by dtrace (bpf_agg_cgen.c's
+		 * "Forks"): a pid in cgtlsu other than 0 is user space's
+		 * (its key, the pid, is S_KEY8's second word) */
+		size_t jx, jn;
+
+		ldx(e, BPF_W, 1, 0, 0);
+		alu_i(e, BPF_AND, 1, ARMED_INH);
+		jx = jmp_i(e, BPF_JEQ, 1, 0);
+		lookup_at(e, m->tlsu, S_KEY8 + 4);
+		jn = jmp_i(e, BPF_JEQ, 0, 0);
+		ldx(e, BPF_W, 1, 0, 0);
+		jinh = jmp_i(e, BPF_JNE, 1, 0);
+		fix(e, jx);
+		fix(e, jn);
+	}
 	if (j2 != SIZE_MAX)
 		fix(e, j2);
 	cgen_plan(e, pl, p->nargs, p->fds);
@@ -1202,6 +1220,8 @@ static void emit_plan(struct em *e, struct cgprog *p)
 		size_t jhad;
 
 		fix(e, jarm);
+		if (jinh != SIZE_MAX)
+			fix(e, jinh);
 		/* cgtlsuw's word first, at every such hit: a kernel
 		 * probe's hit of this thread after it reads 1 and
 		 * looks its pid up (kp_tlsu()) */

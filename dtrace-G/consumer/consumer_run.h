@@ -92,6 +92,10 @@ bool vaddr_to_off(const struct tfile *f, uint64_t v, uint64_t *off);
 bool sym_lookup(const struct tfile *f, const char *name, size_t len,
 		uint64_t *v);
 const struct tnote *file_note_at(const struct tfile *f, uint64_t off);
+/* may a description match a forked child's probe as its parent's, and
+ * would a child's probe at p's site match p's clauses (sites.c) */
+bool descs_may_pass(const struct consumer *c);
+bool probe_child_same(const struct consumer *c, const struct tprobe *p);
 bool probe_matches(const struct dt_desc *d, const char *provider,
 		   const char *mod, const char *func, const char *name);
 bool proc_refresh(struct consumer *c, struct tproc *pr,

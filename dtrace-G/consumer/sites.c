@@ -388,6 +388,74 @@ static bool desc_may_match_site(const struct dt_desc *d,
 }
 
 /*
+ * Does the provider field pat match base followed by every pid, or by
+ * none?  Then it treats a forked child's probe as its parent's.  "" and
+ * a literal head of base then "*" match every one; a literal matches
+ * one pid's or none; anything else is taken as depending on the pid.
+ */
+static bool prov_pid_free(const char *pat, const char *base)
+{
+	size_t lit = strcspn(pat, "*?[\\");
+
+	if (!pat[0])
+		return true;
+	if (!strcmp(pat + lit, "*") && lit <= strlen(base) &&
+	    !strncmp(pat, base, lit))
+		return true;
+	return !prov_may_match_child(pat, base);
+}
+
+/*
+ * May some description match a forked child's probe as its parent's
+ * (bpf_agg_cgen.c's "Forks")?  One that does not name a provider
+ * exactly, nor a kernel provider.
+ */
+bool descs_may_pass(const struct consumer *c)
+{
+	static const char *const kern[] = { "dtrace", "syscall", "profile",
+					    "tick", "proc" };
+
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const struct dt_desc *d = &c->descs[ci][j];
+			bool k = false;
+
+			if (desc_pins(d))
+				continue;
+			for (size_t i = 0; i < sizeof(kern) / sizeof(kern[0]);
+			     i++)
+				k |= !strcmp(d->prov, kern[i]);
+			if (!k)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Would the probe at p's site in a forked child of p's process (its
+ * provider the same but for the pid) match exactly the clauses p does?
+ * So where no description that may match the site names a provider
+ * that depends on the pid (srv$target, srv1*): bpf_agg.c's
+ * plan_inherits().  A pid provider's probe is its process's alone.
+ */
+bool probe_child_same(const struct consumer *c, const struct tprobe *p)
+{
+	if (p->pidkind || !p->bprov)
+		return false;
+	if (!strcmp(p->prov, p->bprov)) /* no pid in its name */
+		return true;
+	for (unsigned ci = 0; ci < c->nclauses; ci++)
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const struct dt_desc *d = &c->descs[ci][j];
+
+			if (!prov_pid_free(d->prov, p->bprov) &&
+			    desc_may_match_site(d, p))
+				return false;
+		}
+	return true;
+}
+
+/*
  * Match a probe against every clause; count the descriptions' matches.
  * A matched probe's needs add what the ERROR clauses read (c->eneeds):
  * a fault in any of its clauses fires ERROR in its firing's context.

@@ -653,6 +653,25 @@ struct ubpf_kplan_key {
 	__u32 pid;
 };
 
+/*
+ * cgarmed's value (bpf_agg_cgen.c's "Forks"): ARMED_USER, dtrace armed
+ * the process there; ARMED_INH, the fork program did, from its parent's
+ * entry (a self-> plan then asks cgtlsu first: cgen.c); ARMED_PASS, a
+ * forked child of the process gets the entry too.  cgforkev's one
+ * value: the events whose entries may pass, n of them, and the children
+ * the fork program armed (cgen_fork.c).
+ */
+#define ARMED_USER 0x1
+#define ARMED_INH 0x2
+#define ARMED_PASS 0x4
+#define UBPF_KFORKEV 64
+struct ubpf_kforkev {
+	__u32 n;
+	__u32 pad;
+	__u64 forks;
+	__u32 ev[UBPF_KFORKEV];
+};
+
 /* A direct plan's operand: v, then optionally v OP imm, each narrowed */
 struct ubpf_kdval {
 	__u8 src; /* UBPF_K_ARG, PID, TID, CONST; UBPF_KD_NONE: no value */

@@ -680,20 +680,28 @@ fi
 
 # Children armed at their fork at one event and not at another (fpair,
 # no hold): pair*:::entry's plan stores self->t alone, so the kernel arms
-# a child there at its fork; pair*:::return's prints, a record, so it
-# does not (bpf_agg_cgen.c's "Forks").  A child's first return comes as
-# a record, which keeps the child's self-> in user space (cgtlsu) and
+# a child there at its fork; at pair*:::return a clause user space runs
+# (strtok()) leaves the plan a record whose clauses user space runs, so
+# it does not (bpf_agg_cgen.c's "Forks").  A child's first return comes
+# as a record, which keeps the child's self-> in user space (cgtlsu) and
 # moves the kernel's self->t there; from then on its entries armed at
 # the fork must run no plan (cgen.c looks cgtlsu up for them), or they
 # store the kernel's copy and the returns read user space's, unset: a
 # line short each.  Every return prints its entry's value, as
-# DTRACE_CGEN=0 has it.
+# DTRACE_CGEN=0 has it.  Then (k) a return whose printf() the kernel
+# runs whole, a record only formatted: armed at the fork too, each
+# record the kernel's printf(), none other.
 if [ "$act_path" = kernel ]; then
 	MIX='pair*:::entry { self->t = arg0 + 1; }
+pair*:::return /self->t/ { printf("%d %d\n", pid, self->t); self->t = 0; }
+pair*:::return { @u[strtok(execname, "x")] = count(); }'
+	KPF='pair*:::entry { self->t = arg0 + 1; }
 pair*:::return /self->t/ { printf("%d %d\n", pid, self->t); self->t = 0; }'
-	for cg in 1 0; do
+	for cg in 1 0 k; do
+		[ "$cg" != k ] || MIX=$KPF
 		rm -rf pm$cg && mkdir pm$cg && touch pm$cg/go
-		DTRACE_CGEN=$cg "$DTRACE" -q -c "./fpair $tmp/pm$cg 3 20 0 0" \
+		DTRACE_CGEN=${cg%k} "$DTRACE" -q -v \
+			-c "./fpair $tmp/pm$cg 3 20 0 0" \
 			-n "$MIX" >pm$cg.txt 2>pm$cg.err
 		expect_eq "mixed arming $cg: status" 0 "$?"
 		expect_eq "mixed arming $cg: the children's status" done \
@@ -702,10 +710,18 @@ pair*:::return /self->t/ { printf("%d %d\n", pid, self->t); self->t = 0; }'
 		awk '{ print $1 }' pm$cg/pids | sort >kids.txt
 		expect_eq "mixed arming $cg: every return, its entry's value" \
 			"$(sed 's/$/ 210 20/' kids.txt)" \
-			"$(awk 'NF == 2 { s[$1] += $2; n[$1]++ }
+			"$(awk 'NF == 2 && $1 ~ /^[0-9]+$/ {
+					s[$1] += $2; n[$1]++ }
 				END { for (p in s) print p, s[p], n[p] }' \
 				pm$cg.txt | sort)"
 	done
+	if grep -q 'generated program' pmk.err; then
+		expect_grep "mixed arming k: the children armed at their fork" \
+			'^dtrace: 3 forked children armed in the kernel at their fork$' \
+			pmk.err
+		expect_grep "mixed arming k: the printf()s' records alone" \
+			' 80 records read$' pmk.err
+	fi
 fi
 
 # ---------------------------------------------------------------------

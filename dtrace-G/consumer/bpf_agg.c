@@ -756,8 +756,11 @@ static void kfix_pick(struct consumer *c, struct bpf_kagg *k, pid_t pid)
  * is pl: its probe matches p's clauses (sites.c's probe_child_same())
  * and nothing of pl names p's probe itself (its id or its provider's
  * name: pl made again for a probe of another id and pid must be pl);
- * and where nothing of a hit goes to user space, whose record would be
- * run for a process it may not know yet: no record, no global array.
+ * and where user space runs nothing of a hit: no clause left to it
+ * (a record it runs clauses from names the child's probe, whose clauses
+ * it has not planned), no global array (two copies), no exit() or
+ * speculation in the kernel; a record of the kernel's printf() values
+ * it only formats.
  */
 static bool plan_inherits(struct consumer *c, struct bpf_kagg *k,
 			  const struct tprobe *p, const struct ubpf_kplan *pl)
@@ -765,9 +768,11 @@ static bool plan_inherits(struct consumer *c, struct bpf_kagg *k,
 	struct ubpf_kplan *pl2;
 	struct d_probe dp;
 	bool *ran, *direct, same;
+	unsigned *ucl = NULL, *uep = NULL, nu = 0, *nkat;
 	char unfit[sizeof(k->unfit)], prov[256];
 
-	if (!k->cgen || k->fork_off || pl->record ||
+	if (!k->cgen || k->fork_off ||
+	    (pl->record && (d_kplan_kexit(k->kp) || d_kplan_kspec(k->kp))) ||
 	    (pl->tls & (UBPF_KTLS_GARR | UBPF_KTLS_UNFIT)) ||
 	    !probe_child_same(c, p))
 		return false;
@@ -784,9 +789,14 @@ static bool plan_inherits(struct consumer *c, struct bpf_kagg *k,
 	memcpy(direct, k->pdirect, k->nclauses * sizeof(*direct));
 	memcpy(unfit, k->unfit, sizeof(unfit));
 	pl2 = xcalloc(1, sizeof(*pl2));
-	same = plan_of(k, &dp, p->clauses, p->epids, p->nclauses, pl2, NULL,
-		       NULL, NULL, k->cgen) &&
-	       !memcmp(pl, pl2, sizeof(*pl));
+	nkat = k->nkat; /* no -v count for the trial */
+	k->nkat = NULL;
+	same = plan_of(k, &dp, p->clauses, p->epids, p->nclauses, pl2, &ucl,
+		       &uep, &nu, k->cgen) &&
+	       !memcmp(pl, pl2, sizeof(*pl)) && !nu;
+	k->nkat = nkat;
+	free(ucl);
+	free(uep);
 	memcpy(k->pran, ran, k->nclauses * sizeof(*ran));
 	memcpy(k->pdirect, direct, k->nclauses * sizeof(*direct));
 	memcpy(k->unfit, unfit, sizeof(unfit));

@@ -770,9 +770,11 @@ void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid)
  *    probe_child_same()); a pid probe's is its own process's;
  *  - the plan names nothing of the parent's probe: made again for a
  *    probe of another pid's provider and another id, it is the same;
- *  - no hit of it goes to user space: no record, no global array.  User
- *    space knows a child only once its fork record is read, and a
- *    record (or a global array's two copies) would need it to;
+ *  - user space runs nothing of its hits: no clause left to it (a
+ *    flagged record's others run from the child's probe, which dtrace
+ *    has not planned), no global array (two copies), no exit() or
+ *    speculation in the kernel; the kernel's printf() values it only
+ *    formats, the child's fork record read before them (bpf.c);
  *  - self->: the child's hits run with the kernel's copy from the
  *    first.  One of its hits at an event where it is not armed (an
  *    event listed too late, a library armed in the parent while the

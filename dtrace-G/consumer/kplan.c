@@ -1218,6 +1218,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 	k->vin = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vin));
 	k->vpred = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vpred));
 	k->vtruth = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->vtruth));
+	k->garrc = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->garrc));
 	k->first = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->first));
 	k->tls = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->tls));
 	k->kv = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->kv));
@@ -1416,6 +1417,7 @@ void d_kplan_free(struct d_kplan *k)
 	free(k->vin);
 	free(k->vpred);
 	free(k->vtruth);
+	free(k->garrc);
 	free(k->first);
 	free(k->st);
 	free(k->tls);

@@ -155,28 +155,35 @@ bool kp_garr_drop(struct d_kplan *k, unsigned ci, bool *mark)
 	return changed;
 }
 
+/*
+ * The clauses touching a global array the kernel keeps, once its
+ * variables are decided (kp_vars_decide()); mark: room for a mark per
+ * variable.  records.c asks at every unflagged record.
+ */
+void kp_garr_marks(struct d_kplan *k, bool *mark)
+{
+	const struct d_prog *p = k->prog;
+
+	k->garr_any = false;
+	for (unsigned ci = 0; ci < p->nclauses; ci++) {
+		k->garrc[ci] = false;
+		if (!k->vars)
+			continue;
+		kp_clause_vars(p, &p->clauses[ci], mark);
+		for (unsigned v = 0; v < p->nvars && !k->garrc[ci]; v++)
+			k->garrc[ci] = mark[v] && kp_garr(k, v);
+		k->garr_any |= k->garrc[ci];
+	}
+}
+
 bool d_kplan_garrs_any(const struct d_kplan *k)
 {
-	for (unsigned v = 0; k && k->vars && v < k->prog->nvars; v++)
-		if (kp_garr(k, v))
-			return true;
-	return false;
+	return k && k->garr_any;
 }
 
 bool d_kplan_garr_clause(const struct d_kplan *k, unsigned clause)
 {
-	const struct d_prog *p;
-	bool *mark, any = false;
-
-	if (!k || !k->vars || clause >= k->prog->nclauses)
-		return false;
-	p = k->prog;
-	mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
-	kp_clause_vars(p, &p->clauses[clause], mark);
-	for (unsigned v = 0; v < p->nvars && !any; v++)
-		any = mark[v] && kp_garr(k, v);
-	free(mark);
-	return any;
+	return k && clause < k->prog->nclauses && k->garrc[clause];
 }
 
 unsigned d_kplan_garrs(const struct d_kplan *k, const bool *ran, char *buf,

@@ -186,6 +186,10 @@ struct d_kplan {
 	/* ... and one that reads a self-> string the kernel keeps in that
 	 * predicate: dtrace runs it on the kernel's truth (vin_ptest()) */
 	bool *vtruth;
+	/* per clause: it touches a global array the kernel keeps
+	 * (kplan_garr.c), and whether any does: set once the variables
+	 * are decided (kp_vars_decide()), for records.c at each record */
+	bool *garrc, garr_any;
 	unsigned *first; /* per clause: its first struct kstmt */
 	struct kstmt *st;
 	unsigned nst;
@@ -543,6 +547,7 @@ static inline bool kp_arr_scope(const struct var *var)
 int kp_desc_kern(const char *d);
 /* kplan_garr.c: is v a global array the kernel keeps? */
 bool kp_garr(const struct d_kplan *k, unsigned v);
+void kp_garr_marks(struct d_kplan *k, bool *mark);
 /* ... clause ci fires where no generated program runs: the global arrays
  * it touches taken to user space; whether one was */
 bool kp_garr_drop(struct d_kplan *k, unsigned ci, bool *mark);

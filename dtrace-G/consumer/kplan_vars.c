@@ -1465,6 +1465,7 @@ void kp_vars_decide(struct d_kplan *k)
 		if (k->ok[ci])
 			mems |= kp_clause_mem(k, ci);
 	}
+	kp_garr_marks(k, mark);
 	free(mark);
 	/* speculations in the kernel (kplan_spec.c's d_kplan_kspec()): no
 	 * hit may go to user space whole, whether or not the IDs are

@@ -408,12 +408,14 @@ static bool prov_pid_free(const char *pat, const char *base)
 /*
  * May some description match a forked child's probe as its parent's
  * (bpf_agg_cgen.c's "Forks")?  One that does not name a provider
- * exactly, nor a kernel provider.
+ * exactly, nor a kernel provider, nor (with no provider) BEGIN, END,
+ * ERROR or a tick-N or profile-N, as most scripts' own are.
  */
 bool descs_may_pass(const struct consumer *c)
 {
 	static const char *const kern[] = { "dtrace", "syscall", "profile",
 					    "tick", "proc" };
+	static const char *const own[] = { "BEGIN", "END", "ERROR" };
 
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
@@ -425,6 +427,14 @@ bool descs_may_pass(const struct consumer *c)
 			for (size_t i = 0; i < sizeof(kern) / sizeof(kern[0]);
 			     i++)
 				k |= !strcmp(d->prov, kern[i]);
+			if (!d->prov[0] && !d->mod[0] && !d->func[0]) {
+				for (size_t i = 0;
+				     i < sizeof(own) / sizeof(own[0]); i++)
+					k |= !strcmp(d->name, own[i]);
+				k |= (!strncmp(d->name, "tick-", 5) ||
+				      !strncmp(d->name, "profile-", 8)) &&
+				     !strpbrk(d->name, "*?[\\");
+			}
 			if (!k)
 				return true;
 		}

@@ -35,6 +35,15 @@
 #    DTRACE_UPROBE_MULTI=0 (a perf event per thread), against bpftrace;
 #    $CHURN_ROUNDS runs each (default 3: the per-thread events cost
 #    seconds a run);
+#  - fork churn: self-> timing between hits, bprov*:::hit /self->t/ {
+#    @ = quantize(timestamp - self->t); } bprov*:::hit { self->t =
+#    timestamp; }, under -c on bench/forks.c, 16 children forked one
+#    after another, 20,000 hits each from their first moment (320,000):
+#    ours (the kernel arms each child at its fork: bpf_agg_cgen.c's
+#    "Forks") and with DTRACE_FORK_ARM=0 (each child's hits records
+#    until dtrace arms it, its self-> then user space's for good),
+#    against bpftrace's @t[tid] on the binary's probe; $CHURN_ROUNDS
+#    runs each;
 #  - the verifier's instructions (verified_insns) summed over the
 #    programs each tool loads for that count, and how many programs:
 #    read with bench/bpfstats --list while a long run (1e9 hits, killed
@@ -86,6 +95,9 @@ cd "$tmp" || exit 1
 	$CC -O2 -I. -c "$here/threads.c" -o threads.o &&
 	"$DTRACE" -G -s "$here/bprov.d" -o threads-p.o threads.o &&
 	$CC threads.o threads-p.o -o threads -lpthread &&
+	$CC -O2 -I. -c "$here/forks.c" -o forks.o &&
+	"$DTRACE" -G -s "$here/bprov.d" -o forks-p.o forks.o &&
+	$CC forks.o forks-p.o -o forks &&
 	$CC -O2 "$here/bpfstats.c" -o bpfstats || exit 1
 DTRACE_STATEDIR=$tmp/nostate
 export DTRACE_STATEDIR
@@ -204,6 +216,49 @@ for f in churn churnpe; do
 	case $f in
 	churn) what="-c 60 threads in turn, 600 hits" ;;
 	churnpe) what="-c 60 threads, DTRACE_UPROBE_MULTI=0" ;;
+	esac
+	row "$what: wall ms (mean of $CHURN_ROUNDS)" "$dw" "$1"
+	row "$what: CPU ms (mean of $CHURN_ROUNDS)" "$dc" "$2"
+done
+
+# bpftrace's -c attaches a usdt probe to the command's process alone
+# (its children count nothing), so it runs binary-wide (the path, no
+# -c): bwide.sh starts it, runs the command once its BEGIN printed,
+# then stops it with SIGINT; its start and stop are in its figures
+dfork='bprov*:::hit /self->t/ { @ = quantize(timestamp - self->t); }
+bprov*:::hit { self->t = timestamp; }'
+bfork="usdt:$tmp/forks:bprov:hit /@t[tid]/ { @ = hist(nsecs - @t[tid]); }
+usdt:$tmp/forks:bprov:hit { @t[tid] = nsecs; }"
+cat >bwide.sh <<'EOF'
+rm -f bwide.out
+bpftrace -q -e "BEGIN { printf(\"ready\\n\"); } $1" >bwide.out 2>&1 &
+bp=$!
+shift
+i=0
+until grep -q '^ready' bwide.out 2>/dev/null || [ $i -gt 3000 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
+"$@"
+kill -INT $bp
+wait $bp
+EOF
+r=0
+while [ "$r" -lt "$CHURN_ROUNDS" ]; do
+	DTRACE_BACKEND=bpf timed d_fork "$DTRACE" -q -n "$dfork" \
+		-c "./forks 16 20000"
+	DTRACE_BACKEND=bpf DTRACE_FORK_ARM=0 timed d_fork0 "$DTRACE" \
+		-q -n "$dfork" -c "./forks 16 20000"
+	timed b_fork sh bwide.sh "$bfork" ./forks 16 20000
+	r=$((r + 1))
+done
+for f in fork fork0; do
+	set -- $(mean "d_$f")
+	dw=$1 dc=$2
+	set -- $(mean b_fork)
+	case $f in
+	fork) what="-c 16 children, 320,000 self-> hits" ;;
+	fork0) what="-c 16 children, DTRACE_FORK_ARM=0" ;;
 	esac
 	row "$what: wall ms (mean of $CHURN_ROUNDS)" "$dw" "$1"
 	row "$what: CPU ms (mean of $CHURN_ROUNDS)" "$dc" "$2"

@@ -949,6 +949,18 @@ bool kp_out_svar(const struct d_kplan *k, const struct node *a);
  * kp_mem_str())?  Its MSTR copies the string from the copy read before
  * the plan's first clause into a struct ubpf_kostr of the area, as
  * OVSTR's: no fault (the copy's sent the hit to user space whole) */
+/* Bytes one argument takes in the out area; an SSTR (its copy's
+ * address and length) and a speculation step's tag (kplan_spec.c's
+ * d_kplan_kspec()): kagg_bpf.h's ubpf_kop_room() */
+unsigned kp_out_size(bool str);
+#define SSTR_SIZE ubpf_kop_room(UBPF_K_SSTR)
+#define KTAG_SIZE ubpf_kop_room(UBPF_K_SPEC)
+/* the out area's bytes of statements [from, to) of clause's flat list;
+ * argument j of st as an argument string's number, else -1
+ * (kplan_out.c, for kplan_outrun.c) */
+unsigned kp_out_list_bytes(const struct d_kplan *k, unsigned clause,
+			   unsigned from, unsigned to);
+int kp_out_astr(const struct stmt *st, unsigned j);
 bool kp_out_mstr(const struct d_kplan *k, const struct node *a);
 /* kplan_str.c: execname (the comm the kernel reads at the hit) */
 bool kp_is_comm(const struct node *n);

@@ -752,8 +752,7 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
  * fixed for the run (no setopt())? */
 bool kp_strsize_fixed(const struct d_kplan *k)
 {
-	if (!k->vars || k->prog->strsize < 2 ||
-	    k->prog->strsize > UBPF_STRMAX)
+	if (!k->vars || k->prog->strsize < 2 || k->prog->strsize > UBPF_STRMAX)
 		return false;
 	for (unsigned l = 0; l < k->prog->nclauses; l++)
 		if (setopt_in(k->prog->clauses[l].stmts,

@@ -258,8 +258,10 @@ static const struct kp_omemo *out_memo(const struct d_kplan *k, unsigned clause,
 
 		o->ends = kp_out_ends(c, i);
 		if (ks->cond && kp_if_out(k, clause, i)) {
-			o->body = kp_out_list_bytes(k, clause, st->fbody, st->fels);
-			o->els = kp_out_list_bytes(k, clause, st->fels, st->fend);
+			o->body = kp_out_list_bytes(k, clause, st->fbody,
+						    st->fels);
+			o->els = kp_out_list_bytes(k, clause, st->fels,
+						   st->fend);
 		}
 		if (!ks->out)
 			continue;

@@ -858,37 +858,84 @@ unsigned long long bpf_kagg_forks(const struct bpf_kagg *k)
 }
 
 /*
+ * cgarmed's entries and values, n of them at most, into key[], v[]
+ * (BPF_MAP_LOOKUP_BATCH, a syscall per batch; one at a time where the
+ * kernel has no batches): how many, -1 on failure
+ */
+static long armed_read(int fd, struct ubpf_kplan_key *key, uint32_t *v,
+		       size_t n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
+	struct ubpf_kplan_key cur, next;
+	uint64_t in = 0, out = 0;
+	size_t got = 0;
+	bool first = true;
+
+	for (;;) {
+		uint32_t cnt = (uint32_t)(n - got);
+		int r;
+
+		if (!cnt)
+			return (long)got;
+		r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out,
+					 key + got, v + got, &cnt, &o);
+		if (r < 0 && errno != ENOENT)
+			break;
+		got += cnt;
+		if (r < 0) /* ENOENT: the last batch */
+			return (long)got;
+		in = out;
+		first = false;
+	}
+	got = 0; /* no batches here (or none that worked): one at a time */
+	first = true;
+	while (got < n &&
+	       bpf_map_get_next_key(fd, first ? NULL : &cur, &next) == 0) {
+		first = false;
+		cur = next;
+		if (bpf_map_lookup_elem(fd, &cur, &v[got]) == 0)
+			key[got++] = cur;
+	}
+	return (long)got;
+}
+
+/*
  * The entries the fork program made for children that are gone and
  * that dtrace never armed (an entry it armed goes at the process's
- * exit: bpf_kagg_proc_exit()); each refresh.
+ * exit: bpf_kagg_proc_exit()); each refresh where the program has armed
+ * a child since the last look, or that look left such an entry.
  */
 void bpf_kagg_fork_reap(struct bpf_kagg *k)
 {
-	struct ubpf_kplan_key key, next, *gone = NULL;
-	size_t ngone = 0;
-	bool first = true;
+	struct ubpf_kplan_key *key;
+	uint32_t *v;
+	unsigned long long forks;
+	long n;
+	bool left = false;
 
 	if (!k || k->fork_link < 0)
 		return;
-	while (bpf_map_get_next_key(k->armed_fd, first ? NULL : &key, &next) ==
-	       0) {
-		uint32_t v = 0;
+	forks = bpf_kagg_forks(k);
+	if (forks == k->fork_seen && !k->fork_left)
+		return;
+	key = xcalloc(UBPF_MAXUSERS, sizeof(*key));
+	v = xcalloc(UBPF_MAXUSERS, sizeof(*v));
+	n = armed_read(k->armed_fd, key, v, UBPF_MAXUSERS);
+	for (long i = 0; i < n; i++) {
 		char path[32];
 
-		first = false;
-		key = next;
-		if (bpf_map_lookup_elem(k->armed_fd, &key, &v) < 0 ||
-		    (v & ARMED_USER) || !(v & ARMED_INH))
+		if ((v[i] & ARMED_USER) || !(v[i] & ARMED_INH))
 			continue;
-		(void)proc_path(path, sizeof(path), (pid_t)key.pid, ".");
-		if (access(path, F_OK) < 0 && errno == ENOENT) {
-			gone = xpush_room(gone, ngone, sizeof(*gone));
-			gone[ngone++] = key;
-		}
+		(void)proc_path(path, sizeof(path), (pid_t)key[i].pid, ".");
+		if (access(path, F_OK) == 0 || errno != ENOENT)
+			left = true;
+		else if (bpf_map_delete_elem(k->armed_fd, &key[i]) == 0)
+			k->fork_reaped++;
 	}
-	for (size_t i = 0; i < ngone; i++)
-		(void)bpf_map_delete_elem(k->armed_fd, &gone[i]);
-	free(gone);
+	free(key);
+	free(v);
+	k->fork_seen = forks;
+	k->fork_left = n < 0 || left;
 }
 
 /*

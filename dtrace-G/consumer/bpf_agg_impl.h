@@ -104,6 +104,10 @@ struct bpf_kagg {
 	int fork_fd, fork_link;
 	bool fork_off;
 	uint32_t fork_tgid1; /* task_struct's tgid offset + 1 */
+	/* the children armed at the last bpf_kagg_fork_reap(), and
+	 * whether it left entries of theirs */
+	unsigned long long fork_seen, fork_reaped;
+	bool fork_left;
 	bool *forkev;
 	uint32_t nforkev;
 };

@@ -443,5 +443,8 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 
 		say(c, "%llu forked child%s armed in the kernel at %s fork", n,
 		    n == 1 ? "" : "ren", n == 1 ? "its" : "their");
+		if (k->fork_reaped)
+			say(c, "%llu entr%s of forked children gone taken back",
+			    k->fork_reaped, k->fork_reaped == 1 ? "y" : "ies");
 	}
 }

@@ -372,6 +372,11 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
 	k->waggs_fd = k->spec_fd = k->rcon_fd = -1;
 	k->fork_fd = k->fork_link = -1;
+	k->ncpus = libbpf_num_possible_cpus();
+	if (!any || k->ncpus <= 0) {
+		bpf_kagg_free(k);
+		return NULL;
+	}
 	{
 		/* the child's tgid, asked before tracing starts (kbtf.c
 		 * keeps the answers asked by then for the boot) where a
@@ -382,11 +387,6 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		k->fork_off = (fa && !strcmp(fa, "0")) || !descs_may_pass(c) ||
 			      (o = kbtf_member("task_struct", "tgid")) < 0;
 		k->fork_tgid1 = k->fork_off ? 0 : (uint32_t)o + 1;
-	}
-	k->ncpus = libbpf_num_possible_cpus();
-	if (!any || k->ncpus <= 0) {
-		bpf_kagg_free(k);
-		return NULL;
 	}
 	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
 		unsigned slot, n;
@@ -860,7 +860,7 @@ unsigned long long bpf_kagg_forks(const struct bpf_kagg *k)
 /*
  * cgarmed's entries and values, n of them at most, into key[], v[]
  * (BPF_MAP_LOOKUP_BATCH, a syscall per batch; one at a time where the
- * kernel has no batches): how many, -1 on failure
+ * kernel has no batches, or one failed): how many
  */
 static long armed_read(int fd, struct ubpf_kplan_key *key, uint32_t *v,
 		       size_t n)
@@ -935,7 +935,7 @@ void bpf_kagg_fork_reap(struct bpf_kagg *k)
 	free(key);
 	free(v);
 	k->fork_seen = forks;
-	k->fork_left = n < 0 || left;
+	k->fork_left = left;
 }
 
 /*

@@ -536,9 +536,9 @@ done
 # space's self->, so its hits where self-> is kept stay there (were it
 # armed, its first return would read the kernel's unset self->t, a
 # count short, and dtrace would say that hits ran in user space);
-# counts and quantize() as DTRACE_CGEN=0's, registry-wide and under -c.  A child that fires only once it is armed
-# (quiet), and the first process, run those clauses in the kernel: no
-# record.
+# counts and quantize() as DTRACE_CGEN=0's, registry-wide and under -c.
+# A child that fires only once it is armed (quiet), and the first
+# process, run those clauses in the kernel: no record.
 case ${DTRACE_BACKEND:-${HAVE_BPF:-no}} in
 bpf | yes) hold=5000 ;;
 *) hold=300 ;;

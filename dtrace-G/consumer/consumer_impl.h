@@ -581,6 +581,8 @@ struct consumer {
 	 * size), 0 where it does not say: a round that drains a tick reads
 	 * that much (drain_buffers()) */
 	size_t buf_all;
+	bool read_tick; /* ... in that round: the in-process rings' reads
+			 * are not capped (inproc.c) */
 	/* threads that fired, until they exit (d_thread_exit) */
 	struct tseen *seen; /* open addressing by tid, 0: empty */
 	size_t nseen, capseen;

@@ -436,7 +436,8 @@ void ip_drain_proc(struct consumer *c, struct ip_proc *ipp, size_t idx)
 			const struct ip_site *st;
 			struct hit hh = {0};
 
-			if (c->read_cap && c->alen >= c->read_cap) {
+			if (c->read_cap && !c->read_tick &&
+			    c->alen >= c->read_cap) {
 				c->read_more = true;
 				break;
 			}

@@ -755,11 +755,15 @@ void drain_buffers(struct consumer *c)
 	 * more room in the arena than in them, so the first buf_all bytes
 	 * read include every record there now; a backend that does not
 	 * say (0) reads with no cap, as its reads end at what its buffers
-	 * held when they began.
+	 * held when they began.  So do the in-process rings beside the
+	 * ring (read_tick: inproc.c's reads end at each ring's head as
+	 * they found it).
 	 */
-	if (c->read_cap && c->nhits > n0)
+	c->read_tick = c->read_cap && c->nhits > n0;
+	if (c->read_tick)
 		c->read_cap = c->buf_all ? c->alen + c->buf_all : 0;
 	c->be->drain(c);
+	c->read_tick = false;
 }
 
 /* Keep the hits marked deferred (and their bytes) for the next read. */

@@ -895,6 +895,8 @@ bool kprov_drain(struct consumer *c)
 	struct kprov *kp = c->kp;
 	bool fold = false;
 
+	uint64_t lt = 0, bump = 0;
+
 	if (!kp || kp->stopped || !c->begun)
 		return false;
 	if (kp->hzfd1) { /* the lease, given back before the timers' read */
@@ -903,6 +905,22 @@ bool kprov_drain(struct consumer *c)
 		(void)!read(kp->hzfd1 - 1, &x, sizeof(x));
 		hz_revoke(c);
 	}
+	/*
+	 * A firing stamped late (hz_revoke(): the give-back's time G, the
+	 * kernel having counted under the lease until then) comes before
+	 * every other firing of a tick that may exit or fold read with
+	 * it: one due between its due time and G (dtrace later than a
+	 * period, the same tick's next firing, or another such tick's)
+	 * ran at G too, and stamped with its due time it would sort
+	 * before the late one and fold the hits counted until G, whose
+	 * records, stamped after it, would print after its interval
+	 * (run-kagg-tick.sh's "lease late" under the sanitizers).  So
+	 * such a firing is stamped G + 1, G + 2, ... in the order read.
+	 */
+	for (size_t i = 0; i < kp->nticks; i++)
+		if (kp->ticks[i].late_k == kp->ticks[i].k + 1 &&
+		    kp->ticks[i].late_t > lt)
+			lt = kp->ticks[i].late_t;
 	for (size_t i = 0; i < kp->nticks; i++) {
 		struct kp_tick *t = &kp->ticks[i];
 		uint64_t due;
@@ -918,6 +936,8 @@ bool kprov_drain(struct consumer *c)
 			r.time = t->late_k == t->k
 					 ? t->late_t /* hz_revoke() */
 					 : t->t0 + t->k * t->p->n.period;
+			if (lt && t->exits && t->late_k != t->k && r.time <= lt)
+				r.time = lt + ++bump;
 			r.ev = UBPF_EV_KPROV | t->p->idx;
 			r.len = sizeof(r);
 			h.time = r.time;

@@ -894,7 +894,6 @@ bool kprov_drain(struct consumer *c)
 {
 	struct kprov *kp = c->kp;
 	bool fold = false;
-
 	uint64_t lt = 0, bump = 0;
 
 	if (!kp || kp->stopped || !c->begun)

@@ -209,17 +209,21 @@ while [ "$r" -lt "$CHURN_ROUNDS" ]; do
 	timed b_churn bpftrace -q -e "$bchurn" -c "./threads 60"
 	r=$((r + 1))
 done
-for f in churn churnpe; do
-	set -- $(mean "d_$f")
-	dw=$1 dc=$2
-	set -- $(mean b_churn)
-	case $f in
-	churn) what="-c 60 threads in turn, 600 hits" ;;
-	churnpe) what="-c 60 threads, DTRACE_UPROBE_MULTI=0" ;;
-	esac
-	row "$what: wall ms (mean of $CHURN_ROUNDS)" "$dw" "$1"
-	row "$what: CPU ms (mean of $CHURN_ROUNDS)" "$dc" "$2"
-done
+# churn_rows B F:WHAT...: the wall and CPU rows of each of ours d_F,
+# named WHAT, against bpftrace's b_B, means of $CHURN_ROUNDS
+churn_rows() {
+	cb=$1
+	shift
+	for fw in "$@"; do
+		set -- $(mean "d_${fw%%:*}")
+		dw=$1 dc=$2
+		set -- $(mean "b_$cb")
+		row "${fw#*:}: wall ms (mean of $CHURN_ROUNDS)" "$dw" "$1"
+		row "${fw#*:}: CPU ms (mean of $CHURN_ROUNDS)" "$dc" "$2"
+	done
+}
+churn_rows churn "churn:-c 60 threads in turn, 600 hits" \
+	"churnpe:-c 60 threads, DTRACE_UPROBE_MULTI=0"
 
 # bpftrace's -c attaches a usdt probe to the command's process alone
 # (its children count nothing), so it runs binary-wide (the path, no
@@ -252,17 +256,8 @@ while [ "$r" -lt "$CHURN_ROUNDS" ]; do
 	timed b_fork sh bwide.sh "$bfork" ./forks 16 20000
 	r=$((r + 1))
 done
-for f in fork fork0; do
-	set -- $(mean "d_$f")
-	dw=$1 dc=$2
-	set -- $(mean b_fork)
-	case $f in
-	fork) what="-c 16 children, 320,000 self-> hits" ;;
-	fork0) what="-c 16 children, DTRACE_FORK_ARM=0" ;;
-	esac
-	row "$what: wall ms (mean of $CHURN_ROUNDS)" "$dw" "$1"
-	row "$what: CPU ms (mean of $CHURN_ROUNDS)" "$dc" "$2"
-done
+churn_rows fork "fork:-c 16 children, 320,000 self-> hits" \
+	"fork0:-c 16 children, DTRACE_FORK_ARM=0"
 
 # verified NAMES FIRST CMD...: "instructions programs" of the programs
 # named one of NAMES (a|b) that CMD's process holds (its fdinfo's

@@ -43,7 +43,10 @@
 #    count() and a count() keyed by ustack();
 #  - a backlog past one CPU's share of the ring when a tick that
 #    printa()s and exit()s is read: every hit stamped before it runs
-#    before it (records.c's drain_buffers()).
+#    before it (records.c's drain_buffers());
+#  - the lease given back late by more than a period (dtrace stopped
+#    220 ms): the firings read with the late one come after it
+#    (kprov.c's kprov_drain()).
 # On a dtrace without this (every clause in user space), the -v counts
 # fail: no clause ran in the kernel, nothing was folded.
 # Needs root, tracefs and a dtrace with the BPF backend (HAVE_BPF).

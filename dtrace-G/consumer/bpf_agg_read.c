@@ -438,12 +438,14 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (c->o->verbose && k->fix_used)
 		say(c, "the plan of pid %d was compiled into the program",
 		    (int)k->fix_used);
-	if (c->o->verbose && k->fork_link >= 0 && bpf_kagg_forks(k)) {
+	if (c->o->verbose) { /* bpf_kagg_forks(): a map read, once */
 		unsigned long long n = bpf_kagg_forks(k);
 
-		say(c, "%llu forked child%s armed in the kernel at %s fork", n,
-		    n == 1 ? "" : "ren", n == 1 ? "its" : "their");
-		if (k->fork_reaped)
+		if (n)
+			say(c,
+			    "%llu forked child%s armed in the kernel at %s fork",
+			    n, n == 1 ? "" : "ren", n == 1 ? "its" : "their");
+		if (n && k->fork_reaped)
 			say(c, "%llu entr%s of forked children gone taken back",
 			    k->fork_reaped, k->fork_reaped == 1 ? "y" : "ies");
 	}

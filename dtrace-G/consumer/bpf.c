@@ -1520,11 +1520,27 @@ void bpf_barrier(struct consumer *c)
 		bpf_kagg_barrier(c, c->bpf->kagg);
 }
 
-void bpf_fold(struct consumer *c)
+void bpf_fold(struct consumer *c, uint64_t at)
 {
 	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
 	    c->bpf)
-		bpf_kagg_fold(c, c->bpf->kagg);
+		bpf_kagg_fold(c, c->bpf->kagg, at);
+}
+
+/* kprov.c: intervals in place of the horizon (kplan_exit.c) */
+uint64_t bpf_ival(struct consumer *c, uint64_t *base)
+{
+	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
+	    c->bpf)
+		return bpf_kagg_ival(c->bpf->kagg, base);
+	return 0;
+}
+
+void bpf_tls_move_all(struct consumer *c)
+{
+	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
+	    c->bpf)
+		bpf_kagg_tls_move_all(c->bpf->kagg);
 }
 
 static void bpf_aggs(struct consumer *c)

@@ -49,11 +49,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kplan.h"
@@ -130,6 +132,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	unsigned nspred = 0, nvin = 0, ntruth = 0, nkspec = 0;
 	uint32_t po[2], eo[3], sx[4];
 	bool ppid, ecred, sess, vtime;
+	const char *ivenv = getenv("DTRACE_KAGG_IVAL");
+	uint64_t ivper;
 	char why[640];
 
 	*err = 0;
@@ -141,6 +145,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
 	m->tlsuw = -1;
 	m->spec = m->rcon = -1;
+	m->ival_base = m->ival_per = 0;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
 	if (env && !strcmp(env, "0"))
 		return NULL;
@@ -189,12 +194,45 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	       sx[2] + sx[3] <= 0xffff;
 	/* ... and vtimestamp where the run keeps the clock (bpf_cg.c) */
 	vtime = m->vtimes >= 0 && m->sumexec1;
+	/* intervals in place of the horizon where they may be
+	 * (kplan_exit.c's "Intervals"): the folding ticks of one period,
+	 * no speculation, not beside the in-process activation;
+	 * DTRACE_KAGG_IVAL=0 never, =1 even where no self-> gains */
+	ivper = fold ? kprov_fold_period(c) : 0;
+	for (unsigned i = 0; ivper && i < c->nclauses; i++)
+		if (d_kplan_specs(c->prog, i))
+			ivper = 0;
+	if (c->ip || (ivenv && !strcmp(ivenv, "0")))
+		ivper = 0;
 	k->kp = d_kplan_new(c->prog,
 			    D_KPLAN_VARS | (ppid ? D_KPLAN_PPID : 0) |
 				    (ecred ? D_KPLAN_ECRED : 0) |
 				    (sess ? D_KPLAN_SESS : 0) |
-				    (vtime ? D_KPLAN_VTIME : 0),
+				    (vtime ? D_KPLAN_VTIME : 0) |
+				    (ivper ? D_KPLAN_IVAL : 0) |
+				    (ivper && ivenv && !strcmp(ivenv, "1")
+					     ? D_KPLAN_IVAL_ALL
+					     : 0),
 			    user, ticks, traced);
+	if (d_kplan_ival(k->kp)) {
+		struct timespec ts;
+
+		/* the base the intervals count from: before any program
+		 * is loaded, so no hit is stamped before it; the ticks
+		 * fire at base + k * period (kprov.c's kprov_start()) */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		k->ival_base = (uint64_t)ts.tv_sec * 1000000000u +
+			       (uint64_t)ts.tv_nsec;
+		k->ival_per = ivper;
+		m->ival_base = k->ival_base;
+		m->ival_per = ivper;
+		if (c->o->verbose)
+			say(c,
+			    "the kernel's aggregations keyed by their "
+			    "interval of %" PRIu64 " ns: no horizon, the "
+			    "kernel keeps self-> beside the report",
+			    ivper);
+	}
 	d_kplan_wall(k->kp, (int64_t)c->wall_offset);
 	if (ppid)
 		d_kplan_ppid(k->kp, po);
@@ -511,7 +549,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	if (d_kplan_horizon(k->kp)) {
 		/* the lease in the arm words (hz_marks()), lent as cghzn's
 		 * UINT64_MAX is, no word written yet */
-		k->hzarm = !d_kplan_kexit(k->kp);
+		k->hzarm = !d_kplan_kexit(k->kp) && !d_kplan_ival(k->kp);
 		k->lent = true;
 		k->hzn_fd = map_new(BPF_MAP_TYPE_ARRAY, "cghzn", 4, 8, 1, 0);
 		bpf_kagg_horizon(k, kprov_horizon0(c));
@@ -569,6 +607,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	clause_marks(k, c->nclauses);
 	m->kaggs = k->aggs_fd;
 	m->kkeys = kkeys;
+	k->kkeys = kkeys;
 	m->kflat = k->flat_fd;
 	m->kdrops = k->drops_fd;
 	m->armed = k->armed_fd;
@@ -696,7 +735,8 @@ static struct tls_hits *tls_hits_of(struct bpf_kagg *k, uint32_t ev, pid_t pid)
  */
 void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid)
 {
-	if (k && k->cgen && ev < UBPF_MAXEV && k->cgplan[ev] &&
+	/* (every copy user space's since bpf_kagg_tls_move_all()) */
+	if (k && k->cgen && !k->tls_all && ev < UBPF_MAXEV && k->cgplan[ev] &&
 	    (k->cgplan[ev]->tls & 1)) {
 		tls_hits_of(k, ev, pid)->n++;
 		bpf_kagg_tls_rec(k, pid, tid);
@@ -1155,6 +1195,25 @@ size_t bpf_kagg_tls_move(struct bpf_kagg *k, pid_t tid)
 		n += tls_move_map(k, k->tlss_fd, sizeof(struct ubpf_kvkey),
 				  TM_STR, tid);
 	return n;
+}
+
+/*
+ * Every hit goes to user space now (kprov.c's kprov_horizon_off(): the
+ * horizon 0 for good, after which a barrier ended every hit that ran a
+ * plan), beside intervals, where the kernel kept self-> (kplan_exit.c's
+ * "Intervals"): every thread's copy moves there, as a thread's does at
+ * its record ("Two copies"), and no later record moves or counts one.
+ */
+void bpf_kagg_tls_move_all(struct bpf_kagg *k)
+{
+	size_t n;
+
+	if (!k || !k->cgen || k->tls_all)
+		return;
+	k->tls_all = true;
+	n = bpf_kagg_tls_move(k, 0);
+	k->tls_moved += n;
+	k->tls_mthreads += n > 0;
 }
 
 void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid)

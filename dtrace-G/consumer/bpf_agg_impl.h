@@ -74,6 +74,12 @@ struct bpf_kagg {
 	 * writes them after BEGIN), or -1 */
 	int rcon_fd;
 	unsigned long folds;
+	/* the kernel's aggregations keyed by interval (kplan_exit.c's
+	 * "Intervals"): the period, the base its intervals count from
+	 * (cgen.c), 0 for none; at a fold, the firing's interval + 1,
+	 * those before it folded (0: every one) */
+	uint64_t ival_per, ival_base, ival_lim1;
+	unsigned kkeys;	   /* the keys in kaggs's key (struct cgen_maps') */
 	bool fold_bad;	   /* said: a barrier or delete failed */
 	unsigned act_lost; /* bpf_kagg_exit_lost()'s calls in a row */
 	/* hits recorded unflagged at an event whose plan keeps self->
@@ -92,6 +98,7 @@ struct bpf_kagg {
 	pid_t *tmoved;
 	size_t ntmoved;
 	unsigned long tls_moved, tls_mthreads; /* entries, threads: -v */
+	bool tls_all; /* bpf_kagg_tls_move_all() moved every thread's */
 	struct ubpf_kplan **cgplan;	       /* by event, UBPF_MAXEV */
 	/* the lease in the arm words (hz_marks()): hzarm, the run's
 	 * programs read it there (a horizon, no exit() at a hit); lent,

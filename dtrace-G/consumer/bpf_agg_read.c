@@ -187,6 +187,61 @@ _Static_assert(offsetof(struct ubpf_kskey, s) ==
 		       UBPF_KSKEY <= UBPF_KVPAIRMAX &&
 		       UBPF_KVSHORT <= UBPF_KVPAIRMAX,
 	       "the string keys' layouts: one buffer reads them all");
+/*
+ * Intervals (kplan_exit.c's "Intervals"): a key's pad word is the low 32
+ * bits of its hits' interval; one is before firing k's, lim, when it
+ * is less in serial order (a run's live intervals are a few apart)
+ */
+static bool ival_before(const struct ubpf_kkey *key, uint32_t lim)
+{
+	return (int32_t)(key->pad - lim) < 0;
+}
+
+/*
+ * A fold at an interval (lim): the entries of fd (keys ksz bytes, a
+ * struct ubpf_kkey first; str: a string's slen bytes after it) of the
+ * intervals before lim, merged and deleted.  Their hits have ended
+ * (the barrier) and nothing writes them; the later intervals' entries
+ * are being written, so the keys are listed first, walking past those
+ * (an entry replaced under the walk restarts it, which lists a key
+ * twice at worst: merged once, as the second lookup finds it gone).
+ */
+static void fold_ival(struct consumer *c, struct bpf_kagg *k, int fd,
+		      size_t ksz, size_t slen, uint32_t lim,
+		      struct ubpf_kval *v)
+{
+	struct ubpf_kvskey key, next; /* the longest key */
+	char str[UBPF_KVPAIRMAX + 1], *keys = NULL;
+	size_t n = 0;
+	void *prev = NULL;
+
+	if (fd < 0)
+		return;
+	memset(&next, 0, sizeof(next));
+	memset(&key, 0, sizeof(key));
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		memcpy(&key, &next, ksz);
+		prev = &key;
+		if (!ival_before(&key.k, lim))
+			continue;
+		keys = xpush_room(keys, n, ksz);
+		memcpy(keys + n++ * ksz, &key, ksz);
+	}
+	for (size_t i = 0; i < n; i++) {
+		memset(&key, 0, sizeof(key));
+		memcpy(&key, keys + i * ksz, ksz);
+		memcpy(str, key.s, slen);
+		str[slen] = '\0';
+		if (bpf_map_lookup_elem(fd, &key, v) < 0)
+			continue; /* listed twice, merged once */
+		d_kplan_merge(k->kp, &key.k, v, (unsigned)k->ncpus, probe_by_id,
+			      c, slen ? str : NULL);
+		if (bpf_map_delete_elem(fd, &key) < 0)
+			fold_bad(c, k, "deleting a folded entry");
+	}
+	free(keys);
+}
+
 static void fold_skeys(struct consumer *c, struct bpf_kagg *k, int fd,
 		       size_t slen, bool del, struct ubpf_kval *v)
 {
@@ -228,6 +283,20 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 	bool kdel = del;
 
 	v = xcalloc((size_t)k->ncpus, sizeof(*v));
+	if (del && k->ival_lim1) { /* intervals before lim1 - 1 */
+		uint32_t lim = (uint32_t)(k->ival_lim1 - 1);
+		size_t kk = sizeof(struct ubpf_kkey);
+
+		fold_ival(c, k, k->aggs_fd, kk - 8 * (UBPF_KMAXKEYS - k->kkeys),
+			  0, lim, v);
+		fold_ival(c, k, k->saggs_fd, kk + UBPF_KSKEY, UBPF_KSKEY, lim,
+			  v);
+		fold_ival(c, k, k->vaggs_fd, kk + k->vroom, k->vroom, lim, v);
+		fold_ival(c, k, k->waggs_fd, kk + UBPF_KVSHORT, UBPF_KVSHORT,
+			  lim, v);
+		free(v);
+		return;
+	}
 	/* kaggs's keys may be shorter (bpf_kagg_cgen()): the rest 0 */
 	memset(&next, 0, sizeof(next));
 	while (k->aggs_fd >= 0 &&
@@ -288,12 +357,26 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
  * the firing was read (kprov_drain()), and the horizon is still at or
  * before the firing: nothing writes the maps.
  */
-void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k)
+void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k, uint64_t at)
 {
 	if (!k || k->bar_fd < 0)
 		return;
+	/* keyed by interval: those before the firing's (kplan_exit.c's
+	 * "Intervals"), every one at a site's fold (at UINT64_MAX) */
+	k->ival_lim1 = 0;
+	if (k->ival_per && at != UINT64_MAX && at >= k->ival_base)
+		k->ival_lim1 = (at - k->ival_base) / k->ival_per + 1;
 	kagg_fold(c, k, true);
+	k->ival_lim1 = 0;
 	k->folds++;
+}
+
+uint64_t bpf_kagg_ival(const struct bpf_kagg *k, uint64_t *base)
+{
+	if (!k || !k->ival_per)
+		return 0;
+	*base = k->ival_base;
+	return k->ival_per;
 }
 
 /*

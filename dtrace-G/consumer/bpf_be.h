@@ -117,6 +117,10 @@ struct cgen_maps {
 	 * (kplan_spec.c's d_kplan_kspec(), cgen_spec.c), or -1; a plan
 	 * holding UBPF_K_SPEC, SPECU or SPECX without it is refused */
 	int spec;
+	/* the kernel's aggregations keyed by interval (kplan_exit.c's
+	 * "Intervals"): a key's pad word is (its hit's clock - base) /
+	 * per, its low 32 bits (cgen.c); per 0: none */
+	uint64_t ival_base, ival_per;
 };
 /*
  * cgbuf's rooms past its owner word (cgen.c's cg_room_off()): the copy
@@ -195,6 +199,7 @@ void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid);
  * at a record bpf_kagg_tls_rec() takes; for every thread, after a word
  * every such program tests and a barrier (doc/DESIGN.md's "the move") */
 size_t bpf_kagg_tls_move(struct bpf_kagg *k, pid_t tid);
+void bpf_kagg_tls_move_all(struct bpf_kagg *k);
 void bpf_tls_reap(struct consumer *c);
 void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h);
 uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k);
@@ -211,9 +216,18 @@ void bpf_horizon(struct consumer *c, uint64_t h);
  * fold at that firing, before its clauses run
  */
 void bpf_kagg_barrier(struct consumer *c, struct bpf_kagg *k);
-void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k);
+void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k, uint64_t at);
 void bpf_barrier(struct consumer *c);
-void bpf_fold(struct consumer *c);
+/* at: the firing's time (its intervals before it, where the kernel keys
+ * by interval: kplan_exit.c's "Intervals"), UINT64_MAX every one */
+void bpf_fold(struct consumer *c, uint64_t at);
+/* the period the kernel's aggregations are keyed by, and their base
+ * (*base), or 0: no intervals (kplan_exit.c's "Intervals") */
+uint64_t bpf_ival(struct consumer *c, uint64_t *base);
+uint64_t bpf_kagg_ival(const struct bpf_kagg *k, uint64_t *base);
+/* every thread's self-> variables to user space, where every hit now
+ * goes (kprov.c's kprov_horizon_off() beside intervals) */
+void bpf_tls_move_all(struct consumer *c);
 /*
  * bpf_cg.c, for the kernel providers' generated programs (cgen_kprov.c):
  * whether the run's programs are generated (decided now if no event

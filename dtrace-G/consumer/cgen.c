@@ -874,6 +874,9 @@ struct cgprog {
 	bool strs;
 	uint16_t kskip;
 	bool hz, tsp, hzfree, ts, fs, hzarm;
+	/* the plan aggregates where the kernel keys by interval: the
+	 * hit's in the kaggs key's pad word (kplan_exit.c's "Intervals") */
+	bool ival;
 	unsigned len, ob, obase;
 	bool lazy;
 	bool hold; /* copyout(): the thread held at the hit (u_hold()) */
@@ -960,7 +963,8 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 	 * or a kernel probe's) that writes no record and reads no time
 	 * reads the clock only when the horizon is not UINT64_MAX,
 	 * dtrace's lease; the record, past it or unarmed, reads its own */
-	p->hzfree = p->hz && !p->tsp && !pl->record && !p->fs;
+	p->ival = pl && m->ival_per && cgen_plan_has(pl, UBPF_K_AGG, -1);
+	p->hzfree = p->hz && !p->tsp && !pl->record && !p->fs && !m->ival_per;
 	if (m->hzfree)
 		*m->hzfree = p->hzfree;
 	/* ... and where the lease is in the arm words too (bpf_agg_cgen.c's
@@ -972,7 +976,7 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 	/* ... and where a speculation steps a buffer's word, read before
 	 * the step (kspec_read.c: a hit that stepped before a close is
 	 * stamped before it) */
-	p->ts = (p->hz && !p->hzfree) || p->tsp ||
+	p->ts = (p->hz && !p->hzfree) || p->tsp || p->ival ||
 		(pl && (cgen_plan_has(pl, UBPF_K_SPEC, -1) ||
 			cgen_plan_has(pl, UBPF_K_SPECU, -1) ||
 			cgen_plan_has(pl, UBPF_K_SPECX, -1)));
@@ -1067,6 +1071,21 @@ static bool emit_prologue(struct em *e, struct cgprog *p)
 	if (p->ts) {
 		call(e, BPF_FUNC_ktime_get_ns);
 		stx(e, BPF_DW, 10, S_TS, 0);
+	}
+	if (p->ival) {
+		/* the hit's interval, (t - base) / per, in the kaggs key's
+		 * pad word, which each AGG leaves (cgen_agg.c's agg_at()):
+		 * the base was read before the program was loaded, so t is
+		 * not below it, and BPF's division is unsigned */
+		ld64(e, 1, m->ival_base);
+		alu_r(e, BPF_SUB, 0, 1);
+		if (m->ival_per <= INT32_MAX) {
+			alu_i(e, BPF_DIV, 0, (int32_t)m->ival_per);
+		} else {
+			ld64(e, 1, m->ival_per);
+			alu_r(e, BPF_DIV, 0, 1);
+		}
+		stx(e, BPF_W, 10, S_KKEY + 4, 0);
 	}
 	if (m->kp) /* a kernel probe: its provider's code reads them */
 		kp_prologue(e, m->kp);
@@ -1569,6 +1588,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 {
 	struct em e = {
 		.kkeys = m->kkeys,
+		.ival = m->ival_per != 0,
 		.spec = m->spec,
 		.rcon = m->rcon,
 		.ustk = s->ustk != 0,

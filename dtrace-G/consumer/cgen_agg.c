@@ -372,7 +372,17 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 	/* the key: {agg, bucket, pad 0} in one store, r1's low 16 bits
 	 * the bucket (a constant where bucket() says so: kb); each k[n]
 	 * a KEY did not write, 0 (e->kw), up to the map's keys */
-	if (kb >= 0 && ((int64_t)kb << 16 | o->agg) <= INT32_MAX) {
+	if (e->ival) { /* {agg, bucket}: pad is the hit's interval */
+		if (kb >= 0) {
+			st(e, BPF_W, 10, S_KKEY,
+			   (int32_t)(uint32_t)((uint32_t)kb << 16 | o->agg));
+		} else {
+			alu_i(e, BPF_LSH, 1, 48);
+			alu_i(e, BPF_RSH, 1, 32);
+			alu_i(e, BPF_OR, 1, o->agg);
+			stx(e, BPF_W, 10, S_KKEY, 1);
+		}
+	} else if (kb >= 0 && ((int64_t)kb << 16 | o->agg) <= INT32_MAX) {
 		st(e, BPF_DW, 10, S_KKEY,
 		   (int32_t)((int64_t)kb << 16 | o->agg));
 	} else {

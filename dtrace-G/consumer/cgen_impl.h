@@ -161,6 +161,10 @@ struct em {
 	unsigned kw;
 	/* the keys in kaggs's key (struct cgen_maps' kkeys) */
 	unsigned kkeys;
+	/* the key's pad word is the hit's interval, set in the prologue
+	 * (cgen.c: kplan_exit.c's "Intervals"): AGG writes the words
+	 * before it alone */
+	bool ival;
 	/* the event's records carry the user stack (its spec's ustk:
 	 * cgen_ustk.c's ustack_copy(), ustack_walk()) */
 	bool ustk;

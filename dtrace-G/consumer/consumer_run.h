@@ -217,6 +217,9 @@ const struct d_probe *kprov_probe_of(struct consumer *c, unsigned id);
  */
 bool kprov_tick_clause(const struct consumer *c, unsigned ci);
 uint64_t kprov_horizon0(const struct consumer *c); /* before BEGIN */
+/* the one period of the ticks that may exit() or fold, else 0
+ * (bpf_agg_cgen.c: kplan_exit.c's "Intervals") */
+uint64_t kprov_fold_period(const struct consumer *c);
 /* exit() at the hit (kplan_exit.c): clause ci's kernel probes each fire a
  * program (bpf_agg_cgen.c's traced_clause()) */
 bool kprov_prog_clause(const struct consumer *c, unsigned ci);

@@ -4,7 +4,8 @@
  * tick-N, cut what the kernel counts, so that the kernel may run
  * clauses beside them (kplan.c decides which): d_kplan_exits() and
  * d_kplan_folds(), the tick-N clauses the horizon is for
- * (d_kplan_horizon()), and the exit() a traced probe's program decides
+ * (d_kplan_horizon()) or the intervals that replace it (d_kplan_ival(),
+ * "Intervals"), and the exit() a traced probe's program decides
  * at the hit (exit_at_hit(), d_kplan_xtest(); d_kplan_xwhy() says why
  * not).  The kernel's side is bpf_agg.c's and cgen.c's, dtrace's
  * kprov.c's and records.c's; the arguments are here.
@@ -277,9 +278,9 @@
  *    did, earlier: a hit past D that read the old H writes a record
  *    stamped before the next such firing D', run before it; one that
  *    reads the new H counts in the kernel, folded at D'.  Counting the
- *    hits past D in a second set of the kernel's maps, folded at D',
- *    would send none at all, at the cost of a generation in every key
- *    and slot: not done.  The flood is then the wake-up, the barrier
+ *    hits past D in a later interval of the kernel's maps, folded at
+ *    D', sends none at all: done where the horizon is only the folds'
+ *    ("Intervals" below).  The flood is then the wake-up, the barrier
  *    and the ring's read (tests/run-kagg-tick.sh says how many
  *    records), and on a loaded machine, where dtrace wakes late, it
  *    is most of what is read after the exit (279,549 records of
@@ -303,6 +304,58 @@
  *    ran.  With the exit told to the kernel, what is left to drop past
  *    the exit is what was stamped between its due time and the write
  *    to cgact; drops are still said as drops.
+ *
+ * Intervals.  Past the horizon every clause of a hit runs in user
+ * space, so the kernel keeps no self-> variable, and the most common
+ * report of all, `start { self->t = timestamp; } done /self->t/ { @ =
+ * quantize(timestamp - self->t); self->t = 0; } tick-1s { printa(@);
+ * clear(@); }`, ran every hit as a record (622,172 records read and
+ * 217,828 dropped for 400,000 pairs on the 2-vCPU VM).  Where the
+ * horizon is only the folds' (no tick-N clause calls exit(), none reads
+ * a global the kernel counts, no global is counted at all), the tick-N
+ * probes that fold are of one period P (kprov.c's kprov_fold_period()),
+ * nothing speculates, the run is not the in-process activation's, and
+ * the program keeps a self-> variable (D_KPLAN_IVAL; DTRACE_KAGG_IVAL=1
+ * even without one, =0 never: bpf_agg_cgen.c), the kernel keys its
+ * counts by interval instead (kp_ival_decide(): k->ival, no horizon):
+ *  - The key.  Every aggregation entry's key begins with struct
+ *    ubpf_kkey, whose pad word holds the low 32 bits of the hit's
+ *    interval e = (t - B) / P (cgen.c's prologue, after its one clock
+ *    read t, the record's stamp too; AGG writes {agg, bucket} alone,
+ *    cgen_agg.c); B is read before any program is loaded, an
+ *    immediate, so t >= B and BPF's unsigned division is exact.
+ *    Statements without keys are in kaggs too (no kflat slot: it has no
+ *    key).  The ticks of period P fire at B + k * P (kprov_start(): the
+ *    first such time after the start), stamped so.
+ *  - The fold at firing k (due D = B + k * P), after the barrier as
+ *    before (every hit stamped before D has ended), takes the entries
+ *    whose interval is before k (serial order of the 32 bits: the live
+ *    ones are a few apart) and leaves the later ones, which hits past D
+ *    are writing (bpf_agg_read.c's fold_ival(): keys listed, then each
+ *    merged and deleted).  A hit is in interval e < k exactly when t <
+ *    D, the side of the firing its record (if any) is run on by the
+ *    same stamp: so printa() prints the hits before D, clear() resets
+ *    them, and the hits past D, whenever dtrace reads the firing, are
+ *    the next interval's, with no record sent for them.  Several
+ *    firings read at once fold in turn, each its own intervals.  The
+ *    end (the last merge, before END) takes every interval, as a run
+ *    that stops before reading a due firing runs the records past it.
+ *  - No horizon, no lease: nothing moves a cut, and the clock is read
+ *    at every hit of a plan that aggregates (a timing script reads it
+ *    anyway).  cghzn stays UINT64_MAX, tested as before, for the one
+ *    case left: a site a tick-N clause matches (hz_off, above) makes
+ *    it 0 for good, every hit then user space's; there the self->
+ *    variables the kernel kept move to user space after the barrier,
+ *    every thread's (bpf_agg_cgen.c's bpf_kagg_tls_move_all(), as a
+ *    thread's at its record in "Two copies": a hit that read H
+ *    UINT64_MAX ended before the barrier returned, and every later hit
+ *    runs no plan), and the site's fold takes every interval.  Global
+ *    arrays stay user space's beside intervals (their elements would
+ *    not move: kplan_vars.c).
+ * Cost: a clock read and a division per hit of a plan that aggregates,
+ * entries per live interval (two or three a key), and a key listing per
+ * fold.  exit() at a tick, globals counted, several periods and
+ * speculations keep the horizon.  tests/run-kagg-ival.sh.
  *
  * exit() at a traced probe.  DTrace (illumos dtrace_probe()) checks,
  * for each ECB a firing runs, that the run is ACTIVE and does nothing
@@ -571,7 +624,52 @@ const char *d_kplan_xwhy(const struct d_kplan *k, unsigned *clause)
 
 bool d_kplan_horizon(const struct d_kplan *k)
 {
-	return k->horizon;
+	return k->horizon || k->ival;
+}
+
+bool d_kplan_ival(const struct d_kplan *k)
+{
+	return k->ival;
+}
+
+/* Does a statement of v[0..n) call exit()? */
+static bool stmts_exit(const struct stmt *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].kind == S_EXIT ||
+		    (v[i].kind == S_IF && (stmts_exit(v[i].body, v[i].nbody) ||
+					   stmts_exit(v[i].els, v[i].nels))))
+			return true;
+	return false;
+}
+
+/*
+ * The horizon made intervals (kplan_exit.c's "Intervals"), after
+ * d_kplan_new()'s loop set k->horizon: only where tick-N clauses fold
+ * and none exits (cut, set by the loop: a global counted read there),
+ * no global is counted, and the program keeps a self-> variable (or
+ * D_KPLAN_IVAL_ALL).
+ */
+void kp_ival_decide(struct d_kplan *k, unsigned flags, const bool *ticks,
+		    bool cut)
+{
+	const struct d_prog *p = k->prog;
+	bool self = (flags & D_KPLAN_IVAL_ALL) != 0;
+
+	if (!k->horizon || !(flags & D_KPLAN_IVAL) || !k->vars || cut ||
+	    k->gcnt)
+		return;
+	for (unsigned ci = 0; ci < p->nclauses; ci++)
+		if (ticks && ticks[ci] &&
+		    stmts_exit(p->clauses[ci].stmts, p->clauses[ci].nstmts))
+			return;
+	for (unsigned v = 0; v < p->nvars; v++)
+		self |= p->vars[v].scope == SC_SELF ||
+			p->vars[v].scope == SC_SELFASSOC;
+	if (!self)
+		return;
+	k->horizon = false;
+	k->ival = true;
 }
 
 bool d_kplan_kexit(const struct d_kplan *k)

@@ -278,6 +278,10 @@ struct d_kplan {
 	 * kernel's clauses stop at the horizon (kplan_exit.c), so the kernel
 	 * keeps no self-> variable */
 	bool horizon;
+	/* ... or, where D_KPLAN_IVAL allows, the kernel's aggregations are
+	 * keyed by their interval (kplan_exit.c's "Intervals"): horizon
+	 * false, the self-> variables the kernel's */
+	bool ival;
 	/* exit() in a traced probe's clause, its predicate tested in the
 	 * kernel at every hit (kplan_exit.c's "exit() at a traced probe"):
 	 * those clauses, user space's (the winner's plan ends at each:
@@ -405,6 +409,9 @@ int kp_spec_take_var(const struct stmt *st);
  * kernel's (k->kswhy says why not)?  After it: do they stay so (each
  * speculating clause the kernel's), the fault sites of speculate(),
  * commit() and discard() numbered after the others'? */
+/* kplan_exit.c: the horizon made intervals where flags allow */
+void kp_ival_decide(struct d_kplan *k, unsigned flags, const bool *ticks,
+		    bool cut);
 bool kp_kspec_pre(struct d_kplan *k, const bool *traced);
 bool kp_kspec_post(struct d_kplan *k);
 /* progenyof() of a constant the kernel computes (UBPF_K_PROG): its pid */

@@ -1298,6 +1298,11 @@ void kp_vars_decide(struct d_kplan *k)
 			continue;
 		if (k->horizon && var->scope != SC_THIS)
 			continue; /* past it: user space's (kplan_exit.c) */
+		/* a site named like the tick sends every hit to user space
+		 * (kplan_exit.c's "Intervals"): self->'s move there, a
+		 * global array's would not */
+		if (k->ival && var->scope == SC_ASSOC)
+			continue;
 		/* (not one holding a struct or a fixed-size array: its
 		 * bytes are user space's, mem.c) */
 		if ((var->scope == SC_SELF || var->scope == SC_THIS ||

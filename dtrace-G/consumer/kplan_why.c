@@ -384,6 +384,15 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 						: "self-> variable");
 		goto out;
 	}
+	if (k->ival && var->scope == SC_ASSOC) {
+		snprintf(buf, len,
+			 "%s is a global array in a program whose tick-N "
+			 "clauses read aggregations: a probe named like the "
+			 "tick would send every hit to user space, where its "
+			 "elements could not move",
+			 name);
+		goto out;
+	}
 	/* a clause user space runs for a reason of its own */
 	for (o = 0; o < p->nclauses; o++)
 		if (o != ci && !k->ok[o] && !kp_dtrace_only(&p->clauses[o]) &&

@@ -608,6 +608,38 @@ static bool *tick_clauses(const struct consumer *c)
 }
 
 /*
+ * The one period of the tick-N probes with a clause that may exit() or
+ * fold, or 0 where there are none or several (bpf_agg_cgen.c's
+ * question: kplan_exit.c's "Intervals").
+ */
+uint64_t kprov_fold_period(const struct consumer *c)
+{
+	const struct kprov *kp = c->kp;
+	uint64_t per = 0;
+	bool *tk = tick_clauses(c);
+
+	/* (asked before the ticks' timers are made: kprov_arm()) */
+	for (size_t i = 0; kp && i < kp->n; i++) {
+		const struct kprobe *p = kp->probes[i];
+		bool ex = false;
+
+		if (p->n.kind != KP_TICK)
+			continue;
+		for (unsigned j = 0; j < p->nclauses; j++)
+			ex |= d_kplan_exits(c->prog, tk, p->clauses[j]);
+		if (!ex)
+			continue;
+		if (per && per != p->n.period) {
+			per = 0;
+			break;
+		}
+		per = p->n.period;
+	}
+	free(tk);
+	return per;
+}
+
+/*
  * Each timer expires at t0 + k * period exactly (an absolute time on
  * CLOCK_MONOTONIC, the clock bpf_ktime_get_ns() reads), the time its
  * k-th firing's record is stamped with: a hit stamped before it was
@@ -633,6 +665,13 @@ void kprov_start(struct consumer *c)
 			per1 = t->p->n.period;
 	}
 	free(tk);
+#ifdef HAVE_BPF
+	/* intervals instead of the horizon (kplan_exit.c's "Intervals"):
+	 * no horizon, no lease; the folding ticks fire at the base the
+	 * programs divide by (bpf_ival()) */
+	if (kp && (kp->ival_per = bpf_ival(c, &kp->ival_base)))
+		per1 = UINT64_MAX;
+#endif
 	/*
 	 * Until now the horizon was UINT64_MAX: a hit that read it was
 	 * stamped before this write, so before any timer's start below and
@@ -668,7 +707,13 @@ void kprov_start(struct consumer *c)
 
 		t->t0 = now_ns(CLOCK_MONOTONIC);
 		t->k = 0;
-		due = t->t0 + per;
+		if (kp->ival_per && t->exits && per == kp->ival_per) {
+			/* firing k at base + k * per, the first after now:
+			 * a hit's interval is (t - base) / per (cgen.c) */
+			t->k = (t->t0 - kp->ival_base) / per;
+			t->t0 = kp->ival_base;
+		}
+		due = t->t0 + (t->k + 1) * per;
 		its.it_value.tv_sec = (time_t)(due / 1000000000u);
 		its.it_value.tv_nsec = (long)(due % 1000000000u);
 		if (timerfd_settime(t->fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
@@ -751,6 +796,15 @@ void kprov_horizon_off(struct consumer *c)
 	bpf_horizon(c, 0);
 	/* every hit the kernel counts has ended: kprov_site_fold() */
 	bpf_barrier(c);
+	/* ... and where the kernel kept self-> beside intervals, every
+	 * hit now user space's, its copy goes there (kplan_exit.c's
+	 * "Intervals"; before kprov_start() too, with nothing to move) */
+	{
+		uint64_t b;
+
+		if (bpf_ival(c, &b))
+			bpf_tls_move_all(c);
+	}
 #endif
 }
 
@@ -772,7 +826,7 @@ void kprov_site_fold(struct consumer *c, const unsigned *cl, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		if (tk[cl[i]] && d_kplan_folds(c->prog, tk, cl[i])) {
 #ifdef HAVE_BPF
-			bpf_fold(c);
+			bpf_fold(c, UINT64_MAX); /* every interval */
 #endif
 			break;
 		}
@@ -833,8 +887,9 @@ void kprov_horizon(struct consumer *c)
 	struct kprov *kp = c->kp;
 	uint64_t h;
 
-	/* after exit() it stays below the firing that called it */
-	if (!kp || kp->hz_off || kp->stopped || c->exit_called)
+	/* after exit() it stays below the firing that called it; none
+	 * where the kernel keys by interval */
+	if (!kp || kp->hz_off || kp->stopped || c->exit_called || kp->ival_per)
 		return;
 	h = next_due(kp, true);
 	if (h == kp->hz || h == kp->hz_lease || h == UINT64_MAX)
@@ -1051,7 +1106,7 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 		 * before it joins them (kplan_exit.c's "printa() at tick-N") */
 		for (size_t i = 0; i < kp->nticks; i++)
 			if (kp->ticks[i].p == p && kp->ticks[i].folds)
-				bpf_fold(c);
+				bpf_fold(c, r.time);
 #endif
 		goto run;
 	}

@@ -98,6 +98,10 @@ struct kprov {
 	 * tick-N clause matched a site, so it stays 0 */
 	uint64_t hz;
 	bool hz_off;
+	/* the kernel's aggregations keyed by interval (kplan_exit.c's
+	 * "Intervals"): the folding ticks' period and base (their
+	 * firings at base + k * period), 0 for none; no horizon moves */
+	uint64_t ival_per, ival_base;
 	/* the lease (kplan_exit.c's "The lease"): while hz_lease is set the
 	 * kernel holds UINT64_MAX, and hz_revoke() writes hz_lease there
 	 * hz_margin before it (hzfd1: a timerfd for then, fd + 1, 0 for

@@ -33,7 +33,7 @@
 #  5. An initramfs (cpio newc, gzip): busybox, /init (tests/kmod/init),
 #     the steps (tests/kmod/steps*.sh), /kmod/env saying what was built,
 #     and tests/run-trace.sh, run-kagg.sh, run-kagg-fn.sh,
-#     run-kagg-tick.sh, run-kagg-args.sh, run-cgen-spec.sh,
+#     run-kagg-tick.sh, run-kagg-ival.sh, run-kagg-args.sh, run-cgen-spec.sh,
 #     run-cgen-preempt.sh and lib.sh under /kt/src.
 #  6. Boot: qemu -accel tcg, serial console to a file, under `timeout`.
 #     qemu's exit status says nothing about the guest: the verdict is in
@@ -360,6 +360,7 @@ mkdir -p "$rd/kt/src/tests" &&
 		"$top_srcdir/tests/run-kagg.sh" \
 		"$top_srcdir/tests/run-kagg-fn.sh" \
 		"$top_srcdir/tests/run-kagg-tick.sh" \
+		"$top_srcdir/tests/run-kagg-ival.sh" \
 		"$top_srcdir/tests/run-kagg-args.sh" \
 		"$top_srcdir/tests/run-cgen-spec.sh" \
 		"$top_srcdir/tests/run-cgen-preempt.sh" "$rd/kt/src/tests/" ||

@@ -32,6 +32,11 @@
 #    trunc() at tick-N, the kernel's aggregations folded in at each
 #    firing (its barrier a map of maps' update), per interval what user
 #    space gives;
+#  - tests/run-kagg-ival.sh (DTRACE_BACKEND=bpf): the interval report
+#    beside self->, the kernel's aggregations keyed by interval (the
+#    hit's division in the prologue, the key's pad word written apart),
+#    flat out and per interval what user space gives (its library named
+#    like the tick is not built here: no compiler);
 #  - tests/run-kagg-args.sh (DTRACE_BACKEND=bpf): integer args[N] typed
 #    per probe in the generated programs (UBPF_K_NORM's narrowing of
 #    the argument), what user space gives; -v when a plan falls back;
@@ -205,6 +210,7 @@ if DTRACE_BACKEND=bpf dtrace -q -n 'BEGIN { exit(0); }' >bl.out 2>bl.err \
 	bp_test run-kagg TRACE_EMULATED=1
 	bp_test run-kagg-fn
 	bp_test run-kagg-tick
+	bp_test run-kagg-ival
 	bp_test run-kagg-args
 	bp_test run-cgen-spec
 else
@@ -216,6 +222,7 @@ else
 	not_ok "run-kagg.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg-fn.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg-tick.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
+	not_ok "run-kagg-ival.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-kagg-args.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 	not_ok "run-cgen-spec.sh, DTRACE_BACKEND=bpf # not run: no BPF backend"
 fi

@@ -1,0 +1,231 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-kagg-ival.sh: the interval report beside self-> (kplan_exit.c's
+# "Intervals"): where the tick-N clauses that printa(), clear() or
+# trunc() are of one period, none exits and the program keeps a self->
+# variable, the kernel keys its aggregations by the hit's interval
+# instead of stopping at a horizon, so self-> stays the kernel's and no
+# hit goes to user space for the report; the fold at firing k takes the
+# intervals before k.  DTRACE_KAGG_IVAL=0 is the horizon's way (every
+# clause user space's, a record a hit), DTRACE_KAGG=0 user space alone;
+# all three must print the same.  Covered:
+#  - flat out (trprog's spinning thread, ten tick-100ms firings): the
+#    database engineer's latency script's shape, self-> set at a hit and
+#    read at the next; the intervals and END's add up to the hits, none
+#    twice; a printf() every thousandth hit (a record) prints before the
+#    interval that counts it and after the one before, so a record and
+#    the counts agree on the firing's side of each hit; with intervals,
+#    -v says so, and the records read are the printf()s' alone;
+#  - three intervals of tick-1s keyed by a self-> value, each batch
+#    fired once the previous interval was printed, the run ended by an
+#    exit() the kernel decides at tr:::done: byte for byte the expected
+#    lines, one record read (the exit's);
+#  - a probe named like the tick (a library's trtk:::tick-10s, dlopen()ed
+#    while traced): every hit goes to user space from then on, and the
+#    self-> value the kernel kept moves there first: the library's
+#    firing of the tick clause folds the three hits counted (c 3), and
+#    the 16 pair hits after it, run in user space, each add the self->n
+#    the kernel set (p 48; 0 had it not moved); -v says one thread's
+#    variables moved.
+# On a dtrace without intervals the -v checks fail (every hit a record,
+# nothing said).  Needs root, tracefs, a C compiler (but in check-kmod's
+# guest, TRACE_PROGS, where the last case is not run) and a dtrace with
+# the BPF backend (HAVE_BPF).
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup trace
+
+ivline() {
+	grep -c "^dtrace: the kernel's aggregations keyed by their interval" "$1"
+}
+records() {
+	sed -n 's/^dtrace: BPF: .*, \([0-9]*\) records* read$/\1/p' "$1"
+}
+folds() {
+	sed -n "s/^dtrace: the kernel's aggregations folded in at \([0-9]*\) tick firings*\$/\1/p" "$1"
+}
+
+# The ways: i (intervals, the default here), h (DTRACE_KAGG_IVAL=0: the
+# horizon), u (DTRACE_KAGG=0)
+way() {
+	case $1 in
+	i) wenv="DTRACE_KAGG=1" ;;
+	h) wenv="DTRACE_KAGG_IVAL=0" ;;
+	u) wenv="DTRACE_KAGG=0" ;;
+	esac
+}
+
+# Flat out: self->i set at each hit and read by the next clause; every
+# thousandth hit prints p I; each interval prints n (its count) and m
+# (its largest I); END prints the last.  Checked by order: a p I before
+# an interval has I <= its m, and after the interval before it.
+cat >f.d <<'EOF'
+tr$target:::tick { self->i = arg2 + 1; }
+tr$target:::tick /self->i && self->i % 1000 == 0/ { printf("p %d\n", self->i - 1); }
+tr$target:::tick /self->i/ { @n = count(); @m = max(self->i - 1); self->i = 0; }
+tick-100ms { printa("n %@d\n", @n); printa("m %@d\n", @m); clear(@n); trunc(@m); }
+END { printa("n %@d\n", @n); printa("m %@d\n", @m); }
+EOF
+for w in i h u; do
+	way $w
+	rm -f outf$w.txt
+	env $wenv timeout -s KILL 120 "$DTRACE" -v -q -o outf$w.txt \
+		-x bufsize=16m -s f.d \
+		-c "./trprog 'spin 1' 'sleep 1000' stop" >progf$w.txt \
+		2>errf$w.txt &
+	eval "fpid$w=\$!"
+done
+for w in i h u; do
+	eval "wait \"\$fpid$w\""
+	expect_eq "flat out ($w): status" 0 "$?"
+	[ -f outf$w.txt ] || : >outf$w.txt
+	# (the ring's drops, dtrace starved on a loaded machine: said,
+	# not checked; the kernel's aggregation drops are failures)
+	expect_eq "flat out ($w): no aggregation drops" "" \
+		"$(grep 'aggregation drop' errf$w.txt)"
+	if grep -i drop errf$w.txt | grep -qv aggregation; then
+		echo "flat out ($w): drops, not checked:" \
+			"$(grep -i drop errf$w.txt | head -1)" >&2
+		continue
+	fi
+	expect_eq "flat out ($w): each hit once" \
+		"$(awk '/^spun / { print $3 }' progf$w.txt)" \
+		"$(awk '/^n / { s += $2 } END { print s + 0 }' outf$w.txt)"
+	expect_eq "flat out ($w): each printf() in its interval" "" \
+		"$(awk -v lm=-1 '
+		/^p / { if ($2 <= lm) print "p " $2 " after m " lm;
+			p[++np] = $2; next }
+		/^m / { for (i = 1; i <= np; i++) if (p[i] > $2)
+				print "p " p[i] " before m " $2;
+			np = 0; lm = $2 }
+		END { if (np) print np " p after the last m" }' outf$w.txt)"
+	expect_eq "flat out ($w): the printf()s" \
+		"$(awk '/^spun / { print int($3 / 1000) }' progf$w.txt)" \
+		"$(grep -c '^p ' outf$w.txt)"
+done
+expect_eq "flat out: -v says the intervals" "1 0 0" \
+	"$(ivline errfi.txt) $(ivline errfh.txt) $(ivline errfu.txt)"
+expect_eq "flat out: the records read with intervals, the printf()s'" \
+	"$(grep -c '^p ' outfi.txt)" "$(records errfi.txt)"
+expect_eq "flat out: folded at every firing but the first's few" 1 \
+	"$(($(folds errfi.txt | grep . || echo 0) >= 5))"
+echo "flat out: records read $(records errfi.txt) with intervals," \
+	"$(records errfh.txt) with the horizon, for" \
+	"$(awk '/^spun / { print $3 }' progfi.txt) hits" >&2
+
+# Three intervals of tick-1s keyed by a self-> value (keys 0 1 2; 0 1 2 3
+# 0 1; 0 1), each batch fired once the previous interval's lines are
+# out; tr:::done's exit() ends the run, decided in the kernel.
+cat >k.d <<'EOF'
+tr$target:::tick { self->k = arg0 % 4 + 1; }
+tr$target:::tick /self->k/ { @[self->k - 1] = count(); self->k = 0; }
+tick-1s { printa("%d %@d\n", @); clear(@); printf("--\n"); }
+tr$target:::done { exit(0); }
+EOF
+cat >expected.txt <<'EOF'
+0 1
+1 1
+2 1
+--
+2 1
+3 1
+0 2
+1 2
+--
+2 0
+3 0
+0 1
+1 1
+--
+EOF
+for w in i h u; do
+	way $w
+	rm -f outk$w.txt
+	env $wenv timeout -s KILL 120 "$DTRACE" -v -q -o outk$w.txt -s k.d \
+		-c "./trprog 'wait tick' 'tick 3' 'lines outk$w.txt 4' 'tick 6' \
+'lines outk$w.txt 9' 'tick 2' 'lines outk$w.txt 14' done 'sleep 3000'" \
+		>progk$w.txt 2>errk$w.txt &
+	eval "kpid$w=\$!"
+done
+for w in i h u; do
+	eval "wait \"\$kpid$w\""
+	expect_eq "tick-1s keyed by self-> ($w): status" 0 "$?"
+	[ -f outk$w.txt ] || : >outk$w.txt
+	# (the blank line dtrace ends its output with: not the case's)
+	sed '/^$/d' outk$w.txt >outk$w.cut
+	expect_file_eq "tick-1s keyed by self-> ($w)" expected.txt outk$w.cut
+	expect_eq "tick-1s keyed by self-> ($w): the target" "" \
+		"$(grep timeout progk$w.txt)"
+done
+expect_eq "tick-1s keyed by self->: -v says the intervals" "1 0" \
+	"$(ivline errki.txt) $(ivline errkh.txt)"
+expect_eq "tick-1s keyed by self->: one record read, the exit's" 1 \
+	"$(records errki.txt)"
+expect_eq "tick-1s keyed by self->: folds" 3 "$(folds errki.txt)"
+
+# A probe named like the tick: trtk.so's trp_hello() fires
+# trtk:::tick-10s, which the bare tick-10s matches (no timer fires in
+# the run's few seconds).  Its site comes with the dlopen(), after three
+# hits set self->n to 3 and counted in the kernel; from then on every
+# hit goes to user space (the horizon 0 for good) and the kernel's
+# self-> values move there first, read by the pair hits' sum().
+cat >trtk.d <<'EOF'
+provider trtk {
+	probe tick__10s(int);
+};
+EOF
+cat >trtk.c <<'EOF'
+#include "trtk.h"
+int trp_hello(int n)
+{
+	TRTK_TICK_10S(n);
+	return n;
+}
+EOF
+if [ -n "${TRACE_PROGS:-}" ]; then
+	# (check-kmod's guest, which has no compiler)
+	echo "a probe named like the tick: not run, trtk.so not built" \
+		"(TRACE_PROGS: no compiler)" >&2
+	finish
+fi
+if ! { "$DTRACE" -h -s trtk.d -o trtk.h &&
+	$CC -O2 -fPIC -I. -c trtk.c -o trtk.o &&
+	"$DTRACE" -G -s trtk.d trtk.o -o trtk-probes.o &&
+	$CC -shared -o trtk.so trtk.o trtk-probes.o; }; then
+	fail "cannot build trtk.so"
+	finish
+fi
+cat >s.d <<'EOF'
+tr$target:::tick { self->n = arg0 + 1; @c = count(); }
+tr$target:::pair { @p = sum(self->n); }
+tick-10s { printa("c %@d\n", @c); clear(@c); }
+END { printa("p %@d\n", @p); }
+EOF
+printf 'c 3\np 48\n' >expected.txt
+for w in i h u; do
+	way $w
+	rm -f outs$w.txt
+	env $wenv timeout -s KILL 120 "$DTRACE" -v -q -o outs$w.txt -s s.d \
+		-c "./trprog 'wait tick' 'tick 3' 'open ./trtk.so' 'plug 1' \
+'lines outs$w.txt 1' pair" >progs$w.txt 2>errs$w.txt &
+	eval "spid$w=\$!"
+done
+for w in i h u; do
+	eval "wait \"\$spid$w\""
+	expect_eq "a probe named like the tick ($w): status" 0 "$?"
+	[ -f outs$w.txt ] || : >outs$w.txt
+	sed '/^$/d' outs$w.txt >outs$w.cut
+	expect_file_eq "a probe named like the tick ($w)" expected.txt \
+		outs$w.cut
+	expect_eq "a probe named like the tick ($w): the target" "" \
+		"$(grep -e timeout -e error progs$w.txt)"
+done
+expect_eq "a probe named like the tick: -v says the intervals" 1 \
+	"$(ivline errsi.txt)"
+expect_grep "a probe named like the tick: self-> moved" \
+	'^dtrace: self-> variables of 1 thread kept in user space moved from the kernel: 1 entry$' \
+	errsi.txt
+
+finish

@@ -58,6 +58,11 @@
 #		per-interval report: the kernel's clause cut at the horizon
 #		and folded in at each firing (kplan_exit.c's "printa() at
 #		tick-N"); before, a record a hit
+#  - tickself:	self's pair and tick-1s { printa(@); clear(@); }
+#		(bpftrace: interval:s:1 { print(@); clear(@); }), the
+#		database engineer's latency report: the kernel keeps self->
+#		and keys its counts by the hit's interval (kplan_exit.c's
+#		"Intervals"); before, a record a hit, run in user space
 #  - gsum:	enter { n += arg0; } tick-1s { printf("%d\n", n);
 #		n = 0; } (bpftrace: @n = sum(arg0), interval:s:1 {
 #		print(@n); clear(@n); }): tcpstat.d's global counter, a
@@ -152,6 +157,7 @@ d_of() {
 	keyhexit) echo "$e { @[arg0 & 15] = count(); } $e /arg0 == $((N - 1))/ { exit(0); }" ;;
 	selfcmp) echo "$e { self->s = copyinstr(arg1); } $l /self->s == \"beta\"/ { @ = count(); }" ;;
 	tickpa) echo "$e { @ = count(); } tick-1s { printa(@); clear(@); }" ;;
+	tickself) echo "$e { self->t = timestamp; } $l /self->t/ { @ = quantize(timestamp - self->t); self->t = 0; } tick-1s { printa(@); clear(@); }" ;;
 	gsum) printf '%s\n' "$e { n += arg0; } tick-1s { printf(\"%d\\n\", n); n = 0; }" ;;
 	selfkey) echo "$e { self->s = copyinstr(arg1); } $l { @[self->s] = count(); }" ;;
 	selfpair) echo "$e { self->s = copyinstr(arg1); self->t = self->s; } $l { @[self->s, self->t] = count(); }" ;;
@@ -178,6 +184,7 @@ bt_of() {
 	keyhexit) echo "$e { @[arg0 & 15] = count(); if (arg0 == $((N - 1))) { exit(); } }" ;;
 	selfcmp) echo "$e { @s[tid] = str(arg1); } $l { if (@s[tid] == \"beta\") { @ = count(); } }" ;;
 	tickpa) echo "$e { @ = count(); } interval:s:1 { print(@); clear(@); }" ;;
+	tickself) echo "$e { @t[tid] = nsecs; } $l /@t[tid]/ { @ = hist(nsecs - @t[tid]); delete(@t[tid]); } interval:s:1 { print(@); clear(@); }" ;;
 	gsum) echo "$e { @n = sum(arg0); } interval:s:1 { print(@n); clear(@n); }" ;;
 	selfkey) echo "$e { @s[tid] = str(arg1); } $l { @[@s[tid]] = count(); }" ;;
 	selfpair) echo "$e { @s[tid] = str(arg1); @t[tid] = str(arg1); } $l { @[@s[tid], @t[tid]] = count(); }" ;;
@@ -239,7 +246,7 @@ median() {
 		}'
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa gsum selfkey selfpair execkey execpred argself joined garr}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa tickself gsum selfkey selfpair execkey execpred argself joined garr}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

@@ -17,6 +17,9 @@
 #    interval that counts it and after the one before, so a record and
 #    the counts agree on the firing's side of each hit; with intervals,
 #    -v says so, and the records read are the printf()s' alone;
+#  - the same ended by exit() at a tick of another period (tick-500ms,
+#    its firings on the intervals' boundaries): the intervals from the
+#    exit's on are not counted, the sums are the hits before it;
 #  - three intervals of tick-1s keyed by a self-> value, each batch
 #    fired once the previous interval was printed, the run ended by an
 #    exit() the kernel decides at tr:::done: byte for byte the expected
@@ -57,6 +60,30 @@ way() {
 	esac
 }
 
+# three WHAT T D CMD [ARGS...]: dtrace -v -q -o outTW.txt ARGS -s D on
+# ./trprog CMD (its OUT: the way's output file) the three ways W at
+# once, each on its own process, its stderr in errTW.txt and trprog's
+# lines in progTW.txt; then each way's status 0, its output there
+three() {
+	th_what=$1 th_t=$2 th_d=$3 th_cmd=$4
+	shift 4
+	for w in i h u; do
+		way $w
+		rm -f out$th_t$w.txt # -o appends
+		th_kcmd=$(printf '%s\n' "$th_cmd" | sed "s/OUT/out$th_t$w.txt/g")
+		env $wenv timeout -s KILL 120 "$DTRACE" -v -q \
+			-o out$th_t$w.txt "$@" -s "$th_d" -c "./trprog $th_kcmd" \
+			>prog$th_t$w.txt 2>err$th_t$w.txt &
+		eval "th_pid$w=\$!"
+	done
+	for w in i h u; do
+		eval "wait \"\$th_pid$w\""
+		expect_eq "$th_what ($w): status" 0 "$?"
+		[ -f out$th_t$w.txt ] || : >out$th_t$w.txt
+		sed '/^$/d' out$th_t$w.txt >out$th_t$w.cut
+	done
+}
+
 # Flat out: self->i set at each hit and read by the next clause; every
 # thousandth hit prints p I; each interval prints n (its count) and m
 # (its largest I); END prints the last.  Checked by order: a p I before
@@ -68,19 +95,8 @@ tr$target:::tick /self->i/ { @n = count(); @m = max(self->i - 1); self->i = 0; }
 tick-100ms { printa("n %@d\n", @n); printa("m %@d\n", @m); clear(@n); trunc(@m); }
 END { printa("n %@d\n", @n); printa("m %@d\n", @m); }
 EOF
+three "flat out" f f.d "'spin 1' 'sleep 1000' stop" -x bufsize=16m
 for w in i h u; do
-	way $w
-	rm -f outf$w.txt
-	env $wenv timeout -s KILL 120 "$DTRACE" -v -q -o outf$w.txt \
-		-x bufsize=16m -s f.d \
-		-c "./trprog 'spin 1' 'sleep 1000' stop" >progf$w.txt \
-		2>errf$w.txt &
-	eval "fpid$w=\$!"
-done
-for w in i h u; do
-	eval "wait \"\$fpid$w\""
-	expect_eq "flat out ($w): status" 0 "$?"
-	[ -f outf$w.txt ] || : >outf$w.txt
 	# (the ring's drops, dtrace starved on a loaded machine: said,
 	# not checked; the kernel's aggregation drops are failures)
 	expect_eq "flat out ($w): no aggregation drops" "" \
@@ -115,6 +131,53 @@ echo "flat out: records read $(records errfi.txt) with intervals," \
 	"$(records errfh.txt) with the horizon, for" \
 	"$(awk '/^spun / { print $3 }' progfi.txt) hits" >&2
 
+# The same ended by a tick of another period, tick-500ms's second firing
+# (its firings on tick-100ms's boundaries): the kernel's intervals from
+# the exit's on are not the run's, as user space leaves the records
+# stamped after it (kplan_exit.c's "Intervals").  The intervals and
+# END's add up to the hits before the exit (the last m + 1), and no
+# printf() printed is past it.
+cat >fx.d <<'EOF'
+tr$target:::tick { self->i = arg2 + 1; }
+tr$target:::tick /self->i && self->i % 1000 == 0/ { printf("p %d\n", self->i - 1); }
+tr$target:::tick /self->i/ { @n = count(); @m = max(self->i - 1); self->i = 0; }
+tick-100ms { printa("n %@d\n", @n); printa("m %@d\n", @m); clear(@n); trunc(@m); }
+tick-500ms /++k == 2/ { exit(0); }
+END { printa("n %@d\n", @n); printa("m %@d\n", @m); }
+EOF
+three "flat out, exit() at a tick" x fx.d "'spin 1' 'sleep 1500' stop" \
+	-x bufsize=16m
+for w in i h u; do
+	expect_eq "flat out, exit() at a tick ($w): no aggregation drops" "" \
+		"$(grep 'aggregation drop' errx$w.txt)"
+	if grep -i drop errx$w.txt | grep -qv aggregation; then
+		echo "flat out, exit() at a tick ($w): drops, not checked:" \
+			"$(grep -i drop errx$w.txt | head -1)" >&2
+		continue
+	fi
+	expect_eq "flat out, exit() at a tick ($w): each hit before it once" \
+		"$(awk '/^m / { m = $2 } END { print m + 1 }' outx$w.txt)" \
+		"$(awk '/^n / { s += $2 } END { print s + 0 }' outx$w.txt)"
+	expect_eq "flat out, exit() at a tick ($w): each printf() in its interval" \
+		"" "$(awk -v lm=-1 '
+		/^p / { if ($2 <= lm) print "p " $2 " after m " lm;
+			p[++np] = $2; next }
+		/^m / { for (i = 1; i <= np; i++) if (p[i] > $2)
+				print "p " p[i] " before m " $2;
+			np = 0; lm = $2 }
+		END { if (np) print np " p after the last m" }' outx$w.txt)"
+	expect_eq "flat out, exit() at a tick ($w): the printf()s" \
+		"$(awk '/^m / { m = $2 } END { print int((m + 1) / 1000) }' \
+			outx$w.txt)" "$(grep -c '^p ' outx$w.txt)"
+done
+expect_eq "flat out, exit() at a tick: -v says the intervals" 1 \
+	"$(ivline errxi.txt)"
+# (the records read: the printf()s' and those after the exit, before
+# the kernel was told)
+expect_eq "flat out, exit() at a tick: the records read, the printf()s'" \
+	"$(grep -c '^p ' outxi.txt)" \
+	"$(($(records errxi.txt) - $(sed -n 's/^dtrace: BPF: \([0-9]*\) records* read after exit().*/\1/p' errxi.txt)))"
+
 # Three intervals of tick-1s keyed by a self-> value (keys 0 1 2; 0 1 2 3
 # 0 1; 0 1), each batch fired once the previous interval's lines are
 # out; tr:::done's exit() ends the run, decided in the kernel.
@@ -140,21 +203,10 @@ cat >expected.txt <<'EOF'
 1 1
 --
 EOF
+three "tick-1s keyed by self->" k k.d "'wait tick' 'tick 3' 'lines OUT 4' \
+'tick 6' 'lines OUT 9' 'tick 2' 'lines OUT 14' done 'sleep 3000'"
 for w in i h u; do
-	way $w
-	rm -f outk$w.txt
-	env $wenv timeout -s KILL 120 "$DTRACE" -v -q -o outk$w.txt -s k.d \
-		-c "./trprog 'wait tick' 'tick 3' 'lines outk$w.txt 4' 'tick 6' \
-'lines outk$w.txt 9' 'tick 2' 'lines outk$w.txt 14' done 'sleep 3000'" \
-		>progk$w.txt 2>errk$w.txt &
-	eval "kpid$w=\$!"
-done
-for w in i h u; do
-	eval "wait \"\$kpid$w\""
-	expect_eq "tick-1s keyed by self-> ($w): status" 0 "$?"
-	[ -f outk$w.txt ] || : >outk$w.txt
-	# (the blank line dtrace ends its output with: not the case's)
-	sed '/^$/d' outk$w.txt >outk$w.cut
+	# (outkW.cut: the blank line dtrace ends its output with left out)
 	expect_file_eq "tick-1s keyed by self-> ($w)" expected.txt outk$w.cut
 	expect_eq "tick-1s keyed by self-> ($w): the target" "" \
 		"$(grep timeout progk$w.txt)"
@@ -204,19 +256,9 @@ tick-10s { printa("c %@d\n", @c); clear(@c); }
 END { printa("p %@d\n", @p); }
 EOF
 printf 'c 3\np 48\n' >expected.txt
+three "a probe named like the tick" s s.d "'wait tick' 'tick 3' \
+'open ./trtk.so' 'plug 1' 'lines OUT 1' pair"
 for w in i h u; do
-	way $w
-	rm -f outs$w.txt
-	env $wenv timeout -s KILL 120 "$DTRACE" -v -q -o outs$w.txt -s s.d \
-		-c "./trprog 'wait tick' 'tick 3' 'open ./trtk.so' 'plug 1' \
-'lines outs$w.txt 1' pair" >progs$w.txt 2>errs$w.txt &
-	eval "spid$w=\$!"
-done
-for w in i h u; do
-	eval "wait \"\$spid$w\""
-	expect_eq "a probe named like the tick ($w): status" 0 "$?"
-	[ -f outs$w.txt ] || : >outs$w.txt
-	sed '/^$/d' outs$w.txt >outs$w.cut
 	expect_file_eq "a probe named like the tick ($w)" expected.txt \
 		outs$w.cut
 	expect_eq "a probe named like the tick ($w): the target" "" \

@@ -1536,6 +1536,13 @@ uint64_t bpf_ival(struct consumer *c, uint64_t *base)
 	return 0;
 }
 
+void bpf_ival_exit(struct consumer *c, uint64_t at)
+{
+	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
+	    c->bpf)
+		bpf_kagg_ival_exit(c->bpf->kagg, at);
+}
+
 void bpf_tls_move_all(struct consumer *c)
 {
 	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&

@@ -79,6 +79,9 @@ struct bpf_kagg {
 	 * (cgen.c), 0 for none; at a fold, the firing's interval + 1,
 	 * those before it folded (0: every one) */
 	uint64_t ival_per, ival_base, ival_lim1;
+	/* a tick's exit() at interval x: x + 1, the last merge taking the
+	 * intervals before x alone; 0: every one */
+	uint64_t ival_end1;
 	unsigned kkeys;	   /* the keys in kaggs's key (struct cgen_maps') */
 	bool fold_bad;	   /* said: a barrier or delete failed */
 	unsigned act_lost; /* bpf_kagg_exit_lost()'s calls in a row */

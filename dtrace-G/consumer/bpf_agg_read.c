@@ -255,6 +255,9 @@ static void fold_skeys(struct consumer *c, struct bpf_kagg *k, int fd,
 	while (bpf_map_get_next_key(fd, sprev, &snext) == 0) {
 		sk = snext;
 		sprev = del ? NULL : &sk;
+		if (!del && k->ival_end1 &&
+		    !ival_before(&sk.k, (uint32_t)(k->ival_end1 - 1)))
+			continue; /* past a tick's exit() */
 		memcpy(str, sk.s, slen);
 		str[slen] = '\0';
 		if (bpf_map_lookup_elem(fd, &sk, v) == 0)
@@ -303,6 +306,9 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 	       bpf_map_get_next_key(k->aggs_fd, prev, &next) == 0) {
 		key = next;
 		prev = kdel ? NULL : &key;
+		if (!del && k->ival_end1 &&
+		    !ival_before(&key, (uint32_t)(k->ival_end1 - 1)))
+			continue; /* past a tick's exit() */
 		if (bpf_map_lookup_elem(k->aggs_fd, &key, v) == 0)
 			d_kplan_merge(k->kp, &key, v, (unsigned)k->ncpus,
 				      probe_by_id, c, NULL);
@@ -369,6 +375,18 @@ void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k, uint64_t at)
 	kagg_fold(c, k, true);
 	k->ival_lim1 = 0;
 	k->folds++;
+}
+
+/*
+ * A tick firing at at (on an interval's boundary: kprov_start()) ran
+ * exit(): the hits from at on are after it, as user space leaves their
+ * records, so the last merge leaves the intervals from at's on
+ * (kplan_exit.c's "Intervals").  The first exit alone.
+ */
+void bpf_kagg_ival_exit(struct bpf_kagg *k, uint64_t at)
+{
+	if (k && k->ival_per && !k->ival_end1 && at >= k->ival_base)
+		k->ival_end1 = (at - k->ival_base) / k->ival_per + 1;
 }
 
 uint64_t bpf_kagg_ival(const struct bpf_kagg *k, uint64_t *base)

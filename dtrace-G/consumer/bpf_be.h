@@ -225,6 +225,10 @@ void bpf_fold(struct consumer *c, uint64_t at);
  * (*base), or 0: no intervals (kplan_exit.c's "Intervals") */
 uint64_t bpf_ival(struct consumer *c, uint64_t *base);
 uint64_t bpf_kagg_ival(const struct bpf_kagg *k, uint64_t *base);
+/* a tick firing at at ran exit(): the intervals from its on are not
+ * the run's (bpf_kagg_merge() leaves them) */
+void bpf_ival_exit(struct consumer *c, uint64_t at);
+void bpf_kagg_ival_exit(struct bpf_kagg *k, uint64_t at);
 /* every thread's self-> variables to user space, where every hit now
  * goes (kprov.c's kprov_horizon_off() beside intervals) */
 void bpf_tls_move_all(struct consumer *c);

@@ -561,6 +561,9 @@ struct consumer {
 	 * those of them stamped after that time (-v: kplan_exit.c's "The
 	 * flood") */
 	uint64_t xact_at, xrecs, xlate;
+	/* the tick-N firing whose clauses are running (kprov_hit()), its
+	 * time, else 0 */
+	uint64_t tick_at;
 	bool stopped; /* teardown: the backends stopped, their rings finite */
 	int status;
 	bool enable_failed; /* a probe could not be enabled */

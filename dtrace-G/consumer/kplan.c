@@ -1308,7 +1308,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		}
 		k->kexit = k->xcl[ci] = true; /* decided at the hit */
 	}
-	kp_ival_decide(k, flags, ticks, hz_cut); /* kplan_exit.c */
+	kp_ival_decide(k, flags, hz_cut); /* kplan_exit.c */
 	if (k->kexit) {
 		/* the exit clauses run in user space, from the winner's
 		 * record; every other clause is decided as any is, the

@@ -310,12 +310,14 @@
  * report of all, `start { self->t = timestamp; } done /self->t/ { @ =
  * quantize(timestamp - self->t); self->t = 0; } tick-1s { printa(@);
  * clear(@); }`, ran every hit as a record (622,172 records read and
- * 217,828 dropped for 400,000 pairs on the 2-vCPU VM).  Where the
- * horizon is only the folds' (no tick-N clause calls exit(), none reads
- * a global the kernel counts, no global is counted at all), the tick-N
- * probes that fold are of one period P (kprov.c's kprov_fold_period()),
- * nothing speculates, the run is not the in-process activation's, and
- * the program keeps a self-> variable (D_KPLAN_IVAL; DTRACE_KAGG_IVAL=1
+ * 217,828 dropped for 400,000 pairs on the 2-vCPU VM), and so did the
+ * one-liner that times for ten seconds, `... tick-10s { exit(0); }`.
+ * Where no tick-N clause reads a global the kernel counts and no global
+ * is counted at all, the tick-N probes that may exit() or fold have
+ * periods that are multiples of the shortest, P (kprov.c's
+ * kprov_fold_period(): their firings all on P's boundaries), nothing
+ * speculates, the run is not the in-process activation's, and the
+ * program keeps a self-> variable (D_KPLAN_IVAL; DTRACE_KAGG_IVAL=1
  * even without one, =0 never: bpf_agg_cgen.c), the kernel keys its
  * counts by interval instead (kp_ival_decide(): k->ival, no horizon):
  *  - The key.  Every aggregation entry's key begins with struct
@@ -325,8 +327,8 @@
  *    cgen_agg.c); B is read before any program is loaded, an
  *    immediate, so t >= B and BPF's unsigned division is exact.
  *    Statements without keys are in kaggs too (no kflat slot: it has no
- *    key).  The ticks of period P fire at B + k * P (kprov_start(): the
- *    first such time after the start), stamped so.
+ *    key).  Those ticks fire at B + k * their period (kprov_start():
+ *    the first such time after the start), stamped so.
  *  - The fold at firing k (due D = B + k * P), after the barrier as
  *    before (every hit stamped before D has ended), takes the entries
  *    whose interval is before k (serial order of the 32 bits: the live
@@ -340,6 +342,16 @@
  *    firings read at once fold in turn, each its own intervals.  The
  *    end (the last merge, before END) takes every interval, as a run
  *    that stops before reading a due firing runs the records past it.
+ *  - exit() at a tick firing k (its time on a boundary): user space runs
+ *    no record stamped after it, and the last merge leaves the
+ *    intervals from k's on (bpf_agg_read.c's bpf_kagg_ival_exit(),
+ *    told by kprov.c's kprov_exited() with the firing's time, which
+ *    kprov_hit() keeps while the tick's clauses run): a hit is counted
+ *    exactly when it is before the exit, in the kernel as in user
+ *    space.  cgact then stops every program, as after any exit user
+ *    space ran ("The flood"); the hits between the firing and that
+ *    write count in intervals nobody merges.  An exit() elsewhere
+ *    (BEGIN's, END's, one the kernel decided) cuts as before.
  *  - No horizon, no lease: nothing moves a cut, and the clock is read
  *    at every hit of a plan that aggregates (a timing script reads it
  *    anyway).  cghzn stays UINT64_MAX, tested as before, for the one
@@ -354,8 +366,8 @@
  *    not move: kplan_vars.c).
  * Cost: a clock read and a division per hit of a plan that aggregates,
  * entries per live interval (two or three a key), and a key listing per
- * fold.  exit() at a tick, globals counted, several periods and
- * speculations keep the horizon.  tests/run-kagg-ival.sh.
+ * fold.  Globals counted, periods that are not multiples of the
+ * shortest, and speculations keep the horizon.  tests/run-kagg-ival.sh.
  *
  * exit() at a traced probe.  DTrace (illumos dtrace_probe()) checks,
  * for each ECB a firing runs, that the run is ACTIVE and does nothing
@@ -632,26 +644,13 @@ bool d_kplan_ival(const struct d_kplan *k)
 	return k->ival;
 }
 
-/* Does a statement of v[0..n) call exit()? */
-static bool stmts_exit(const struct stmt *v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (v[i].kind == S_EXIT ||
-		    (v[i].kind == S_IF && (stmts_exit(v[i].body, v[i].nbody) ||
-					   stmts_exit(v[i].els, v[i].nels))))
-			return true;
-	return false;
-}
-
 /*
- * The horizon made intervals (kplan_exit.c's "Intervals"), after
- * d_kplan_new()'s loop set k->horizon: only where tick-N clauses fold
- * and none exits (cut, set by the loop: a global counted read there),
- * no global is counted, and the program keeps a self-> variable (or
- * D_KPLAN_IVAL_ALL).
+ * The horizon made intervals ("Intervals"), after d_kplan_new()'s loop
+ * set k->horizon: not where a tick-N clause reads a global the kernel
+ * counts (cut, set by the loop) or any global is counted, and only
+ * where the program keeps a self-> variable (or D_KPLAN_IVAL_ALL).
  */
-void kp_ival_decide(struct d_kplan *k, unsigned flags, const bool *ticks,
-		    bool cut)
+void kp_ival_decide(struct d_kplan *k, unsigned flags, bool cut)
 {
 	const struct d_prog *p = k->prog;
 	bool self = (flags & D_KPLAN_IVAL_ALL) != 0;
@@ -659,10 +658,6 @@ void kp_ival_decide(struct d_kplan *k, unsigned flags, const bool *ticks,
 	if (!k->horizon || !(flags & D_KPLAN_IVAL) || !k->vars || cut ||
 	    k->gcnt)
 		return;
-	for (unsigned ci = 0; ci < p->nclauses; ci++)
-		if (ticks && ticks[ci] &&
-		    stmts_exit(p->clauses[ci].stmts, p->clauses[ci].nstmts))
-			return;
 	for (unsigned v = 0; v < p->nvars; v++)
 		self |= p->vars[v].scope == SC_SELF ||
 			p->vars[v].scope == SC_SELFASSOC;

@@ -608,15 +608,18 @@ static bool *tick_clauses(const struct consumer *c)
 }
 
 /*
- * The one period of the tick-N probes with a clause that may exit() or
- * fold, or 0 where there are none or several (bpf_agg_cgen.c's
- * question: kplan_exit.c's "Intervals").
+ * The interval of the tick-N probes with a clause that may exit() or
+ * fold: the shortest of their periods, where every other is a multiple
+ * of it (their firings all fall on its boundaries), else 0, as where
+ * there are none (bpf_agg_cgen.c's question: kplan_exit.c's
+ * "Intervals").
  */
 uint64_t kprov_fold_period(const struct consumer *c)
 {
 	const struct kprov *kp = c->kp;
 	uint64_t per = 0;
 	bool *tk = tick_clauses(c);
+	bool many = false;
 
 	/* (asked before the ticks' timers are made: kprov_arm()) */
 	for (size_t i = 0; kp && i < kp->n; i++) {
@@ -627,13 +630,22 @@ uint64_t kprov_fold_period(const struct consumer *c)
 			continue;
 		for (unsigned j = 0; j < p->nclauses; j++)
 			ex |= d_kplan_exits(c->prog, tk, p->clauses[j]);
-		if (!ex)
+		if (!ex || !p->n.period)
 			continue;
-		if (per && per != p->n.period) {
+		many |= per && per != p->n.period;
+		if (!per || p->n.period < per)
+			per = p->n.period;
+	}
+	for (size_t i = 0; many && kp && i < kp->n; i++) {
+		const struct kprobe *p = kp->probes[i];
+		bool ex = false;
+
+		if (p->n.kind != KP_TICK)
+			continue;
+		for (unsigned j = 0; j < p->nclauses; j++)
+			ex |= d_kplan_exits(c->prog, tk, p->clauses[j]);
+		if (ex && p->n.period % per)
 			per = 0;
-			break;
-		}
-		per = p->n.period;
 	}
 	free(tk);
 	return per;
@@ -707,9 +719,10 @@ void kprov_start(struct consumer *c)
 
 		t->t0 = now_ns(CLOCK_MONOTONIC);
 		t->k = 0;
-		if (kp->ival_per && t->exits && per == kp->ival_per) {
-			/* firing k at base + k * per, the first after now:
-			 * a hit's interval is (t - base) / per (cgen.c) */
+		if (kp->ival_per && t->exits && per % kp->ival_per == 0) {
+			/* firing k at base + k * per, the first after now,
+			 * on an interval's boundary: a hit's interval is
+			 * (t - base) / ival_per (cgen.c) */
 			t->k = (t->t0 - kp->ival_base) / per;
 			t->t0 = kp->ival_base;
 		}
@@ -848,6 +861,10 @@ void kprov_hzfree(struct consumer *c)
 void kprov_exited(struct consumer *c)
 {
 #ifdef HAVE_BPF
+	/* a tick's: the kernel's intervals from its firing on are not
+	 * counted (kplan_exit.c's "Intervals") */
+	if (c->tick_at)
+		bpf_ival_exit(c, c->tick_at);
 	bpf_exited(c);
 #else
 	(void)c;
@@ -1190,9 +1207,13 @@ void kprov_hit(struct consumer *c, const struct hit *h)
 	if (r.flags & UBPF_RF_USTACK) /* as a USDT record's (bpf.c) */
 		rec_ustack(h->raw, r.len, off, &c->ucap);
 run:
+	/* a tick's firing time, where its exit() cuts the intervals
+	 * (kplan_exit.c's "Intervals": kprov_exited()) */
+	c->tick_at = kp_has_prog(p) ? 0 : r.time;
 	if (r.flags & UBPF_RF_KAGG) /* the kernel ran the others */
 		hit_run_kagg(c, &p->dp, p->clauses, p->epids, p->nclauses,
 			     p->uclauses, p->uepids, p->nuclauses, &f);
 	else
 		hit_run(c, &p->dp, p->clauses, p->epids, p->nclauses, &f);
+	c->tick_at = 0;
 }

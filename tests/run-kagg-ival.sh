@@ -95,32 +95,45 @@ tr$target:::tick /self->i/ { @n = count(); @m = max(self->i - 1); self->i = 0; }
 tick-100ms { printa("n %@d\n", @n); printa("m %@d\n", @m); clear(@n); trunc(@m); }
 END { printa("n %@d\n", @n); printa("m %@d\n", @m); }
 EOF
+# flat_checks WHAT T HITS: the three ways' outTW.txt: no aggregation
+# drops (the ring's, dtrace starved on a loaded machine: said, not
+# checked), the n lines adding up to the hits (HITS spun: trprog's count;
+# m: the last m + 1, a run ended by an exit), each p I between the
+# interval before its hit and its own, and one p a thousand hits
+flat_checks() {
+	fc_what=$1 fc_t=$2 fc_h=$3
+	for w in i h u; do
+		expect_eq "$fc_what ($w): no aggregation drops" "" \
+			"$(grep 'aggregation drop' err$fc_t$w.txt)"
+		if grep -i drop err$fc_t$w.txt | grep -qv aggregation; then
+			echo "$fc_what ($w): drops, not checked:" \
+				"$(grep -i drop err$fc_t$w.txt | head -1)" >&2
+			continue
+		fi
+		if [ "$fc_h" = spun ]; then
+			fc_hits=$(awk '/^spun / { print $3 }' prog$fc_t$w.txt)
+		else
+			fc_hits=$(awk '/^m / { m = $2 } END { print m + 1 }' \
+				out$fc_t$w.txt)
+		fi
+		expect_eq "$fc_what ($w): each hit once" "$fc_hits" \
+			"$(awk '/^n / { s += $2 } END { print s + 0 }' \
+				out$fc_t$w.txt)"
+		expect_eq "$fc_what ($w): each printf() in its interval" "" \
+			"$(awk -v lm=-1 '
+			/^p / { if ($2 <= lm) print "p " $2 " after m " lm;
+				p[++np] = $2; next }
+			/^m / { for (i = 1; i <= np; i++) if (p[i] > $2)
+					print "p " p[i] " before m " $2;
+				np = 0; lm = $2 }
+			END { if (np) print np " p after the last m" }' \
+				out$fc_t$w.txt)"
+		expect_eq "$fc_what ($w): the printf()s" \
+			"$((${fc_hits:-0} / 1000))" "$(grep -c '^p ' out$fc_t$w.txt)"
+	done
+}
 three "flat out" f f.d "'spin 1' 'sleep 1000' stop" -x bufsize=16m
-for w in i h u; do
-	# (the ring's drops, dtrace starved on a loaded machine: said,
-	# not checked; the kernel's aggregation drops are failures)
-	expect_eq "flat out ($w): no aggregation drops" "" \
-		"$(grep 'aggregation drop' errf$w.txt)"
-	if grep -i drop errf$w.txt | grep -qv aggregation; then
-		echo "flat out ($w): drops, not checked:" \
-			"$(grep -i drop errf$w.txt | head -1)" >&2
-		continue
-	fi
-	expect_eq "flat out ($w): each hit once" \
-		"$(awk '/^spun / { print $3 }' progf$w.txt)" \
-		"$(awk '/^n / { s += $2 } END { print s + 0 }' outf$w.txt)"
-	expect_eq "flat out ($w): each printf() in its interval" "" \
-		"$(awk -v lm=-1 '
-		/^p / { if ($2 <= lm) print "p " $2 " after m " lm;
-			p[++np] = $2; next }
-		/^m / { for (i = 1; i <= np; i++) if (p[i] > $2)
-				print "p " p[i] " before m " $2;
-			np = 0; lm = $2 }
-		END { if (np) print np " p after the last m" }' outf$w.txt)"
-	expect_eq "flat out ($w): the printf()s" \
-		"$(awk '/^spun / { print int($3 / 1000) }' progf$w.txt)" \
-		"$(grep -c '^p ' outf$w.txt)"
-done
+flat_checks "flat out" f spun
 expect_eq "flat out: -v says the intervals" "1 0 0" \
 	"$(ivline errfi.txt) $(ivline errfh.txt) $(ivline errfu.txt)"
 expect_eq "flat out: the records read with intervals, the printf()s'" \
@@ -147,29 +160,7 @@ END { printa("n %@d\n", @n); printa("m %@d\n", @m); }
 EOF
 three "flat out, exit() at a tick" x fx.d "'spin 1' 'sleep 1500' stop" \
 	-x bufsize=16m
-for w in i h u; do
-	expect_eq "flat out, exit() at a tick ($w): no aggregation drops" "" \
-		"$(grep 'aggregation drop' errx$w.txt)"
-	if grep -i drop errx$w.txt | grep -qv aggregation; then
-		echo "flat out, exit() at a tick ($w): drops, not checked:" \
-			"$(grep -i drop errx$w.txt | head -1)" >&2
-		continue
-	fi
-	expect_eq "flat out, exit() at a tick ($w): each hit before it once" \
-		"$(awk '/^m / { m = $2 } END { print m + 1 }' outx$w.txt)" \
-		"$(awk '/^n / { s += $2 } END { print s + 0 }' outx$w.txt)"
-	expect_eq "flat out, exit() at a tick ($w): each printf() in its interval" \
-		"" "$(awk -v lm=-1 '
-		/^p / { if ($2 <= lm) print "p " $2 " after m " lm;
-			p[++np] = $2; next }
-		/^m / { for (i = 1; i <= np; i++) if (p[i] > $2)
-				print "p " p[i] " before m " $2;
-			np = 0; lm = $2 }
-		END { if (np) print np " p after the last m" }' outx$w.txt)"
-	expect_eq "flat out, exit() at a tick ($w): the printf()s" \
-		"$(awk '/^m / { m = $2 } END { print int((m + 1) / 1000) }' \
-			outx$w.txt)" "$(grep -c '^p ' outx$w.txt)"
-done
+flat_checks "flat out, exit() at a tick" x m
 expect_eq "flat out, exit() at a tick: -v says the intervals" 1 \
 	"$(ivline errxi.txt)"
 # (the records read: the printf()s' and those after the exit, before

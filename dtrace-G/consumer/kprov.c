@@ -617,36 +617,29 @@ static bool *tick_clauses(const struct consumer *c)
 uint64_t kprov_fold_period(const struct consumer *c)
 {
 	const struct kprov *kp = c->kp;
-	uint64_t per = 0;
+	uint64_t per = 0, *ps = NULL;
 	bool *tk = tick_clauses(c);
-	bool many = false;
+	size_t n = 0;
 
 	/* (asked before the ticks' timers are made: kprov_arm()) */
 	for (size_t i = 0; kp && i < kp->n; i++) {
 		const struct kprobe *p = kp->probes[i];
 		bool ex = false;
 
-		if (p->n.kind != KP_TICK)
+		if (p->n.kind != KP_TICK || !p->n.period)
 			continue;
 		for (unsigned j = 0; j < p->nclauses; j++)
 			ex |= d_kplan_exits(c->prog, tk, p->clauses[j]);
-		if (!ex || !p->n.period)
+		if (!ex)
 			continue;
-		many |= per && per != p->n.period;
+		PUSH(ps, n, p->n.period);
 		if (!per || p->n.period < per)
 			per = p->n.period;
 	}
-	for (size_t i = 0; many && kp && i < kp->n; i++) {
-		const struct kprobe *p = kp->probes[i];
-		bool ex = false;
-
-		if (p->n.kind != KP_TICK)
-			continue;
-		for (unsigned j = 0; j < p->nclauses; j++)
-			ex |= d_kplan_exits(c->prog, tk, p->clauses[j]);
-		if (ex && p->n.period % per)
+	for (size_t i = 0; i < n; i++)
+		if (ps[i] % per)
 			per = 0;
-	}
+	free(ps);
 	free(tk);
 	return per;
 }

@@ -24,6 +24,9 @@
 #    fired once the previous interval was printed, the run ended by an
 #    exit() the kernel decides at tr:::done: byte for byte the expected
 #    lines, one record read (the exit's);
+#  - globals counted beside self-> (n++, s += self->k), printed and reset
+#    at each of three tick-1s firings: their sums keyed by interval,
+#    folded into the globals at the firing;
 #  - a probe named like the tick (a library's trtk:::tick-10s, dlopen()ed
 #    while traced): every hit goes to user space from then on, and the
 #    self-> value the kernel kept moves there first: the library's
@@ -207,6 +210,30 @@ expect_eq "tick-1s keyed by self->: -v says the intervals" "1 0" \
 expect_eq "tick-1s keyed by self->: one record read, the exit's" 1 \
 	"$(records errki.txt)"
 expect_eq "tick-1s keyed by self->: folds" 3 "$(folds errki.txt)"
+
+# Globals counted beside self-> (kplan_gcnt.c): n++ and s += self->k at
+# the probe, each a sum() keyed by interval, folded into the global at
+# each tick-1s firing before the clause that prints and resets them:
+# batches of 3, 6 and 2 hits (keys 1..3, 1..6, 1..2).
+cat >g.d <<'EOF'
+tr$target:::tick { self->k = arg0 + 1; n++; }
+tr$target:::tick /self->k/ { s += self->k; self->k = 0; }
+tick-1s { printf("%d %d\n", n, s); n = 0; s = 0; }
+tr$target:::done { exit(0); }
+EOF
+printf '3 6\n6 21\n2 3\n' >expected.txt
+three "globals counted beside self->" g g.d "'wait tick' 'tick 3' \
+'lines OUT 1' 'tick 6' 'lines OUT 2' 'tick 2' 'lines OUT 3' done 'sleep 3000'"
+for w in i h u; do
+	expect_file_eq "globals counted beside self-> ($w)" expected.txt \
+		outg$w.cut
+done
+expect_eq "globals counted beside self->: -v says the intervals" 1 \
+	"$(ivline errgi.txt)"
+expect_grep "globals counted beside self->: -v names them" \
+	'^dtrace: 2 globals counted in the kernel: n, s$' errgi.txt
+expect_eq "globals counted beside self->: one record read, the exit's" 1 \
+	"$(records errgi.txt)"
 
 # A probe named like the tick: trtk.so's trp_hello() fires
 # trtk:::tick-10s, which the bare tick-10s matches (no timer fires in

@@ -1209,7 +1209,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 {
 	struct d_kplan *k = xcalloc(1, sizeof(*k));
 	unsigned ci, i, nv = p->nvars ? p->nvars : 1;
-	bool *xuser = NULL, hz_cut = false;
+	bool *xuser = NULL;
 
 	k->prog = p;
 	k->ok = xcalloc(p->nclauses ? p->nclauses : 1, sizeof(*k->ok));
@@ -1281,7 +1281,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		/* a tick-N clause reading a global the kernel counts: cut
 		 * at the horizon, folded there (d_kplan_folds()) */
 		if (tick && kp_gcnt_tick(k, ticks, ci))
-			k->horizon = hz_cut = true;
+			k->horizon = true;
 		if (kp_dtrace_only(c) ||
 		    !stmts_stop(c->stmts, c->nstmts, KP_ST_NONE | rs))
 			continue;
@@ -1308,7 +1308,7 @@ struct d_kplan *d_kplan_new(struct d_prog *p, unsigned flags, const bool *user,
 		}
 		k->kexit = k->xcl[ci] = true; /* decided at the hit */
 	}
-	kp_ival_decide(k, flags, hz_cut); /* kplan_exit.c */
+	kp_ival_decide(k, flags); /* kplan_exit.c */
 	if (k->kexit) {
 		/* the exit clauses run in user space, from the winner's
 		 * record; every other clause is decided as any is, the

@@ -81,12 +81,12 @@ bool d_kplan_horizon(const struct d_kplan *k);
  * aggregations by their interval instead (kplan_exit.c's "Intervals"):
  * the tick-N probes with a clause that may exit() or read or reset
  * aggregations have periods that are multiples of the shortest, no
- * clause speculates, and the run is not the in-process activation's.  The
- * kernel then keeps self-> variables beside the report where the program has
- * one, or always with D_KPLAN_IVAL_ALL (DTRACE_KAGG_IVAL=1, for tests), and no
- * global counted (kplan_gcnt.c) is beside it; d_kplan_ival() says so,
- * and d_kplan_horizon() is then true too (the maps of the horizon, its
- * barrier and the activity are made as for one).
+ * clause speculates, and the run is not the in-process activation's.
+ * The kernel then keeps self-> variables beside the report where the
+ * program has one, or always with D_KPLAN_IVAL_ALL (DTRACE_KAGG_IVAL=1,
+ * for tests); d_kplan_ival() says so, and d_kplan_horizon() is then
+ * true too (the maps of the horizon, its barrier and the activity are
+ * made as for one).
  */
 #define D_KPLAN_IVAL 0x20
 #define D_KPLAN_IVAL_ALL 0x40

@@ -312,8 +312,9 @@
  * clear(@); }`, ran every hit as a record (622,172 records read and
  * 217,828 dropped for 400,000 pairs on the 2-vCPU VM), and so did the
  * one-liner that times for ten seconds, `... tick-10s { exit(0); }`.
- * Where no tick-N clause reads a global the kernel counts and no global
- * is counted at all, the tick-N probes that may exit() or fold have
+ * Where the tick-N probes that may exit() or fold (or read a global
+ * the kernel counts, kplan_gcnt.c, a sum() keyed by interval as any,
+ * folded into the global at the firing) have
  * periods that are multiples of the shortest, P (kprov.c's
  * kprov_fold_period(): their firings all on P's boundaries), nothing
  * speculates, the run is not the in-process activation's, and the
@@ -366,8 +367,8 @@
  *    not move: kplan_vars.c).
  * Cost: a clock read and a division per hit of a plan that aggregates,
  * entries per live interval (two or three a key), and a key listing per
- * fold.  Globals counted, periods that are not multiples of the
- * shortest, and speculations keep the horizon.  tests/run-kagg-ival.sh.
+ * fold.  Periods that are not multiples of the shortest, and
+ * speculations, keep the horizon.  tests/run-kagg-ival.sh.
  *
  * exit() at a traced probe.  DTrace (illumos dtrace_probe()) checks,
  * for each ECB a firing runs, that the run is ACTIVE and does nothing
@@ -646,17 +647,17 @@ bool d_kplan_ival(const struct d_kplan *k)
 
 /*
  * The horizon made intervals ("Intervals"), after d_kplan_new()'s loop
- * set k->horizon: not where a tick-N clause reads a global the kernel
- * counts (cut, set by the loop) or any global is counted, and only
- * where the program keeps a self-> variable (or D_KPLAN_IVAL_ALL).
+ * set k->horizon, where the program keeps a self-> variable (or
+ * D_KPLAN_IVAL_ALL).  A global the kernel counts (kplan_gcnt.c) is a
+ * sum() keyed by interval as any, folded into the global at a firing
+ * as before.
  */
-void kp_ival_decide(struct d_kplan *k, unsigned flags, bool cut)
+void kp_ival_decide(struct d_kplan *k, unsigned flags)
 {
 	const struct d_prog *p = k->prog;
 	bool self = (flags & D_KPLAN_IVAL_ALL) != 0;
 
-	if (!k->horizon || !(flags & D_KPLAN_IVAL) || !k->vars || cut ||
-	    k->gcnt)
+	if (!k->horizon || !(flags & D_KPLAN_IVAL) || !k->vars)
 		return;
 	for (unsigned v = 0; v < p->nvars; v++)
 		self |= p->vars[v].scope == SC_SELF ||

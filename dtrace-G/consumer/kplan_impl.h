@@ -410,7 +410,7 @@ int kp_spec_take_var(const struct stmt *st);
  * speculating clause the kernel's), the fault sites of speculate(),
  * commit() and discard() numbered after the others'? */
 /* kplan_exit.c: the horizon made intervals where flags allow */
-void kp_ival_decide(struct d_kplan *k, unsigned flags, bool cut);
+void kp_ival_decide(struct d_kplan *k, unsigned flags);
 bool kp_kspec_pre(struct d_kplan *k, const bool *traced);
 bool kp_kspec_post(struct d_kplan *k);
 /* progenyof() of a constant the kernel computes (UBPF_K_PROG): its pid */

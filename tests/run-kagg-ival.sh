@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: MIT
 #
 # run-kagg-ival.sh: the interval report beside self-> (kplan_exit.c's
-# "Intervals"): where the tick-N clauses that printa(), clear() or
-# trunc() are of one period, none exits and the program keeps a self->
-# variable, the kernel keys its aggregations by the hit's interval
+# "Intervals"): where the tick-N probes whose clauses printa(), clear(),
+# trunc() or exit() have periods that are multiples of the shortest and
+# the program keeps a self-> variable, the kernel keys its aggregations
+# by the hit's interval
 # instead of stopping at a horizon, so self-> stays the kernel's and no
 # hit goes to user space for the report; the fold at firing k takes the
-# intervals before k.  DTRACE_KAGG_IVAL=0 is the horizon's way (every
+# intervals before k, and after a tick's exit() the end leaves the
+# intervals from its on.  DTRACE_KAGG_IVAL=0 is the horizon's way (every
 # clause user space's, a record a hit), DTRACE_KAGG=0 user space alone;
 # all three must print the same.  Covered:
 #  - flat out (trprog's spinning thread, ten tick-100ms firings): the

@@ -1496,58 +1496,57 @@ void bpf_tls_reap(struct consumer *c)
 	}
 }
 
+/*
+ * The kernel's aggregation where this run's backend (or its kernel
+ * providers' backend) is BPF's, else NULL: what kprov.c's calls below
+ * act on (each bpf_kagg_*() does nothing with NULL)
+ */
+static struct bpf_kagg *kagg_run(struct consumer *c)
+{
+	if (!c->bpf ||
+	    (c->be != &consumer_bpf_ops && c->be_kernel != &consumer_bpf_ops))
+		return NULL;
+	return c->bpf->kagg;
+}
+
 /* kprov.c: the horizon, where the kernel's clauses stop (kplan_exit.c) */
 void bpf_horizon(struct consumer *c, uint64_t h)
 {
-	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
-	    c->bpf)
-		bpf_kagg_horizon(c->bpf->kagg, h);
+	bpf_kagg_horizon(kagg_run(c), h);
 }
 
 /* kprov.c: user space ran exit(), the kernel's programs stop (kplan_exit.c) */
 void bpf_exited(struct consumer *c)
 {
-	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
-	    c->bpf)
-		c->xact_at = bpf_kagg_exited(c, c->bpf->kagg);
+	if (kagg_run(c))
+		c->xact_at = bpf_kagg_exited(c, kagg_run(c));
 }
 
 /* kprov.c, records.c: printa() at tick-N (kplan_exit.c) */
 void bpf_barrier(struct consumer *c)
 {
-	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
-	    c->bpf)
-		bpf_kagg_barrier(c, c->bpf->kagg);
+	bpf_kagg_barrier(c, kagg_run(c));
 }
 
 void bpf_fold(struct consumer *c, uint64_t at)
 {
-	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
-	    c->bpf)
-		bpf_kagg_fold(c, c->bpf->kagg, at);
+	bpf_kagg_fold(c, kagg_run(c), at);
 }
 
 /* kprov.c: intervals in place of the horizon (kplan_exit.c) */
 uint64_t bpf_ival(struct consumer *c, uint64_t *base)
 {
-	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
-	    c->bpf)
-		return bpf_kagg_ival(c->bpf->kagg, base);
-	return 0;
+	return bpf_kagg_ival(kagg_run(c), base);
 }
 
 void bpf_ival_exit(struct consumer *c, uint64_t at)
 {
-	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
-	    c->bpf)
-		bpf_kagg_ival_exit(c->bpf->kagg, at);
+	bpf_kagg_ival_exit(kagg_run(c), at);
 }
 
 void bpf_tls_move_all(struct consumer *c)
 {
-	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
-	    c->bpf)
-		bpf_kagg_tls_move_all(c->bpf->kagg);
+	bpf_kagg_tls_move_all(kagg_run(c));
 }
 
 static void bpf_aggs(struct consumer *c)

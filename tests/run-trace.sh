@@ -1425,6 +1425,32 @@ if [ -z "${TRACE_PROGS:-}" ]; then
 fi
 bg_join
 
+# -c beside a run that holds its own -c command at ld.so and traces
+# every process's tr probes: the first run's hold is a uprobe on ld.so's
+# _dl_debug_state (dlhold.c), and its tr*:::tick puts a uprobe in the
+# second command as trprog is mapped, so the kernel took the second
+# run's int3 at that function for the uprobe's and its command ran to
+# its end unheld ("exited before its libraries were mapped"); a
+# hardware breakpoint comes first now (rtld.c).  Run alone, when no group
+# is: the first run's tr*:::tick is in every trprog there.
+mkdir beside && cd beside || exit 99
+trg_dir
+timeout -s KILL 120 "$DTRACE" -q -n 'tr*:::tick { }' \
+	-c "./trprog 'tick 1' 'lines go 1'" >a.out 2>a.err </dev/null &
+apid=$!
+wait_until 600 grep -q '^ok tick' a.out
+expect_eq "beside a hold: the first run holds its command" \
+	"ok tick" "$(cat a.out)"
+trun -q -n 'tr$target:::tick { @ = count(); }' \
+	-n 'END { printa("%@d\n", @); }' -c "./trprog 'tick 3'"
+expect_eq "beside a hold: status" 0 "$status"
+expect_eq "beside a hold: dtrace says nothing" "" "$(cat err.txt)"
+expect_out "beside a hold: every hit" '3\n\n'
+echo go >go
+wait "$apid"
+expect_eq "beside a hold: the first run ends" 0 "$?"
+cd .. || exit 99
+
 expect_eq "nothing left behind by any run" "" "$(ours_left)"
 
 finish

@@ -15,12 +15,28 @@
  * ptrace writes a whole word: the breakpoint replaces the first byte
  * (x86-64) or the first 4 bytes (aarch64, little-endian) of the word
  * read there, the rest is put back as it was.
+ *
+ * A hardware breakpoint (an execution breakpoint in the thread's debug
+ * registers) stops the thread before the instruction at `at` runs, the
+ * pc at `at` on both machines, and is nothing the kernel's uprobes can
+ * take for theirs: a software breakpoint at an address where anyone
+ * has a uprobe (dtrace's own dlhold.c, on ld.so's _dl_debug_state, for
+ * another process) is handled as that uprobe's hit in a process that
+ * has any uprobe, and ptrace never sees it (the kernel looks the uprobe
+ * up by file and offset, not by process).  x86-64: DR0 the address, DR7
+ * its local enable (L0) with RW0 = 00, execution, LEN0 = 00, through
+ * PTRACE_POKEUSER into struct user's u_debugreg.  aarch64: the first
+ * slot of NT_ARM_HW_BREAK (struct user_hwdebug_state), control word
+ * BAS = 0xf (an A64 instruction), type execution, privilege EL0,
+ * enabled: 0x1e5.  The kernel keeps the registers while the thread
+ * lives, traced or not: whoever sets one clears it.
  */
 #include "config.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -104,6 +120,31 @@ int arch_return(pid_t pid)
 	return regs_set(pid, &r);
 }
 
+#define DEBUGREG(i)                                                            \
+	((void *)(offsetof(struct user, u_debugreg) +                          \
+		  (i) * sizeof(((struct user *)0)->u_debugreg[0])))
+
+int arch_hwbreak(pid_t pid, uint64_t at)
+{
+	int e;
+
+	if (!at) {
+		if (ptrace(PTRACE_POKEUSER, pid, DEBUGREG(7), (void *)0) < 0)
+			return -1;
+		return ptrace(PTRACE_POKEUSER, pid, DEBUGREG(0), (void *)0) < 0
+			       ? -1
+			       : 0;
+	}
+	if (ptrace(PTRACE_POKEUSER, pid, DEBUGREG(0), (void *)at) < 0)
+		return -1;
+	if (ptrace(PTRACE_POKEUSER, pid, DEBUGREG(7), (void *)1L) == 0)
+		return 0;
+	e = errno;
+	(void)ptrace(PTRACE_POKEUSER, pid, DEBUGREG(0), (void *)0);
+	errno = e;
+	return -1;
+}
+
 #else /* __aarch64__ */
 
 static uint32_t word32(const unsigned char *p)
@@ -158,6 +199,24 @@ int arch_return(pid_t pid)
 		return -1;
 	r.pc = r.regs[30];
 	return regs_set(pid, &r);
+}
+
+int arch_hwbreak(pid_t pid, uint64_t at)
+{
+	struct {
+		uint32_t dbg_info, pad;
+		struct {
+			uint64_t addr;
+			uint32_t ctrl, pad;
+		} regs[1];
+	} hw = { 0 };
+	struct iovec io = { &hw, sizeof(hw) };
+
+	hw.regs[0].addr = at;
+	hw.regs[0].ctrl = at ? 0x1e5 : 0;
+	return ptrace(PTRACE_SETREGSET, pid, (void *)NT_ARM_HW_BREAK, &io) < 0
+		       ? -1
+		       : 0;
 }
 
 #endif

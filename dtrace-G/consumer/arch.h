@@ -46,6 +46,14 @@ int arch_set_pc(pid_t pid, uint64_t pc);
 int arch_return(pid_t pid);
 
 /*
+ * An execution breakpoint at `at` in the stopped thread's debug
+ * registers (0 clears it), which stops the thread with SIGTRAP, its pc
+ * at `at`, before the instruction runs: 0, or -1 (errno) where the
+ * machine or kernel has none to give.
+ */
+int arch_hwbreak(pid_t pid, uint64_t at);
+
+/*
  * The next argument spec of a stapsdt note of this machine: dtrace
  * traces processes of its own machine, whose notes are in its syntax
  * (x86-64's AT&T operands, or aarch64's "-4@x1", "8@[sp, 16]"), the

@@ -18,7 +18,16 @@
  * that function's first instruction; each hit is stepped over by doing
  * what the function does, a `ret` (x86-64: rip from the stack, rsp + 8;
  * aarch64: pc = x30), so the breakpoint never has to be lifted while
- * the process runs; the first hit with RT_CONSISTENT after one with
+ * the process runs.  A hardware breakpoint at the same address comes
+ * first where the machine gives one (arch_hwbreak()): the software one
+ * alone is lost where anyone has a uprobe on that function (dlhold.c's,
+ * of another dtrace -c or -p run) and the process any uprobe (a run
+ * tracing every process's probes of the same program): the kernel
+ * takes the trap for the uprobe's, runs `ret` out of line and the
+ * process runs on to its end; the hardware one stops it before the
+ * instruction, and the int3 is kept for a machine without one.  The
+ * thread stops with the pc at the function (hardware) or past the
+ * int3; the first hit with RT_CONSISTENT after one with
  * RT_ADD (the state starts RT_CONSISTENT, and an LD_AUDIT module's
  * namespace reports earlier) leaves the process stopped there with the
  * function's code back.  Only an ld.so of dtrace's own machine is taken,
@@ -139,6 +148,7 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	unsigned char body[8];
 	char *path;
 	long orig, bp;
+	bool hw;
 	int st;
 
 	*exited = false;
@@ -163,6 +173,7 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	bp = arch_breakpoint(orig);
 	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)bp) < 0)
 		return -errno;
+	hw = arch_hwbreak(pid, at) == 0;
 	for (int sig = 0, added = 0;;) {
 		uint64_t pc;
 		long state;
@@ -176,7 +187,7 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 		}
 		sig = WSTOPSIG(st);
 		if (sig != SIGTRAP || arch_get_pc(pid, &pc) < 0 ||
-		    pc != arch_trap_pc(at))
+		    (pc != arch_trap_pc(at) && !(hw && pc == at)))
 			continue;		/* not ours: deliver it */
 		sig = 0;
 		errno = 0;
@@ -191,7 +202,8 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 		if (added && (int)state == RT_CONSISTENT)
 			break;
 	}
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)orig) < 0)
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)orig) < 0 ||
+	    (hw && arch_hwbreak(pid, 0) < 0))
 		goto fail;
 	return 0;
 fail:

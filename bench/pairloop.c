@@ -5,18 +5,26 @@
  * words (so a string predicate holds for a quarter of the hits); a
  * pair stands for a function's entry and return, which a script times
  * with self->t.  The probes are our dtrace -G's (bpair.d), which
- * bpftrace reads as USDT probes too.
+ * bpftrace reads as USDT probes too.  "pair N long": two of the words
+ * are SQL statements of 69 and 67 bytes (perhit.sh's longkey row).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bpair.h"
 
 static const char *const words[] = {"alpha", "beta", "gamma", "delta"};
+static const char *const longw[] = {
+	"SELECT id, name, email FROM customers WHERE region = $1 ORDER BY name",
+	"beta",
+	"UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND ok = 1",
+	"delta",
+};
 
-static __attribute__((noinline)) void loop(long n)
+static __attribute__((noinline)) void loop(long n, const char *const *w)
 {
 	for (long i = 0; i < n; i++) {
-		BPAIR_ENTER(i, (char *)words[i & 3]);
+		BPAIR_ENTER(i, (char *)w[i & 3]);
 		__asm__ __volatile__("" ::: "memory");
 		BPAIR_LEAVE(i);
 	}
@@ -24,6 +32,7 @@ static __attribute__((noinline)) void loop(long n)
 
 int main(int argc, char **argv)
 {
-	loop(argc > 1 ? atol(argv[1]) : 1000000);
+	loop(argc > 1 ? atol(argv[1]) : 1000000,
+	     argc > 2 && !strcmp(argv[2], "long") ? longw : words);
 	return 0;
 }

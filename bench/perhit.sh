@@ -103,6 +103,12 @@
 #		(bpftrace: @start[arg0] = nsecs, hist(), delete()): the
 #		book's iolatency.d idiom, a global array in cgtlsa under
 #		an id no thread has (kplan_garr.c); before, a record a hit
+#  - longkey:	enter { @[copyinstr(arg1)] = count(); } on the loop's
+#		long words (./pair N long: two SQL statements of 69 and
+#		67 bytes, "beta", "delta"; bpftrace: @[str(arg1)] at
+#		BPFTRACE_STRLEN=200, its longest), the statements keyed in
+#		kaggs_l (cgen_agg.c's "Long string keys"); before, their
+#		hits a record each, which dtrace ran
 # $ROUNDS rounds per row, each running both tools on targets of their
 # own, bpftrace first in odd rounds and ours first in even ones (the
 # tool run second paid 10-20% more here: the strpred row read 0.86-1.38
@@ -166,6 +172,7 @@ d_of() {
 	argself) echo "$e /self->t/ { @[copyinstr(arg1)] = quantize(timestamp - self->t); } $e { self->t = timestamp; }" ;;
 	joined) printf '%s\n' "$e { this->n = strjoin(strjoin(copyinstr(arg1), \"::\"), copyinstr(arg1)); printf(\"%s\\n\", this->n); }" ;;
 	garr) echo "$e { start[arg0] = timestamp; } $l /start[arg0]/ { @ = quantize(timestamp - start[arg0]); start[arg0] = 0; }" ;;
+	longkey) echo "$e { @[copyinstr(arg1)] = count(); }" ;;
 	esac
 }
 bt_of() {
@@ -193,6 +200,7 @@ bt_of() {
 	argself) echo "$e /@t[tid]/ { @[str(arg1)] = hist(nsecs - @t[tid]); } $e { @t[tid] = nsecs; }" ;;
 	joined) printf '%s\n' "$e { printf(\"%s::%s\\n\", str(arg1), str(arg1)); }" ;;
 	garr) echo "$e { @start[arg0] = nsecs; } $l /@start[arg0]/ { @ = hist(nsecs - @start[arg0]); delete(@start[arg0]); }" ;;
+	longkey) echo "$e { @[str(arg1)] = count(); }" ;;
 	esac
 }
 
@@ -201,12 +209,14 @@ bt_of() {
 one() {
 	: >stats
 	: >mine
+	pw=
+	[ "$2" != longkey ] || pw=' long'
 	if [ "$1" = bpftrace ]; then
-		./bpfstats bpftrace -q -o out -e "$(bt_of "$2")" \
-			-c "./pair $N" >/dev/null 2>&1 &
+		BPFTRACE_STRLEN=200 ./bpfstats bpftrace -q -o out \
+			-e "$(bt_of "$2")" -c "./pair $N$pw" >/dev/null 2>&1 &
 	else
 		DTRACE_BACKEND=bpf ./bpfstats "$DTRACE" -q -o out \
-			-n "$(d_of "$2")" -c "./pair $N" >/dev/null 2>&1 &
+			-n "$(d_of "$2")" -c "./pair $N$pw" >/dev/null 2>&1 &
 	fi
 	bp=$!
 	min=$((N / 2)) per=$N # keyexit: per run, of those run 1000 times
@@ -246,7 +256,7 @@ median() {
 		}'
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa tickself gsum selfkey selfpair execkey execpred argself joined garr}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa tickself gsum selfkey selfpair execkey execpred argself joined garr longkey}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

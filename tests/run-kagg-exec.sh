@@ -25,6 +25,8 @@
 #    kaggs_s key, execname in two of its words) and two copyinstr()
 #    (SKEY2: both strings in its s, 64 bytes with their NULs in the
 #    kernel, 65 the hit user space's), and the three together;
+#  - such keys past kaggs_s's 64 bytes (kaggs_l), on strings of 253 to
+#    300 bytes at strsize 256, 257, 100 and 16;
 #  - c ? execname : "a" keys, either way round, beside an integer key
 #    (MKEY), and the taint of an entry that both a literal and
 #    execname gave (printed escaped, as user space ors it), one only a
@@ -405,5 +407,62 @@ END { printa("[%s|%s|%s] %@d\n", @); }
 EOF2
 same three three.d pack 3
 same threep three.d pair 3
+
+# long string keys: a kaggs_s key whose strings with their NULs pass its
+# 64 bytes is kaggs_l's (cgen_agg.c's "Long string keys"), one string,
+# two (SKEY2), or one beside execname (CWKEY), on cut's strings: "" to
+# 300 bytes, equal up to strsize's cut and differing at it or after,
+# and 'x's running into an unreadable page (the hit user space's, its
+# fault reported); at strsize 256, 100 and 16 (the merge cuts) and 257
+# (a copy of 255 bytes and its NUL may be cut: the hit user space's),
+# byte for byte DTRACE_KAGG=0's, and DTRACE_CGEN=0's at 256.  The
+# records read are the 7 faults' (before, 22: the 15 strings past 63
+# bytes' hits too).  late: the faults' hits are read after the hit.
+cat >long.d <<'EOF2'
+pid$target::hit:entry { @[copyinstr(arg0)] = count(); }
+pid$target::hit:entry { @p[copyinstr(arg0), arg1 & 1, copyinstr(arg0)] = sum(arg1); }
+pid$target::hit:entry { @c[execname, copyinstr(arg0)] = max(arg1); }
+END { printa("[%s] %@d\n", @); printa("[%s|%d|%s] %@d\n", @p); printa("[%s|%s] %@d\n", @c); }
+EOF2
+late=1
+for xo in '' '-x strsize=257' '-x strsize=100' '-x strsize=16'; do
+	x=${xo#-x strsize=}
+	run_bg 1 "long$x.1.txt" "cut $PWD/long$x.1.a" -s long.d $xo
+	DTRACE_KAGG=0
+	export DTRACE_KAGG
+	run_bg 1 "long$x.k.txt" "cut $PWD/long$x.k.a" -s long.d $xo
+	unset DTRACE_KAGG
+done
+run_bg 0 long.0.txt "cut $PWD/long.0.a" -s long.d
+late=
+run_join
+# long_msgs NAME: NAME.txt.err's fault messages, the page as PAGE
+long_msgs() {
+	lm_pg=$(cat "$1.a")
+	grep 'error on enabled probe' "$1.txt.err" |
+		sed "s/pid[0-9]*:/pid:/; s/$lm_pg/PAGE/" >"$1.msg"
+}
+for x in '' 257 100 16; do
+	w="long string keys${x:+ (strsize $x)}"
+	for o in 1 k 0; do
+		[ -f "long$x.$o.a" ] && long_msgs "long$x.$o"
+	done
+	expect_file_eq "$w: DTRACE_KAGG=0's output" long$x.k.txt long$x.1.txt
+	expect_file_eq "$w: DTRACE_KAGG=0's messages" long$x.k.msg long$x.1.msg
+	if [ -z "$x" ]; then
+		expect_file_eq "$w: DTRACE_CGEN=0's output" long.0.txt long.1.txt
+		expect_file_eq "$w: DTRACE_CGEN=0's messages" long.0.msg \
+			long.1.msg
+	fi
+	[ "$x" = 257 ] && continue
+	expect_grep "$w: -v" "^dtrace: 3 clauses aggregated in the kernel\$" \
+		long$x.1.txt.err
+	expect_grep "$w: the faults' records alone" \
+		'^dtrace: BPF: .* verified, 7 records read$' long$x.1.txt.err
+done
+# 255 bytes differing at the last, and 300 equal to them up to it: one
+# key of 255 bytes
+expect_grep "long string keys: 255 and 300 bytes cut to one" \
+	"^\[$(printf 'a%.0s' $(seq 254))c\] *2\$" long.1.txt
 
 finish

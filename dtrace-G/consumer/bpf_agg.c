@@ -80,6 +80,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k = xcalloc(1, sizeof(*k));
 	k->kp = d_kplan_new(c->prog, 0, NULL, NULL, NULL);
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
+	k->laggs_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->tlsuw_fd = k->tlsa1_fd = -1;
 	k->act_fd = k->vaggs_fd = k->waggs_fd = k->spec_fd = -1;
@@ -126,7 +127,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			      k->hzn_fd,      k->act_fd,      k->bar_fd,
 			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd,
 			      k->tlsuw_fd,    k->spec_fd,     k->rcon_fd,
-			      k->tlsa1_fd,    k->fork_fd };
+			      k->tlsa1_fd,    k->fork_fd,     k->laggs_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)

@@ -128,6 +128,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced, *held;
+	unsigned nlong = 0; /* a kaggs_s key's strings in kaggs_l: 1 or 2 */
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
 	unsigned nspred = 0, nvin = 0, ntruth = 0, nkspec = 0;
 	uint32_t po[2], eo[3], sx[4];
@@ -142,6 +143,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
 	m->tlsa1 = -1;
 	m->kaggs_w = -1;
+	m->kaggs_l = -1;
+	m->lroom = 0;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
 	m->tlsuw = -1;
 	m->spec = m->rcon = -1;
@@ -405,6 +408,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->plans_fd = k->aggs_fd = k->flat_fd = k->drops_fd = -1;
 	k->plan1_fd = k->planv_fd = k->armed_fd = k->arm1_fd = -1;
 	k->tls_fd = k->tlsdrops_fd = k->saggs_fd = k->tlsa_fd = -1;
+	k->laggs_fd = -1;
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->tlsuw_fd = k->tlsa1_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
@@ -439,11 +443,21 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				kkeys = d_kplan_nkeys(k->kp, st);
 		}
 		skeyed |= d_kplan_skey(k->kp, st);
+		if (d_kplan_skey_long(k->kp, st) > nlong)
+			nlong = d_kplan_skey_long(k->kp, st);
 		vkeyed |= d_kplan_vkey(k->kp, st);
 	}
 	if (skeyed)
 		k->saggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_s",
 				      sizeof(struct ubpf_kskey),
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+	/* ... and its keys whose strings pass its s: the same key, their
+	 * UBPF_STRMAX bytes each (cgen_agg.c's "Long string keys") */
+	k->lroom = UBPF_KSLONG(nlong);
+	if (skeyed && nlong)
+		k->laggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_l",
+				      sizeof(struct ubpf_kkey) + k->lroom,
 				      sizeof(struct ubpf_kval),
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 	/* a string variable's key: all strsize - 1 bytes its store kept
@@ -592,6 +606,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		     k->tlsa1_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
 		     k->tlsufull_fd < 0 || k->tlsuw_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
+	    (skeyed && nlong && k->laggs_fd < 0) ||
 	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
 	    (fold && k->bar_fd < 0) ||
@@ -621,6 +636,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tlsufull = k->tlsufull_fd;
 	m->tlsuw = k->tlsuw_fd;
 	m->kaggs_s = k->saggs_fd;
+	m->kaggs_l = k->laggs_fd;
+	m->lroom = k->laggs_fd >= 0 ? k->lroom : 0;
 	m->kaggs_v = k->vaggs_fd;
 	m->kaggs_w = k->waggs_fd;
 	m->hzn = k->hzn_fd;

@@ -56,6 +56,8 @@ struct bpf_kagg {
 	int tlsu_fd, tlsufull_fd; /* cgtlsu: tls_user() */
 	int tlsuw_fd;		  /* ... its word ("Two copies") */
 	int saggs_fd;		  /* kaggs_s: a key with a string */
+	int laggs_fd;		  /* kaggs_l: its long keys, or -1 */
+	unsigned lroom;		  /* ... their strings' bytes */
 	int vaggs_fd;		  /* kaggs_v: a string variable's,
 				   * execname or a literal */
 	unsigned vroom;		  /* ... its bytes in the key */

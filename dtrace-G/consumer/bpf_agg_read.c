@@ -185,7 +185,8 @@ _Static_assert(offsetof(struct ubpf_kskey, s) ==
 		       offsetof(struct ubpf_kvwkey, s) ==
 			       offsetof(struct ubpf_kvskey, s) &&
 		       UBPF_KSKEY <= UBPF_KVPAIRMAX &&
-		       UBPF_KVSHORT <= UBPF_KVPAIRMAX,
+		       UBPF_KVSHORT <= UBPF_KVPAIRMAX &&
+		       UBPF_KSLONG(2) <= UBPF_KVPAIRMAX,
 	       "the string keys' layouts: one buffer reads them all");
 /*
  * Intervals (kplan_exit.c's "Intervals"): a key's pad word is the low 32
@@ -230,8 +231,8 @@ static void fold_ival(struct consumer *c, struct bpf_kagg *k, int fd,
 	for (size_t i = 0; i < n; i++) {
 		memset(&key, 0, sizeof(key));
 		memcpy(&key, keys + i * ksz, ksz);
+		memset(str, 0, sizeof(str));
 		memcpy(str, key.s, slen);
-		str[slen] = '\0';
 		if (bpf_map_lookup_elem(fd, &key, v) < 0)
 			continue; /* listed twice, merged once */
 		d_kplan_merge(k->kp, &key.k, v, (unsigned)k->ncpus, probe_by_id,
@@ -258,8 +259,8 @@ static void fold_skeys(struct consumer *c, struct bpf_kagg *k, int fd,
 		if (!del && k->ival_end1 &&
 		    !ival_before(&sk.k, (uint32_t)(k->ival_end1 - 1)))
 			continue; /* past a tick's exit() */
+		memset(str, 0, sizeof(str));
 		memcpy(str, sk.s, slen);
-		str[slen] = '\0';
 		if (bpf_map_lookup_elem(fd, &sk, v) == 0)
 			d_kplan_merge(k->kp, &sk.k, v, (unsigned)k->ncpus,
 				      probe_by_id, c, str);
@@ -294,6 +295,7 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 			  0, lim, v);
 		fold_ival(c, k, k->saggs_fd, kk + UBPF_KSKEY, UBPF_KSKEY, lim,
 			  v);
+		fold_ival(c, k, k->laggs_fd, kk + k->lroom, k->lroom, lim, v);
 		fold_ival(c, k, k->vaggs_fd, kk + k->vroom, k->vroom, lim, v);
 		fold_ival(c, k, k->waggs_fd, kk + UBPF_KVSHORT, UBPF_KVSHORT,
 			  lim, v);
@@ -318,10 +320,12 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 			kdel = false;
 		}
 	}
-	/* the statements with a string key: kaggs_s; a string
+	/* the statements with a string key: kaggs_s, its long keys
+	 * kaggs_l; a string
 	 * variable's, execname, a literal: kaggs_v, its room's bytes;
 	 * its short keys: kaggs_w, UBPF_KVSHORT bytes */
 	fold_skeys(c, k, k->saggs_fd, UBPF_KSKEY, del, v);
+	fold_skeys(c, k, k->laggs_fd, k->lroom, del, v);
 	fold_skeys(c, k, k->vaggs_fd, k->vroom, del, v);
 	fold_skeys(c, k, k->waggs_fd, UBPF_KVSHORT, del, v);
 	/* the statements without keys: their slots of kflat */

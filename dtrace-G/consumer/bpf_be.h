@@ -55,6 +55,8 @@ struct cgen_maps {
 	int tlsa1;	   /* ... of arrays of one key (cgtlsa1), or -1 */
 	int tlss;	   /* self-> strings (cgen_out.c), or -1 */
 	int kaggs_s;	   /* aggregations with a string key, or -1 */
+	int kaggs_l;	   /* ... whose strings pass its UBPF_KSKEY, or -1 */
+	unsigned lroom;	   /* ... kaggs_l's bytes of them (UBPF_KSLONG()) */
 	int kaggs_v; /* ... a string variable's, execname, a literal; or -1 */
 	/* a u32 set at a hit that goes to tlsu below (bpf_agg_cgen.c's "Two
 	 * copies"), or -1 */

@@ -870,7 +870,7 @@ struct cgprog {
 	const struct late *lt;
 	unsigned nargs, hdr;
 	bool cred, ppid, kanc, ecred, sess, psargs, vt, vtp;
-	int fds[13];
+	int fds[14];
 	bool strs;
 	uint16_t kskip;
 	bool hz, tsp, hzfree, ts, fs, hzarm;
@@ -909,9 +909,10 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 	const struct ubpf_ev *s = p->s;
 	const struct ubpf_kplan *pl = p->pl;
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
-	int fds[13] = { m->kaggs,   m->kflat,	m->kdrops, m->tls,  m->tlsdrops,
-			m->buf,	    m->kaggs_s, m->tlsa,   m->tlss, m->kaggs_v,
-			m->kaggs_w, m->zero,	m->tlsa1 };
+	int fds[14] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
+			m->tlss,     m->kaggs_v, m->kaggs_w, m->zero,
+			m->tlsa1,    m->kaggs_l };
 
 	p->nargs = nargs;
 	/* the arguments follow the header (a kernel probe's: its kctx) */
@@ -1600,6 +1601,12 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 		/* the kaggs_v key's: past them (cgen_svar.c's vkey_at()) */
 		.vkoff = m->buf >= 0 ? (uint16_t)cg_room_off(m, CG_ROOM_VKEY)
 				     : 0,
+		/* kaggs_l's strings (cgen_agg.c's "Long string keys"),
+		 * its key built in the kaggs_v key's room */
+		.lroom =
+			m->kaggs_l >= 0 && m->buf >= 0 ? (uint16_t)m->lroom : 0,
+		.lkj1 = -1,
+		.lkj2 = -1,
 	};
 	struct cgprog p = { .m = m, .s = s, .pl = pl, .own = own, .lt = lt };
 

@@ -34,6 +34,29 @@
  * program 250 ns a hit before, 120 after); a string is in one map
  * or the other by its bytes, so each key has one entry, and
  * bpf_agg_read.c merges both.
+ *
+ * Long string keys.  A kaggs_s key holds its copyinstr() strings,
+ * NULs included, in UBPF_KSKEY (64) bytes: a path, a SQL statement or
+ * a URL is longer, and such a hit went to user space whole, a record
+ * run there (an @[copyinstr(arg0)] of queries of 70 to 80 bytes: a
+ * record for every hit).  Where a statement's strings are SKEY's and
+ * SKEY2's (not SMKEY's: a ?: of one), seq_read() no longer sends such
+ * a hit away: AGG measures the copies (their S_SLEN, NULs included,
+ * each at most UBPF_STRMAX, the helper's size) and where they pass
+ * UBPF_KSKEY builds the key in kaggs_l instead (long_key()): the same
+ * struct ubpf_kkey, then the strings as seq_read() copied them, the
+ * second after the first's NUL, NUL-padded to the map's
+ * UBPF_KSLONG(1) bytes, or UBPF_KSLONG(2) where a statement has two
+ * (bpf_agg_cgen.c), in the kaggs_v key's room of cgbuf, which a
+ * kaggs_s statement does not use.  A key is in one map or the other by
+ * its strings' lengths, so each has one entry, and the merge reads
+ * both as it reads kaggs_s's (up to the first NUL, the second after
+ * it), cut to strsize - 1 as copyinstr() cuts: exact as kaggs_s is,
+ * but where the copy filled UBPF_STRMAX bytes and strsize is past
+ * UBPF_STRMAX, whose string run.c would read on (seq_read() sends
+ * that hit away, as it does a value's).  The cost is the longer hash
+ * (296 bytes for one string, 552 for two) and the room zeroed, for
+ * those keys alone.
  */
 #include "config.h"
 
@@ -334,6 +357,60 @@ static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 		     int32_t kat);
 
 /*
+ * The kaggs_l key of a kaggs_s statement (AGG o) whose strings, NULs
+ * included, pass UBPF_KSKEY ("Long string keys", above): the key's
+ * words (S_KKEY) and the strings of SKEY (e->lkj1) and SKEY2 (e->lkj2)
+ * as seq_read() copied them, NUL-padded, in the kaggs_v key's room
+ * (e->vkoff), and the entry there updated; fds[13] is kaggs_l.  The
+ * jump taken where they fit kaggs_s (the caller lands it on its key),
+ * and, into *jend, those past the update: the one after it, and the
+ * bounds the verifier is shown (a copy's count is UBPF_STRMAX at most,
+ * the helper's size).
+ */
+static size_t long_key(struct em *e, const int *fds, uint8_t fn, size_t *jend,
+		       unsigned *nend)
+{
+	const int32_t kk = (int32_t)sizeof(struct ubpf_kkey);
+	const int32_t room = e->vkoff;
+	size_t jshort;
+
+	ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(e->lkj1));
+	if (e->lkj2 >= 0) {
+		ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(e->lkj2));
+		alu_r(e, BPF_ADD, 1, 2);
+	}
+	jshort = jmp_i(e, BPF_JLE, 1, UBPF_KSKEY);
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	for (int32_t i = kk; i < kk + e->lroom; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(room + i), 0);
+	for (int32_t i = 0; i < kk; i += 8) {
+		ldx(e, BPF_DW, 3, 10, (int16_t)(S_KKEY + i));
+		stx(e, BPF_DW, 2, (int16_t)(room + i), 3);
+	}
+	for (int q = 0; q < 2; q++) {
+		int j = q ? e->lkj2 : e->lkj1;
+
+		if (j < 0)
+			break;
+		ldx(e, BPF_DW, 1, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 1, room + kk);
+		if (q) { /* after the first's NUL */
+			ldx(e, BPF_DW, 4, 10, (int16_t)S_SLEN(e->lkj1));
+			jend[(*nend)++] = jmp_i(e, BPF_JGT, 4, UBPF_STRMAX);
+			alu_r(e, BPF_ADD, 1, 4);
+		}
+		ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j));
+		jend[(*nend)++] = jmp_i(e, BPF_JGT, 2, UBPF_STRMAX);
+		ldx(e, BPF_DW, 3, 10, S_SBUF);
+		alu_i(e, BPF_ADD, 3, SEQ_AT(j));
+		call(e, BPF_FUNC_probe_read_kernel);
+	}
+	agg_find(e, fds, fn, fds[13], room);
+	jend[(*nend)++] = jmp_i(e, BPF_JA, 0, 0);
+	return jshort;
+}
+
+/*
  * The update fn of AGG o's entry in bucket r1, or kb where that is a
  * constant (>= 0: r1 not read), the value, if any, in r9: the slot of
  * kflat, or the entry of kaggs, made when absent.
@@ -341,7 +418,8 @@ static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		   uint8_t fn, int kb)
 {
-	size_t j1;
+	size_t j1, jl[4];
+	unsigned nl = 0;
 	bool vkeyed = (o->flags & UBPF_KF_VKEY) != 0;
 	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0 || vkeyed;
 	int map = vkeyed ? fds[9] : skeyed ? fds[6] : fds[0];
@@ -395,6 +473,13 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		if (!(e->kw & (1u << i)) && (skeyed || i < e->kkeys))
 			st(e, BPF_DW, 10, (int16_t)(S_KKEY + 8 + 8 * (int)i),
 			   0);
+	if (skeyed && !vkeyed && e->lroom && e->lkj1 >= 0) {
+		if (fds[13] < 0 || !e->vkoff) {
+			e->bad = true;
+			return;
+		}
+		fix(e, long_key(e, fds, fn, jl, &nl));
+	}
 	if (skeyed) { /* the key with its string: in cgbuf (skey(), vkey()) */
 		ldx(e, BPF_DW, 2, 10, S_SBUF);
 		for (int i = 0; i < (int)sizeof(struct ubpf_kkey); i += 8) {
@@ -423,6 +508,8 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		return;
 	}
 	agg_find(e, fds, fn, map, kat);
+	for (unsigned i = 0; i < nl; i++)
+		fix(e, jl[i]);
 }
 
 /*

@@ -112,6 +112,15 @@ struct em {
 	 * jumps taken when one cannot be read (to the unflagged record) */
 	uint8_t sarg[UBPF_KSTRARGS];
 	bool skarg[UBPF_KSTRARGS]; /* ... SKEY's: at most UBPF_KSKEY bytes */
+	/* ... SMKEY's, held to UBPF_KSKEY bytes where the others' are
+	 * kaggs_l's (cgen_agg.c's "Long string keys") */
+	bool snl[UBPF_KSTRARGS];
+	/* kaggs_l's strings' bytes (UBPF_KSLONG()), 0: no kaggs_l; and
+	 * the arguments (their j) of the kaggs_s key being built, SKEY's
+	 * and SKEY2's (skey(), skey2(): -1 none), which AGG's key
+	 * measures */
+	uint16_t lroom;
+	int lkj1, lkj2;
 	bool vbuf; /* S_SBUF holds cgbuf for VKEY, VVCMP (cgen_plan()) */
 	unsigned nsarg;
 	/* ... and mem_read()'s two, and a PROG walk's cut */
@@ -503,7 +512,7 @@ uint8_t cgen_cmp_jmp(uint8_t op, bool negate);
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n);
 /* ... its code, nargs arguments fetched; fds: kaggs, kflat, kdrops,
  * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa, cgtlss, kaggs_v, kaggs_w,
- * cgzero, cgtlsa1 */
+ * cgzero, cgtlsa1, kaggs_l */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	       const int *fds);
 /* ... the top of the stack machine's stack into register r (*sp its

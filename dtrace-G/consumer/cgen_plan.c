@@ -1137,6 +1137,7 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 				mkey(e, pl, &pc, &sp);
 			} else if (op == UBPF_K_SMKEY) {
 				smkey(e, pl, &pc, &sp);
+				e->lkj1 = -1; /* kaggs_s's alone */
 			} else {
 				ccmp(e, pl, &pc);
 				push(e, &sp, o);

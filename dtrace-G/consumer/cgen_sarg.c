@@ -506,11 +506,13 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			}
 			if (j >= e->nsarg) {
 				e->skarg[j] = e->czarg[j] = e->rbarg[j] = false;
+				e->snl[j] = false;
 				e->oparg[j] = false;
 				e->sarg[e->nsarg++] = (uint8_t)a;
 			}
 			e->skarg[j] |=
 				o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
+			e->snl[j] |= o->op == UBPF_K_SMKEY;
 			e->czarg[j] |= o->op == UBPF_K_CACMP;
 			e->rbarg[j] |= seq_whole(o) && fs;
 			e->oparg[j] |= apre;
@@ -523,6 +525,9 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 		e->fj[e->nfj++] = jn;
 	stx(e, BPF_DW, 10, S_SBUF, 0);
 	for (unsigned j = 0; j < e->nsarg; j++) {
+		/* a key's string kaggs_l keeps whole (agg_at()) */
+		bool lng = e->skarg[j] && e->lroom && !e->snl[j];
+
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
 		/* SKEY's: the key's bytes past the NUL read as 0 */
 		for (int i = 0; e->skarg[j] && i < UBPF_KSKEY; i += 8)
@@ -569,26 +574,28 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			/* strsize - 1 past what was read: a string the copy
 			 * cut (no NUL in its first UBPF_STRMAX - 1 bytes)
 			 * is read on by run.c, which may fault there, so
-			 * the hit is user space's (a key's already is);
-			 * and where SLEN measures it, strsize - 1 of
-			 * UBPF_STRMAX too, a copy that full telling no
-			 * length (UBPF_STRMAX - 1 bytes, or more) */
+			 * the hit is user space's (a kaggs_s key's already
+			 * is); and where SLEN measures it, or kaggs_l keys
+			 * by it, strsize - 1 of UBPF_STRMAX too, a copy
+			 * that full telling no length (UBPF_STRMAX - 1
+			 * bytes, or more) */
 			bool cut = pl->fstr > UBPF_STRMAX ||
 				   (pl->fstr == UBPF_STRMAX &&
-				    slen_of(pl, e->sarg[j]));
+				    (slen_of(pl, e->sarg[j]) || lng));
 
-			if (cut && !e->skarg[j] &&
+			if (cut && (!e->skarg[j] || lng) &&
 			    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0]))
 				e->bad = true;
-			else if (cut && !e->skarg[j])
+			else if (cut && (!e->skarg[j] || lng))
 				e->fj[e->nfj++] =
 					jmp_i(e, BPF_JEQ, 0, UBPF_STRMAX);
 		}
 		stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0); /* for SEQ */
-		/* a key longer than kaggs_s keeps: the hit is user space's */
-		if (e->skarg[j] && e->nfj < UBPF_KSTRARGS * 2 + 1)
+		/* a key longer than kaggs_s keeps: the hit is user space's,
+		 * but where kaggs_l keeps it (lng) */
+		if (e->skarg[j] && !lng && e->nfj < UBPF_KSTRARGS * 2 + 1)
 			e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 0, UBPF_KSKEY);
-		else if (e->skarg[j])
+		else if (e->skarg[j] && !lng)
 			e->bad = true;
 		/* VACMP's, with fault sites: the helper read pl->fstr
 		 * bytes (strsize - 1, as d_read_user_str() reads) and cut
@@ -624,6 +631,9 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			e->bad = true;
 			return;
 		}
+		/* (both in kaggs_l where they pass it: agg_at()) */
+		if (e->lroom >= UBPF_KSLONG(2) && !e->snl[j1] && !e->snl[j2])
+			continue;
 		ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(j1));
 		ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j2));
 		alu_r(e, BPF_ADD, 1, 2);
@@ -733,19 +743,23 @@ void skey(struct em *e, const struct ubpf_kop *o)
 		return;
 	}
 	str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
+	e->lkj1 = e->snl[j] ? -1 : (int)j; /* AGG's key (agg_at()) */
+	e->lkj2 = -1;
 }
 
 /*
  * SKEY2 o: copyinstr(argument o->slot)'s copy, its NUL included (its
  * count, S_SLEN), into the kaggs_s key's s right after the NUL of
  * argument o->levels' (SKEY's, copied before, NUL-padded): at that
- * count's offset.  seq_read() sent the hit to user space where the two
- * counts pass UBPF_KSKEY; the bounds here are the verifier's.
+ * count's offset, where the two counts are UBPF_KSKEY at most: else
+ * seq_read() sent the hit to user space, or kaggs_l keys the two
+ * (agg_at()) and the key here is not read; the other bounds are the
+ * verifier's.
  */
 void skey2(struct em *e, const struct ubpf_kop *o)
 {
 	unsigned j1, j2;
-	size_t jb1, jb2;
+	size_t jb1, jb2, jb3;
 
 	for (j1 = 0; j1 < e->nsarg && e->sarg[j1] != o->levels; j1++)
 		;
@@ -759,6 +773,9 @@ void skey2(struct em *e, const struct ubpf_kop *o)
 	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j2));
 	jb1 = jmp_i(e, BPF_JGT, 4, UBPF_KSKEY);
 	jb2 = jmp_i(e, BPF_JGT, 2, UBPF_KSKEY);
+	alu_r(e, BPF_MOV, 1, 4);
+	alu_r(e, BPF_ADD, 1, 2);
+	jb3 = jmp_i(e, BPF_JGT, 1, UBPF_KSKEY);
 	ldx(e, BPF_DW, 1, 10, S_SBUF);
 	alu_i(e, BPF_ADD, 1, SKEY_AT + (int32_t)sizeof(struct ubpf_kkey));
 	alu_r(e, BPF_ADD, 1, 4);
@@ -767,6 +784,11 @@ void skey2(struct em *e, const struct ubpf_kop *o)
 	call(e, BPF_FUNC_probe_read_kernel);
 	fix(e, jb1);
 	fix(e, jb2);
+	fix(e, jb3);
+	if (e->lkj1 == (int)j1 && !e->snl[j2])
+		e->lkj2 = (int)j2;
+	else
+		e->lkj1 = -1;
 }
 
 /* str_chunks() for SEQ: r3 against the literal's bytes there */

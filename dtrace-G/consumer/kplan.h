@@ -457,6 +457,14 @@ bool d_kplan_fault(const struct d_kplan *k, unsigned clause, uint64_t mask,
 bool d_kplan_skey(const struct d_kplan *k, unsigned st);
 
 /*
+ * ... and its strings (copyinstr() keys: SKEY, SKEY2 beside it) may be
+ * longer than a kaggs_s key holds, in kaggs_l (cgen_agg.c's "Long
+ * string keys"): how many (1 or 2), or 0 (a ?: of one, SMKEY, is held
+ * to kaggs_s's)
+ */
+unsigned d_kplan_skey_long(const struct d_kplan *k, unsigned st);
+
+/*
  * Statement st has a key that is a string variable the kernel keeps
  * (kplan_out.c's KV_STR), execname or a literal (or a ?: of two,
  * kplan_str.c's "execname and literals"): its entries are in kaggs_v,

@@ -74,6 +74,13 @@ bool d_kplan_skey(const struct d_kplan *k, unsigned st)
 	       (k->st[st].sx == KSX_NONE || k->st[st].sx == KSX_SMIX);
 }
 
+unsigned d_kplan_skey_long(const struct d_kplan *k, unsigned st)
+{
+	if (!d_kplan_skey(k, st) || k->st[st].sx != KSX_NONE)
+		return 0;
+	return k->st[st].skey2 ? 2 : 1;
+}
+
 bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
 {
 	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&
@@ -235,10 +242,11 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		}
 		if (ks->skey2 && str &&
 		    ((int)i == ks->skey || i == ks->skey2 - 1u)) {
-			/* two strings in kaggs_s's s: the first up to its
-			 * NUL, the second after it (SKEY2) */
-			size_t l1 = strnlen(str, UBPF_KSKEY);
-			const char *s2 = l1 < UBPF_KSKEY ? str + l1 + 1 : "";
+			/* two strings in kaggs_s's s (or kaggs_l's): the
+			 * first up to its NUL, the second after it (SKEY2) */
+			size_t l1 = strnlen(str, UBPF_KSLONG(2));
+			const char *s2 =
+				l1 < UBPF_KSLONG(2) ? str + l1 + 1 : "";
 
 			max = k->prog->strsize < sizeof(kbuf[i])
 				      ? k->prog->strsize

@@ -517,6 +517,11 @@ struct ubpf_kop {
 #define UBPF_KBCPYPREV 7
 #define UBPF_KF_SKEY 0x8 /* AGG: kaggs_s, one key a string (SKEY) */
 #define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
+/* kaggs_l (generated programs): a kaggs_s key whose strings, NULs
+ * included, pass UBPF_KSKEY bytes, the same struct ubpf_kkey and its
+ * strings in UBPF_KSLONG(2) bytes where a statement has two (SKEY2),
+ * else UBPF_KSLONG(1); NUL-padded (cgen_agg.c's "Long string keys") */
+#define UBPF_KSLONG(n) ((n)*UBPF_STRMAX)
 #define UBPF_KF_NOREC 0x20 /* ODONE of a clause that prints nothing */
 #define UBPF_KFSITES 16	 /* SEQ's fault sites (2 bits each, UBPF_RF_KFAULT) */
 #define UBPF_KF_VKEY 0x40 /* AGG: kaggs_v, one key a string variable's */

@@ -32,6 +32,8 @@
 #    the kernel's key, the literal made again by the
 #    merge, cut at strsize - 1 (a 12-byte one at strsize 8), three ways
 #    at strsize 256 and 8;
+#  - three copyinstr() leaves in one key (the book's rb_calls.d, the
+#    toolkit's rb_funccalls.d), a long path among them;
 #  - -v: the clauses aggregated in the kernel, where this tree before
 #    left them to user space ("basename(), a string the kernel does not
 #    key by"); a tree of two leaves stays user space's, -v saying so.
@@ -216,6 +218,34 @@ kernel pycalls 1
 	echo
 } >pycalls.exp
 expect_file_eq "pycalls: py_calls.d's report" pycalls.exp pycalls.1
+
+# the book's rb_calls.d, @funcs[pid, basename(copyinstr(arg2)),
+# copyinstr(arg0), copyinstr(arg1)]: three copyinstr() leaves in one
+# kaggs_s key (kplan.c's str_pair_keys(): a third after the second's
+# NUL), the long path's in kaggs_l; interp's FILE, FUNC and FILE again
+# (its dirname()).  Before, the clause was user space's ("key 3: a
+# second string key, of a pair the kernel does not keep")
+cat >rbcalls.d <<'EOF'
+interp$target:::function-entry
+{
+	@funcs[pid == $target, basename(copyinstr(arg0)), copyinstr(arg1),
+	    dirname(copyinstr(arg0))] = count();
+}
+
+dtrace:::END
+{
+	printa("%d %s %s %s %@d\n", @funcs);
+}
+EOF
+three rbcalls rbcalls.d known.txt
+kernel rbcalls 1
+{
+	printf '1 %s %s %s 1\n' x.py f "$long" x.py f /src x.py g . y.py f /src
+	printf '1 x.py f /usr/lib 2\n\n'
+} >rbcalls.exp
+expect_file_eq "rbcalls: the counts" rbcalls.exp rbcalls.1
+expect_grep "rbcalls: no record read" '^dtrace: BPF: .* 0 records read$' \
+	rbcalls.1.err
 
 # ---------------------------------------------------------------------
 # Every function, every aggregating one, on awkward paths, three ways at

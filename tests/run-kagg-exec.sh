@@ -25,6 +25,7 @@
 #    kaggs_s key, execname in two of its words) and two copyinstr()
 #    (SKEY2: both strings in its s, 64 bytes with their NULs in the
 #    kernel, 65 the hit user space's), and the three together;
+#  - three copyinstr() in one key (a third SKEY2);
 #  - such keys past kaggs_s's 64 bytes (kaggs_l), on strings of 253 to
 #    300 bytes at strsize 256, 257, 100 and 16;
 #  - c ? execname : "a" keys, either way round, beside an integer key
@@ -408,9 +409,27 @@ EOF2
 same three three.d pack 3
 same threep three.d pair 3
 
+# three copyinstr() keys in one kaggs_s key (the Ruby scripts'
+# @[basename(copyinstr(arg2)), copyinstr(arg0), copyinstr(arg1)]: a
+# third SKEY2, its string after the second's NUL), beside an integer
+# key and execname, on pack's pairs (the three past 64 bytes: in
+# kaggs_l) and pair's (an unmapped address: the hit user space's, its
+# fault reported).  Before, these clauses were user space's.
+cat >three3.d <<'EOF2'
+pid$target::hit2:entry { @[copyinstr(arg0), copyinstr(arg2), copyinstr(arg0)] = count(); }
+pid$target::hit2:entry { @s[arg1 & 1, copyinstr(arg2), copyinstr(arg0), copyinstr(arg2)] = sum(arg1); }
+pid$target::hit2:entry { @c[execname, copyinstr(arg0), copyinstr(arg2), copyinstr(arg0)] = count(); }
+END { printa("[%s|%s|%s] %@d\n", @); printa("[%d|%s|%s|%s] %@d\n", @s); printa("[%s|%s|%s|%s] %@d\n", @c); }
+EOF2
+same pack3 three3.d pack 3
+same pair3 three3.d pair 3
+expect_eq "three copyinstr() keys: split where each ends" \
+	"[ab|c|ab] 2|[a|bc|a] 1" \
+	"$(grep -E '^\[ab?\|b?c\|ab?\]' pack3.1.txt | LC_ALL=C sort | paste -sd'|' -)"
+
 # long string keys: a kaggs_s key whose strings with their NULs pass its
 # 64 bytes is kaggs_l's (cgen_agg.c's "Long string keys"), one string,
-# two (SKEY2), or one beside execname (CWKEY), on cut's strings: "" to
+# two (SKEY2), one beside execname (CWKEY), or three, on cut's strings: "" to
 # 300 bytes, equal up to strsize's cut and differing at it or after,
 # and 'x's running into an unreadable page (the hit user space's, its
 # fault reported); at strsize 256, 100 and 16 (the merge cuts) and 257
@@ -422,7 +441,8 @@ cat >long.d <<'EOF2'
 pid$target::hit:entry { @[copyinstr(arg0)] = count(); }
 pid$target::hit:entry { @p[copyinstr(arg0), arg1 & 1, copyinstr(arg0)] = sum(arg1); }
 pid$target::hit:entry { @c[execname, copyinstr(arg0)] = max(arg1); }
-END { printa("[%s] %@d\n", @); printa("[%s|%d|%s] %@d\n", @p); printa("[%s|%s] %@d\n", @c); }
+pid$target::hit:entry { @t[copyinstr(arg0), copyinstr(arg0), arg1 & 1, copyinstr(arg0)] = min(arg1); }
+END { printa("[%s] %@d\n", @); printa("[%s|%d|%s] %@d\n", @p); printa("[%s|%s] %@d\n", @c); printa("[%s|%s|%d|%s] %@d\n", @t); }
 EOF2
 late=1
 for xo in '' '-x strsize=257' '-x strsize=100' '-x strsize=16'; do
@@ -455,7 +475,7 @@ for x in '' 257 100 16; do
 			long.1.msg
 	fi
 	[ "$x" = 257 ] && continue
-	expect_grep "$w: -v" "^dtrace: 3 clauses aggregated in the kernel\$" \
+	expect_grep "$w: -v" "^dtrace: 4 clauses aggregated in the kernel\$" \
 		long$x.1.txt.err
 	expect_grep "$w: the faults' records alone" \
 		'^dtrace: BPF: .* verified, 7 records read$' long$x.1.txt.err

@@ -453,13 +453,19 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				      sizeof(struct ubpf_kval),
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
 	/* ... and its keys whose strings pass its s: the same key, their
-	 * UBPF_STRMAX bytes each (cgen_agg.c's "Long string keys") */
+	 * UBPF_STRMAX bytes each (cgen_agg.c's "Long string keys"); a
+	 * kernel that refuses a key that long (Linux before 5.11: 512
+	 * bytes at most) sends those hits to user space, as before */
 	k->lroom = UBPF_KSLONG(nlong);
-	if (skeyed && nlong)
+	if (skeyed && nlong) {
+		int was = errno; /* (not a failure: *err) */
+
 		k->laggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_l",
 				      sizeof(struct ubpf_kkey) + k->lroom,
 				      sizeof(struct ubpf_kval),
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+		errno = was;
+	}
 	/* a string variable's key: all strsize - 1 bytes its store kept
 	 * (kplan_out.c: strsize at most UBPF_STRMAX), so none is cut;
 	 * with none, execname's 16 or the longest literal's, cut; a pair
@@ -606,7 +612,6 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		     k->tlsa1_fd < 0 || k->tlsu_fd < 0 || k->tlss_fd < 0 ||
 		     k->tlsufull_fd < 0 || k->tlsuw_fd < 0)) ||
 	    (skeyed && k->saggs_fd < 0) || (vkeyed && k->vaggs_fd < 0) ||
-	    (skeyed && nlong && k->laggs_fd < 0) ||
 	    (vkeyed && k->vroom > UBPF_KVSHORT && k->waggs_fd < 0) ||
 	    (d_kplan_horizon(k->kp) && k->hzn_fd < 0) ||
 	    (fold && k->bar_fd < 0) ||

@@ -186,7 +186,9 @@ _Static_assert(offsetof(struct ubpf_kskey, s) ==
 			       offsetof(struct ubpf_kvskey, s) &&
 		       UBPF_KSKEY <= UBPF_KVPAIRMAX &&
 		       UBPF_KVSHORT <= UBPF_KVPAIRMAX &&
-		       UBPF_KSLONG(2) <= UBPF_KVPAIRMAX,
+		       offsetof(struct ubpf_klkey, s) ==
+			       offsetof(struct ubpf_kvskey, s) &&
+		       UBPF_KVPAIRMAX <= UBPF_KSLONG(3),
 	       "the string keys' layouts: one buffer reads them all");
 /*
  * Intervals (kplan_exit.c's "Intervals"): a key's pad word is the low 32
@@ -211,8 +213,8 @@ static void fold_ival(struct consumer *c, struct bpf_kagg *k, int fd,
 		      size_t ksz, size_t slen, uint32_t lim,
 		      struct ubpf_kval *v)
 {
-	struct ubpf_kvskey key, next; /* the longest key */
-	char str[UBPF_KVPAIRMAX + 1], *keys = NULL;
+	struct ubpf_klkey key, next; /* the longest key */
+	char str[UBPF_KSLONG(3) + 1], *keys = NULL;
 	size_t n = 0;
 	void *prev = NULL;
 
@@ -246,8 +248,8 @@ static void fold_ival(struct consumer *c, struct bpf_kagg *k, int fd,
 static void fold_skeys(struct consumer *c, struct bpf_kagg *k, int fd,
 		       size_t slen, bool del, struct ubpf_kval *v)
 {
-	struct ubpf_kvskey sk, snext; /* the longest of the three */
-	char str[UBPF_KVPAIRMAX + 1];
+	struct ubpf_klkey sk, snext; /* the longest of them */
+	char str[UBPF_KSLONG(3) + 1];
 	void *sprev = NULL;
 
 	if (fd < 0)

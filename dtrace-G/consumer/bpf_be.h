@@ -127,8 +127,9 @@ struct cgen_maps {
 /*
  * cgbuf's rooms past its owner word (cgen.c's cg_room_off()): the copy
  * room (UBPF_KCPYROOM + 8 bytes, where m->cpyroom), the chain room
- * (UBPF_ANCROOM, where m->anc), then the kaggs_v key room (a struct
- * ubpf_kvskey, always); CG_ROOM_END is cgbuf's value size (bpf_cg.c).
+ * (UBPF_ANCROOM, where m->anc), then the key room (a struct
+ * ubpf_klkey, always: kaggs_v's and kaggs_l's keys are built there);
+ * CG_ROOM_END is cgbuf's value size (bpf_cg.c).
  */
 enum cg_room { CG_ROOM_CPY, CG_ROOM_ANC, CG_ROOM_VKEY, CG_ROOM_END };
 uint32_t cg_room_off(const struct cgen_maps *m, enum cg_room r);

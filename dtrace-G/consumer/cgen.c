@@ -692,15 +692,18 @@ struct late {
 /*
  * The offset of cgbuf's room r (bpf_be.h's enum cg_room): past the owner
  * word (and the user stack's room before it, where one is kept), each
- * room there only where the run has it, but the kaggs_v key's, which
- * every cgbuf has (its 552 bytes a CPU cost less than a test at each
- * use: cgen_svar.c's vkey_at(), cgen_agg.c's agg_at()).  Every offset
+ * room there only where the run has it, but the key room, which every
+ * cgbuf has (a kaggs_v key's, a kaggs_l key's: 808 bytes a CPU cost
+ * less than a test at each use: cgen_svar.c's vkey_at(), cgen_agg.c's
+ * agg_at()).  Every offset
  * fits an instruction's 16 bits, and the value a per-CPU array's 32 KiB.
  */
 _Static_assert(UBPF_CGOWN(1) + 8 + UBPF_KCPYROOM + 8 + UBPF_ANCROOM +
-			       sizeof(struct ubpf_kvskey) <=
+			       sizeof(struct ubpf_klkey) <=
 		       INT16_MAX,
 	       "cgbuf's rooms: 16-bit offsets");
+_Static_assert(sizeof(struct ubpf_kvskey) <= sizeof(struct ubpf_klkey),
+	       "cgbuf's key room: a kaggs_v key's, a kaggs_l key's");
 _Static_assert(UBPF_ANCROOM % 8 == 0 && UBPF_KCPYROOM % 8 == 0,
 	       "cgbuf's rooms: each at a word");
 uint32_t cg_room_off(const struct cgen_maps *m, enum cg_room r)
@@ -715,7 +718,7 @@ uint32_t cg_room_off(const struct cgen_maps *m, enum cg_room r)
 	off += m->anc ? UBPF_ANCROOM : 0;
 	if (r == CG_ROOM_VKEY)
 		return off;
-	return off + (uint32_t)sizeof(struct ubpf_kvskey);
+	return off + (uint32_t)sizeof(struct ubpf_klkey);
 }
 
 static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
@@ -1607,6 +1610,7 @@ static bool emit(const struct cgen_maps *m, const struct ubpf_ev *s,
 			m->kaggs_l >= 0 && m->buf >= 0 ? (uint16_t)m->lroom : 0,
 		.lkj1 = -1,
 		.lkj2 = -1,
+		.lkj3 = -1,
 	};
 	struct cgprog p = { .m = m, .s = s, .pl = pl, .own = own, .lt = lt };
 

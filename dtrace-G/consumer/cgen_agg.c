@@ -359,9 +359,10 @@ static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 /*
  * The kaggs_l key of a kaggs_s statement (AGG o) whose strings, NULs
  * included, pass UBPF_KSKEY ("Long string keys", above): the key's
- * words (S_KKEY) and the strings of SKEY (e->lkj1) and SKEY2 (e->lkj2)
- * as seq_read() copied them, NUL-padded, in the kaggs_v key's room
- * (e->vkoff), and the entry there updated; fds[13] is kaggs_l.  The
+ * words (S_KKEY) and the strings of SKEY (e->lkj1) and SKEY2's second
+ * and third (e->lkj2, e->lkj3) as seq_read() copied them, each after
+ * the one before's NUL, NUL-padded, in cgbuf's key room (e->vkoff),
+ * and the entry there updated; fds[13] is kaggs_l.  The
  * jump taken where they fit kaggs_s (the caller lands it on its key),
  * and, into *jend, those past the update: the one after it, and the
  * bounds the verifier is shown (a copy's count is UBPF_STRMAX at most,
@@ -374,9 +375,11 @@ static size_t long_key(struct em *e, const int *fds, uint8_t fn, size_t *jend,
 	const int32_t room = e->vkoff;
 	size_t jshort;
 
-	ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(e->lkj1));
-	if (e->lkj2 >= 0) {
-		ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(e->lkj2));
+	const int js[3] = { e->lkj1, e->lkj2, e->lkj2 >= 0 ? e->lkj3 : -1 };
+
+	ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(js[0]));
+	for (int q = 1; q < 3 && js[q] >= 0; q++) {
+		ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(js[q]));
 		alu_r(e, BPF_ADD, 1, 2);
 	}
 	jshort = jmp_i(e, BPF_JLE, 1, UBPF_KSKEY);
@@ -387,15 +390,13 @@ static size_t long_key(struct em *e, const int *fds, uint8_t fn, size_t *jend,
 		ldx(e, BPF_DW, 3, 10, (int16_t)(S_KKEY + i));
 		stx(e, BPF_DW, 2, (int16_t)(room + i), 3);
 	}
-	for (int q = 0; q < 2; q++) {
-		int j = q ? e->lkj2 : e->lkj1;
+	for (int q = 0; q < 3 && js[q] >= 0; q++) {
+		int j = js[q];
 
-		if (j < 0)
-			break;
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
 		alu_i(e, BPF_ADD, 1, room + kk);
-		if (q) { /* after the first's NUL */
-			ldx(e, BPF_DW, 4, 10, (int16_t)S_SLEN(e->lkj1));
+		for (int p = 0; p < q; p++) { /* after the NULs before */
+			ldx(e, BPF_DW, 4, 10, (int16_t)S_SLEN(js[p]));
 			jend[(*nend)++] = jmp_i(e, BPF_JGT, 4, UBPF_STRMAX);
 			alu_r(e, BPF_ADD, 1, 4);
 		}
@@ -418,7 +419,7 @@ static size_t long_key(struct em *e, const int *fds, uint8_t fn, size_t *jend,
 static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		   uint8_t fn, int kb)
 {
-	size_t j1, jl[4];
+	size_t j1, jl[8];
 	unsigned nl = 0;
 	bool vkeyed = (o->flags & UBPF_KF_VKEY) != 0;
 	bool skeyed = (o->flags & UBPF_KF_SKEY) != 0 || vkeyed;

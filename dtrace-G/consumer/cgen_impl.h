@@ -112,15 +112,16 @@ struct em {
 	 * jumps taken when one cannot be read (to the unflagged record) */
 	uint8_t sarg[UBPF_KSTRARGS];
 	bool skarg[UBPF_KSTRARGS]; /* ... SKEY's: at most UBPF_KSKEY bytes */
-	/* ... SMKEY's, held to UBPF_KSKEY bytes where the others' are
-	 * kaggs_l's (cgen_agg.c's "Long string keys") */
-	bool snl[UBPF_KSTRARGS];
+	/* ... SKEY's and SKEY2's, which kaggs_l may key by whole
+	 * (cgen_agg.c's "Long string keys"), and SMKEY's, held to
+	 * UBPF_KSKEY bytes */
+	bool klarg[UBPF_KSTRARGS], snl[UBPF_KSTRARGS];
 	/* kaggs_l's strings' bytes (UBPF_KSLONG()), 0: no kaggs_l; and
 	 * the arguments (their j) of the kaggs_s key being built, SKEY's
 	 * and SKEY2's (skey(), skey2(): -1 none), which AGG's key
 	 * measures */
 	uint16_t lroom;
-	int lkj1, lkj2;
+	int lkj1, lkj2, lkj3;
 	bool vbuf; /* S_SBUF holds cgbuf for VKEY, VVCMP (cgen_plan()) */
 	unsigned nsarg;
 	/* ... and mem_read()'s two, and a PROG walk's cut */

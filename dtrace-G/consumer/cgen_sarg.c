@@ -506,13 +506,15 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			}
 			if (j >= e->nsarg) {
 				e->skarg[j] = e->czarg[j] = e->rbarg[j] = false;
-				e->snl[j] = false;
+				e->snl[j] = e->klarg[j] = false;
 				e->oparg[j] = false;
 				e->sarg[e->nsarg++] = (uint8_t)a;
 			}
 			e->skarg[j] |=
 				o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 			e->snl[j] |= o->op == UBPF_K_SMKEY;
+			e->klarg[j] |=
+				o->op == UBPF_K_SKEY || o->op == UBPF_K_SKEY2;
 			e->czarg[j] |= o->op == UBPF_K_CACMP;
 			e->rbarg[j] |= seq_whole(o) && fs;
 			e->oparg[j] |= apre;
@@ -526,7 +528,7 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	stx(e, BPF_DW, 10, S_SBUF, 0);
 	for (unsigned j = 0; j < e->nsarg; j++) {
 		/* a key's string kaggs_l keeps whole (agg_at()) */
-		bool lng = e->skarg[j] && e->lroom && !e->snl[j];
+		bool lng = e->klarg[j] && e->lroom && !e->snl[j];
 
 		ldx(e, BPF_DW, 1, 10, S_SBUF);
 		/* SKEY's: the key's bytes past the NUL read as 0 */
@@ -614,29 +616,38 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			fix(e, jf);
 		}
 	}
-	/* SKEY2's pairs: both strings, NULs included, in kaggs_s's s, or
-	 * the hit is user space's, as a key too long is */
+	/* SKEY2's pairs (and threes): the strings, NULs included, in
+	 * kaggs_s's s, or the hit is user space's, as a key too long is,
+	 * but where kaggs_l keys by them (agg_at()) */
 	for (unsigned pc = 0; pc < pl->nops && pc < UBPF_KOPS; pc++) {
 		const struct ubpf_kop *o = &pl->ops[pc];
-		unsigned j1, j2;
+		unsigned j0 = 0, j1, j2;
 
 		if (o->op != UBPF_K_SKEY2)
 			continue;
+		if (o->step) /* a third: the first's too */
+			for (; j0 < e->nsarg && e->sarg[j0] != o->step - 1u;
+			     j0++)
+				;
 		for (j1 = 0; j1 < e->nsarg && e->sarg[j1] != o->levels; j1++)
 			;
 		for (j2 = 0; j2 < e->nsarg && e->sarg[j2] != o->slot; j2++)
 			;
-		if (j1 >= e->nsarg || j2 >= e->nsarg ||
+		if (j0 >= e->nsarg || j1 >= e->nsarg || j2 >= e->nsarg ||
 		    e->nfj >= sizeof(e->fj) / sizeof(e->fj[0])) {
 			e->bad = true;
 			return;
 		}
-		/* (both in kaggs_l where they pass it: agg_at()) */
-		if (e->lroom >= UBPF_KSLONG(2) && !e->snl[j1] && !e->snl[j2])
+		if (e->lroom >= UBPF_KSLONG(o->step ? 3 : 2) && !e->snl[j0] &&
+		    !e->snl[j1] && !e->snl[j2])
 			continue;
 		ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(j1));
 		ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j2));
 		alu_r(e, BPF_ADD, 1, 2);
+		if (o->step) {
+			ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j0));
+			alu_r(e, BPF_ADD, 1, 2);
+		}
 		e->fj[e->nfj++] = jmp_i(e, BPF_JGT, 1, UBPF_KSKEY);
 	}
 }
@@ -744,49 +755,65 @@ void skey(struct em *e, const struct ubpf_kop *o)
 	}
 	str_chunks(e, j, UBPF_KSKEY, skey_chunk, NULL);
 	e->lkj1 = e->snl[j] ? -1 : (int)j; /* AGG's key (agg_at()) */
-	e->lkj2 = -1;
+	e->lkj2 = e->lkj3 = -1;
 }
 
 /*
  * SKEY2 o: copyinstr(argument o->slot)'s copy, its NUL included (its
  * count, S_SLEN), into the kaggs_s key's s right after the NUL of
  * argument o->levels' (SKEY's, copied before, NUL-padded): at that
- * count's offset, where the two counts are UBPF_KSKEY at most: else
- * seq_read() sent the hit to user space, or kaggs_l keys the two
+ * count's offset; or, a third (o->step), after the NULs of argument
+ * o->step - 1's (SKEY's) and o->levels' (the second's): at the two
+ * counts' sum.  Only where the counts' sum is UBPF_KSKEY at most: else
+ * seq_read() sent the hit to user space, or kaggs_l keys by them
  * (agg_at()) and the key here is not read; the other bounds are the
  * verifier's.
  */
 void skey2(struct em *e, const struct ubpf_kop *o)
 {
-	unsigned j1, j2;
-	size_t jb1, jb2, jb3;
+	unsigned j0 = 0, j1, j2;
+	size_t jb[5];
+	unsigned nb = 0;
 
+	if (o->step)
+		for (; j0 < e->nsarg && e->sarg[j0] != o->step - 1u; j0++)
+			;
 	for (j1 = 0; j1 < e->nsarg && e->sarg[j1] != o->levels; j1++)
 		;
 	for (j2 = 0; j2 < e->nsarg && e->sarg[j2] != o->slot; j2++)
 		;
-	if (j1 >= e->nsarg || j2 >= e->nsarg || !e->skarg[j1]) {
+	if (j0 >= e->nsarg || j1 >= e->nsarg || j2 >= e->nsarg ||
+	    !e->skarg[o->step ? j0 : j1]) {
 		e->bad = true;
 		return;
 	}
+	/* r4: the offset (the counts before it), r2: its count */
 	ldx(e, BPF_DW, 4, 10, (int16_t)S_SLEN(j1));
+	jb[nb++] = jmp_i(e, BPF_JGT, 4, UBPF_KSKEY);
+	if (o->step) {
+		ldx(e, BPF_DW, 3, 10, (int16_t)S_SLEN(j0));
+		jb[nb++] = jmp_i(e, BPF_JGT, 3, UBPF_KSKEY);
+		alu_r(e, BPF_ADD, 4, 3);
+	}
 	ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j2));
-	jb1 = jmp_i(e, BPF_JGT, 4, UBPF_KSKEY);
-	jb2 = jmp_i(e, BPF_JGT, 2, UBPF_KSKEY);
+	jb[nb++] = jmp_i(e, BPF_JGT, 2, UBPF_KSKEY);
 	alu_r(e, BPF_MOV, 1, 4);
 	alu_r(e, BPF_ADD, 1, 2);
-	jb3 = jmp_i(e, BPF_JGT, 1, UBPF_KSKEY);
+	jb[nb++] = jmp_i(e, BPF_JGT, 1, UBPF_KSKEY);
 	ldx(e, BPF_DW, 1, 10, S_SBUF);
 	alu_i(e, BPF_ADD, 1, SKEY_AT + (int32_t)sizeof(struct ubpf_kkey));
 	alu_r(e, BPF_ADD, 1, 4);
 	ldx(e, BPF_DW, 3, 10, S_SBUF);
 	alu_i(e, BPF_ADD, 3, SEQ_AT(j2));
 	call(e, BPF_FUNC_probe_read_kernel);
-	fix(e, jb1);
-	fix(e, jb2);
-	fix(e, jb3);
-	if (e->lkj1 == (int)j1 && !e->snl[j2])
+	for (unsigned i = 0; i < nb; i++)
+		fix(e, jb[i]);
+	/* AGG's key (agg_at()): the strings in turn, none SMKEY's */
+	if (!o->step && e->lkj1 == (int)j1 && !e->snl[j2])
 		e->lkj2 = (int)j2;
+	else if (o->step && e->lkj1 == (int)j0 && e->lkj2 == (int)j1 &&
+		 !e->snl[j2])
+		e->lkj3 = (int)j2;
 	else
 		e->lkj1 = -1;
 }

@@ -753,16 +753,24 @@ static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
  * of the two words, cut to strsize - 1 as agg.c cuts a key, and
  * tainted, as run.c's execname is.  Both (three string keys:
  * execname and two copyinstr()): the two strings in s, execname in
- * the two words, the merge splitting each as above.  Where kp_arg_str() takes a
- * string key (no fault sites: a string that cannot be read, or longer
- * than kaggs_s keeps, sends the hit to user space whole) and strsize
- * is fixed for the run, as for execname's own key (CKEY).  Into ks
- * (skey, sarg, kcomm), else false and ks as it was.
+ * the two words, the merge splitting each as above.  A third
+ * copyinstr() (the Ruby scripts' @[basename(copyinstr(arg2)),
+ * copyinstr(arg0), copyinstr(arg1)], file, class and method): its
+ * string after the second's NUL (SKEY2 flagged as the third, step the
+ * first's argument + 1), the three within UBPF_KSKEY bytes or, past
+ * them, in kaggs_l's UBPF_KSLONG(3) (cgen_agg.c's "Long string
+ * keys"), the merge splitting at the second NUL too; not args[N] bare,
+ * whose statement's other layout (bare_alts()) keys an integer there,
+ * and a third would take it from it.  Where kp_arg_str() takes
+ * a string key (no fault sites: a string that cannot be read, or longer than
+ * kaggs_s keeps, sends the hit to user space whole) and strsize is fixed for
+ * the run, as for execname's own key (CKEY).  Into ks (skey, sarg, kcomm), else
+ * false and ks as it was.
  */
 static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 			  struct kstmt *ks, bool bare)
 {
-	int c = -1, s = -1, sa = -1, s2 = -1, sa2 = -1;
+	int c = -1, s = -1, sa = -1, s2 = -1, sa2 = -1, s3 = -1, sa3 = -1;
 	uint8_t sz, sg;
 
 	if (!k->vars || !kp_strsize_fixed(k))
@@ -782,6 +790,8 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 			s = (int)i, sa = a;
 		else if (plain && s2 < 0)
 			s2 = (int)i, sa2 = a;
+		else if (a >= 0 && st->keys[i]->op != N_ARGS && s3 < 0)
+			s3 = (int)i, sa3 = a; /* (not args[N] bare) */
 		else if (ident(st->keys[i]) < 0 &&
 			 !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &sz, &sg))
 			return false;
@@ -792,7 +802,7 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 		ks->kid[i] = ident(st->keys[i]);
 		ks->ksz[i] = 8;
 		ks->ksg[i] = 0;
-		if ((int)i == c || (int)i == s || (int)i == s2)
+		if ((int)i == c || (int)i == s || (int)i == s2 || (int)i == s3)
 			continue;
 		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
 			ks->kargs |= (uint8_t)(1u << i); /* typed per probe */
@@ -805,6 +815,8 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 	ks->kcomm = (uint8_t)(c + 1);
 	ks->skey2 = (uint8_t)(s2 + 1);
 	ks->sarg2 = (uint8_t)(sa2 < 0 ? 0 : sa2);
+	ks->skey3 = (uint8_t)(s3 + 1);
+	ks->sarg3 = (uint8_t)(sa3 < 0 ? 0 : sa3);
 	if (st->keys[s]->op == N_ARGS)
 		ks->sbare |= (uint8_t)(1u << s);
 	if (s2 >= 0 && st->keys[s2]->op == N_ARGS)

@@ -429,7 +429,8 @@ typedef const struct d_probe *(*d_kplan_probe_fn)(void *ctx, unsigned id);
 /*
  * Fold one entry of the kernel's kaggs (its per-CPU values, ncpus of
  * them) into the aggregations; for kflat, key is {st, slot - first}; for
- * kaggs_s and kaggs_v, str is the string key's bytes.  Call once per
+ * kaggs_s, kaggs_l and kaggs_v, str is the string key's bytes, in a
+ * buffer of UBPF_KSLONG(3) + 1 bytes, 0 past them.  Call once per
  * entry, after tracing stopped and before END, printa() or the final
  * printing.
  */

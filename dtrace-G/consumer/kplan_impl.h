@@ -61,6 +61,9 @@ struct kstmt {
 	 * the first's NUL in kaggs_s's s) and its M; 0: none (a pair's
 	 * second copyinstr(argM), KSX_ARG: its M too) */
 	uint8_t skey2, sarg2;
+	/* ... and a third copyinstr(argK) key + 1 (SKEY2 flagged as the
+	 * third: its string after the second's NUL) and its K; 0: none */
+	uint8_t skey3, sarg3;
 	/* the keys of skey and skey2 that are args[N] bare (a bit each:
 	 * kplan.c's str_pair_keys() with k->bare), and the statement's
 	 * layout with args[N] an integer key instead, for the probes

@@ -78,7 +78,7 @@ unsigned d_kplan_skey_long(const struct d_kplan *k, unsigned st)
 {
 	if (!d_kplan_skey(k, st) || k->st[st].sx != KSX_NONE)
 		return 0;
-	return k->st[st].skey2 ? 2 : 1;
+	return k->st[st].skey3 ? 3 : k->st[st].skey2 ? 2 : 1;
 }
 
 bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
@@ -186,6 +186,24 @@ static bool absent_room(const struct d_kplan *k, const struct kstmt *ks,
 	       kp_fvar_self(k, (unsigned)n->sub) && !p[0] && p[1] == 1;
 }
 
+/*
+ * The nth string of a kaggs_s or kaggs_l key's s, str (its bytes, a NUL
+ * past them: bpf_agg_read.c's buffers), each after the NUL of the one
+ * before it; "" past the bytes
+ */
+static const char *nth_str(const char *str, unsigned nth)
+{
+	size_t at = 0;
+
+	for (unsigned q = 0; q < nth; q++) {
+		at += strnlen(str + at, UBPF_KSLONG(3) - at);
+		if (at >= UBPF_KSLONG(3))
+			return "";
+		at++; /* past the NUL */
+	}
+	return at < UBPF_KSLONG(3) ? str + at : "";
+}
+
 void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		   const struct ubpf_kval *vals, unsigned ncpus,
 		   d_kplan_probe_fn probe_of, void *ctx, const char *str)
@@ -241,18 +259,19 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 			continue;
 		}
 		if (ks->skey2 && str &&
-		    ((int)i == ks->skey || i == ks->skey2 - 1u)) {
-			/* two strings in kaggs_s's s (or kaggs_l's): the
-			 * first up to its NUL, the second after it (SKEY2) */
-			size_t l1 = strnlen(str, UBPF_KSLONG(2));
-			const char *s2 =
-				l1 < UBPF_KSLONG(2) ? str + l1 + 1 : "";
+		    ((int)i == ks->skey || i == ks->skey2 - 1u ||
+		     i == ks->skey3 - 1u)) {
+			/* two or three strings in kaggs_s's s (or
+			 * kaggs_l's): the first up to its NUL, the second
+			 * after it (SKEY2), the third after the second's */
+			unsigned nth = (int)i == ks->skey    ? 0
+				       : i == ks->skey2 - 1u ? 1
+							     : 2;
 
 			max = k->prog->strsize < sizeof(kbuf[i])
 				      ? k->prog->strsize
 				      : sizeof(kbuf[i]);
-			snprintf(kbuf[i], max, "%s",
-				 (int)i == ks->skey ? str : s2);
+			snprintf(kbuf[i], max, "%s", nth_str(str, nth));
 			keys[i] = d_dv_tstr(kbuf[i]);
 			continue;
 		}

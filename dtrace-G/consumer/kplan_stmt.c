@@ -586,6 +586,21 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			sk = true;
 			continue;
 		}
+		if (j + 1 == ks->skey3 && ks->skey >= 0 && ks->skey2) {
+			/* a third: after the second's NUL (step: the
+			 * first's argument + 1) */
+			if (kp_args_index(st->keys[j]) >= 0 &&
+			    !d_args_str(probe, ks->sarg3))
+				unfit(m, "args[%u] is no string there",
+				      (unsigned)ks->sarg3);
+			o = put(m, UBPF_K_SKEY2, 0, 0);
+			o->n = (uint8_t)j;
+			o->slot = ks->sarg3;
+			o->levels = ks->sarg2;
+			o->step = (uint16_t)(ks->sarg + 1);
+			sk = true;
+			continue;
+		}
 		if (j + 1 == ks->kcomm && ks->skey >= 0) {
 			/* execname beside copyinstr(): in two
 			 * words of the kaggs_s key */

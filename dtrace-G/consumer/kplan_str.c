@@ -108,8 +108,10 @@
  * order, is one kaggs_s key, execname's 16 bytes in two of its words
  * (kplan.c's str_pair_keys(): UBPF_K_CWKEY, merged by kplan_merge.c's
  * d_kplan_merge()), and so are two copyinstr() keys, both strings in its s, the
- * second after the first's NUL (UBPF_K_SKEY2), and so are execname and two
- * copyinstr() (both).  Two keys of kaggs_v's kinds (execname, a
+ * second after the first's NUL (UBPF_K_SKEY2), or three, the third after
+ * the second's, and so are execname and two or three copyinstr(); strings
+ * past its UBPF_KSKEY bytes are kaggs_l's (cgen_agg.c's "Long string
+ * keys").  Two keys of kaggs_v's kinds (execname, a
  * literal or ?: of them, a KV_STR variable) are one kaggs_v key, their
  * rooms side by side in its s (kplan.c's vkey_pair(): where both fit
  * UBPF_KVPAIRMAX bytes; the second's instruction offset by its sz,

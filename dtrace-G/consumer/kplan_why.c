@@ -876,6 +876,17 @@ const char *kp_stmt_name(const struct d_kplan *k, const struct stmt *st,
 	return buf;
 }
 
+/* The keys among st's first n that are copyinstr(argN) (kplan_str.c's
+ * kp_arg_str()) */
+static unsigned arg_keys(const struct d_kplan *k, const struct stmt *st,
+			 unsigned n)
+{
+	unsigned c = 0;
+
+	for (unsigned i = 0; i < n && i < st->nkeys; i++)
+		c += kp_arg_str(k, st->keys[i]) >= 0;
+	return c;
+}
 /*
  * Why statement i of clause ci, which neither kp_stmt_ok() nor
  * kp_out_ok() takes, is not the kernel's, into buf ("" where no more
@@ -1286,6 +1297,22 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				    (kp_is_comm(x) && kp_strsize_fixed(k)) ||
 				    kp_lit_key(k, x) || kp_mix_key(k, x)) {
 					if (++ns < 2)
+						continue;
+					/* copyinstr() keys: three in one
+					 * kaggs_s key at most (kplan.c's
+					 * str_pair_keys()) */
+					if (arg_keys(k, kst, j + 1) > 3 &&
+					    kp_arg_str(k, x) >= 0) {
+						snprintf(buf, len,
+							 "key %u: a fourth "
+							 "copyinstr() key (the "
+							 "kernel keys by three "
+							 "at most)",
+							 j + 1);
+						return;
+					}
+					if (arg_keys(k, kst, kst->nkeys) > 3 &&
+					    kp_arg_str(k, x) >= 0)
 						continue;
 					/* a pair kp_stmt_ok() takes (its
 					 * vkey2, skey2, a probe's name as

@@ -260,10 +260,13 @@ enum {
 		       * string is in s, and k[levels] was 0) */
 	UBPF_K_SKEY2, /* key n is copyinstr(argument slot) too, its
 		       * string (NUL included) in the kaggs_s key's s
-		       * right after the NUL of key levels' (SKEY's,
-		       * before it in the plan); the two, NULs included,
-		       * at most UBPF_KSKEY bytes, or the hit is user
-		       * space's (seq_read()) */
+		       * right after the NUL of argument levels' (SKEY's,
+		       * before it in the plan), or with step, a third,
+		       * after the NULs of argument step - 1's (SKEY's)
+		       * and levels' (the second's); the strings, NULs
+		       * included, at most UBPF_KSKEY bytes, or the hit is
+		       * user space's (seq_read()), or the key kaggs_l's
+		       * (cgen_agg.c's "Long string keys") */
 	UBPF_K_PPID,  /* push ppid, the hit's thread's real_parent's tgid
 		       * read through task_struct at the offsets imm
 		       * holds (real_parent's in bits 0-31, tgid's in
@@ -519,8 +522,10 @@ struct ubpf_kop {
 #define UBPF_KSKEY 64	 /* bytes of such a key, NUL included */
 /* kaggs_l (generated programs): a kaggs_s key whose strings, NULs
  * included, pass UBPF_KSKEY bytes, the same struct ubpf_kkey and its
- * strings in UBPF_KSLONG(2) bytes where a statement has two (SKEY2),
- * else UBPF_KSLONG(1); NUL-padded (cgen_agg.c's "Long string keys") */
+ * strings in UBPF_KSLONG(n) bytes, n the most strings a statement has
+ * (SKEY, SKEY2, a third SKEY2: 1 to 3), NUL-padded (cgen_agg.c's "Long
+ * string keys"); struct ubpf_klkey the longest, the room the key is
+ * built in (cgen.c's cg_room_off()) and the merge's buffer */
 #define UBPF_KSLONG(n) ((n)*UBPF_STRMAX)
 #define UBPF_KF_NOREC 0x20 /* ODONE of a clause that prints nothing */
 #define UBPF_KFSITES 16	 /* SEQ's fault sites (2 bits each, UBPF_RF_KFAULT) */
@@ -806,6 +811,10 @@ struct ubpf_kvskey {
 struct ubpf_kvwkey {
 	struct ubpf_kkey k;
 	char s[UBPF_KVSHORT];
+};
+struct ubpf_klkey {
+	struct ubpf_kkey k;
+	char s[UBPF_KSLONG(3)];
 };
 struct ubpf_kval {
 	__s64 a, b;

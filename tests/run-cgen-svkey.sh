@@ -25,6 +25,8 @@
 #  - keys whose string ends within kaggs_w's 32 bytes and longer ones
 #    (kaggs_v), 30 to 33 bytes, each a prefix of the next, a short one
 #    over a long one: each counted on its own, as DTRACE_CGEN=0;
+#  - a pair's two strings each within 32 bytes of their rooms keyed by
+#    those 64 bytes (kaggs_x), the others by the rooms (kaggs_v);
 #  - two string keys in one statement (kplan.c's vkey_pair()): two
 #    string variables the kernel's, their rooms side by side, at
 #    strsize 16 and 256 (two rooms of 256 bytes: cgbuf's key room,
@@ -302,6 +304,40 @@ short_case() {
 }
 cgout_bg short short_case ''
 cgout_bg short-40 short_case '-x strsize=40'
+
+# Short pairs (kaggs_x, cgen_agg.c's "Short pairs"): a statement's two
+# string keys whose strings each end within 32 bytes of their rooms are
+# keyed by those 64 bytes, the others by the rooms whole (kaggs_v):
+# short.d's strings of 30 to 33 bytes paired with the last hit's, with
+# execname before (its room of 16 bytes, the second's moved up) and a
+# ?: of literals after (a room of 8), at strsize 256 and 40; byte for
+# byte DTRACE_CGEN=0's, each pair counted on its own, and -v's entries
+# read from both maps (a pair cut to 32 bytes a string would merge the
+# 32's and 33's; one never short would read none from kaggs_x).
+cat >spair.d <<EOF2
+pid\$target::hit:entry /arg1 == 1/ { self->s = "${a30}"; }
+pid\$target::hit:entry /arg1 == 2/ { self->s = "${a30}b"; }
+pid\$target::hit:entry /arg1 == 3/ { self->s = "${a30}bc"; }
+pid\$target::hit:entry /arg1 == 4/ { self->s = "${a30}bcd"; }
+pid\$target::hit:entry /arg1 == 5/ { self->s = "e"; }
+pid\$target::hit:entry /arg1 == 6/ { self->s = copyinstr(arg0); }
+pid\$target::hit:entry { @p[self->s, self->t] = count(); @e[execname, self->s] = sum(arg1); @l[self->s, arg1 & 1 ? "odd" : "even"] = max(arg1); self->t = self->s; }
+EOF2
+spair_case() {
+	xo=$1
+	w="short pairs${xo:+ ($xo)}"
+	run_bg 1 spair.1.txt keep -s ../spair.d $xo
+	run_bg 0 spair.0.txt keep -s ../spair.d $xo
+	run_join
+	expect_file_eq "$w: DTRACE_CGEN=0's output" spair.0.txt spair.1.txt
+	expect_grep "$w: -v" '^dtrace: 7 clauses aggregated in the kernel$' \
+		spair.1.txt.err
+	expect_grep "$w: entries in kaggs_v and kaggs_x" \
+		'^dtrace: string keys read from the kernel: kaggs_v [1-9][0-9]*, kaggs_w [0-9]*, kaggs_x [1-9][0-9]*$' \
+		spair.1.txt.err
+}
+cgout_bg spair spair_case ''
+cgout_bg spair-40 spair_case '-x strsize=40'
 
 # Two string keys in one statement: the kernel keeps both, their rooms
 # side by side in the key (kplan.c's vkey_pair()), at 16 and at 256

@@ -84,6 +84,7 @@ struct bpf_kagg *bpf_kagg_new(struct consumer *c, struct bpf_object *obj)
 	k->tlsu_fd = k->tlsufull_fd = k->tlss_fd = k->hzn_fd = -1;
 	k->tlsuw_fd = k->tlsa1_fd = -1;
 	k->act_fd = k->vaggs_fd = k->waggs_fd = k->spec_fd = -1;
+	k->xaggs_fd = -1;
 	k->rcon_fd = -1;
 	for (unsigned ci = 0; ci < c->nclauses; ci++)
 		any |= d_kplan_clause(k->kp, ci);
@@ -127,7 +128,8 @@ void bpf_kagg_free(struct bpf_kagg *k)
 			      k->hzn_fd,      k->act_fd,      k->bar_fd,
 			      k->barin_fd,    k->vaggs_fd,    k->waggs_fd,
 			      k->tlsuw_fd,    k->spec_fd,     k->rcon_fd,
-			      k->tlsa1_fd,    k->fork_fd,     k->laggs_fd };
+			      k->tlsa1_fd,    k->fork_fd,     k->laggs_fd,
+			      k->xaggs_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)

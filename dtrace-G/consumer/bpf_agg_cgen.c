@@ -128,7 +128,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
 	     *traced, *held;
-	unsigned nlong = 0; /* a kaggs_s key's strings in kaggs_l: 1 or 2 */
+	unsigned nlong = 0; /* a kaggs_s key's strings in kaggs_l: 1 to 3 */
+	unsigned vpair = 0; /* the longest pair of kaggs_v's rooms */
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
 	unsigned nspred = 0, nvin = 0, ntruth = 0, nkspec = 0;
 	uint32_t po[2], eo[3], sx[4];
@@ -143,6 +144,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->tls = m->tlsdrops = m->kaggs_s = m->tlsa = m->kaggs_v = -1;
 	m->tlsa1 = -1;
 	m->kaggs_w = -1;
+	m->kaggs_x = -1;
 	m->kaggs_l = -1;
 	m->lroom = 0;
 	m->tlsu = m->tlsufull = m->tlss = m->hzn = m->act = -1;
@@ -413,6 +415,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	k->tlsuw_fd = k->tlsa1_fd = -1;
 	k->act_fd = k->bar_fd = k->barin_fd = k->vaggs_fd = -1;
 	k->waggs_fd = k->spec_fd = k->rcon_fd = -1;
+	k->xaggs_fd = -1;
 	k->fork_fd = k->fork_link = -1;
 	k->ncpus = libbpf_num_possible_cpus();
 	if (!any || k->ncpus <= 0) {
@@ -443,6 +446,8 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				kkeys = d_kplan_nkeys(k->kp, st);
 		}
 		skeyed |= d_kplan_skey(k->kp, st);
+		if (d_kplan_vpair(k->kp, st) > vpair)
+			vpair = d_kplan_vpair(k->kp, st);
 		if (d_kplan_skey_long(k->kp, st) > nlong)
 			nlong = d_kplan_skey_long(k->kp, st);
 		vkeyed |= d_kplan_vkey(k->kp, st);
@@ -487,6 +492,18 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 				      sizeof(struct ubpf_kvwkey),
 				      sizeof(struct ubpf_kval),
 				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+	/* ... and its pairs whose strings are short, where their rooms are
+	 * longer than that key (cgen_agg.c's "Short pairs"); without it
+	 * (a kernel that refused it) the pairs are kaggs_v's, as before */
+	if (vkeyed && k->vaggs_fd >= 0 && vpair > 2 * UBPF_KVSHORT) {
+		int was = errno;
+
+		k->xaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_x",
+				      sizeof(struct ubpf_kvxkey),
+				      sizeof(struct ubpf_kval),
+				      UBPF_KMAXENTRIES, BPF_F_NO_PREALLOC);
+		errno = was;
+	}
 	/*
 	 * self-> variables: {tid, variable} -> value, allocated as they
 	 * are stored (preallocating the 65,536 entries made a timed
@@ -645,6 +662,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->lroom = k->laggs_fd >= 0 ? k->lroom : 0;
 	m->kaggs_v = k->vaggs_fd;
 	m->kaggs_w = k->waggs_fd;
+	m->kaggs_x = k->xaggs_fd;
 	m->hzn = k->hzn_fd;
 	m->act = k->act_fd;
 	m->hzarm = k->hzarm;

@@ -62,6 +62,10 @@ struct bpf_kagg {
 				   * execname or a literal */
 	unsigned vroom;		  /* ... its bytes in the key */
 	int waggs_fd;		  /* kaggs_w: kaggs_v's short keys, or -1 */
+	int xaggs_fd;		  /* kaggs_x: its short pairs, or -1 */
+	/* the entries the last read merged from kaggs_s, kaggs_l,
+	 * kaggs_v, kaggs_w and kaggs_x (bpf_agg_read.c's skeys_say()) */
+	unsigned nskeys[5];
 	int hzn_fd;		  /* cghzn: the horizon (kplan_exit.c), or -1 */
 	int act_fd;		  /* cgact: the run's activity, or -1 */
 	/* cgbar, an array of one map (cgbar_in), updated as a barrier:

@@ -211,7 +211,7 @@ static bool ival_before(const struct ubpf_kkey *key, uint32_t lim)
  */
 static void fold_ival(struct consumer *c, struct bpf_kagg *k, int fd,
 		      size_t ksz, size_t slen, uint32_t lim,
-		      struct ubpf_kval *v)
+		      struct ubpf_kval *v, bool pairx)
 {
 	struct ubpf_klkey key, next; /* the longest key */
 	char str[UBPF_KSLONG(3) + 1], *keys = NULL;
@@ -235,6 +235,8 @@ static void fold_ival(struct consumer *c, struct bpf_kagg *k, int fd,
 		memcpy(&key, keys + i * ksz, ksz);
 		memset(str, 0, sizeof(str));
 		memcpy(str, key.s, slen);
+		if (pairx) /* kaggs_x: the halves back in their rooms */
+			d_kplan_vpair_short(k->kp, &key.k, key.s, str);
 		if (bpf_map_lookup_elem(fd, &key, v) < 0)
 			continue; /* listed twice, merged once */
 		d_kplan_merge(k->kp, &key.k, v, (unsigned)k->ncpus, probe_by_id,
@@ -245,15 +247,17 @@ static void fold_ival(struct consumer *c, struct bpf_kagg *k, int fd,
 	free(keys);
 }
 
-static void fold_skeys(struct consumer *c, struct bpf_kagg *k, int fd,
-		       size_t slen, bool del, struct ubpf_kval *v)
+static unsigned fold_skeys(struct consumer *c, struct bpf_kagg *k, int fd,
+			   size_t slen, bool del, struct ubpf_kval *v,
+			   bool pairx)
 {
 	struct ubpf_klkey sk, snext; /* the longest of them */
 	char str[UBPF_KSLONG(3) + 1];
 	void *sprev = NULL;
+	unsigned n = 0;
 
 	if (fd < 0)
-		return;
+		return 0;
 	memset(&snext, 0, sizeof(snext));
 	while (bpf_map_get_next_key(fd, sprev, &snext) == 0) {
 		sk = snext;
@@ -263,15 +267,20 @@ static void fold_skeys(struct consumer *c, struct bpf_kagg *k, int fd,
 			continue; /* past a tick's exit() */
 		memset(str, 0, sizeof(str));
 		memcpy(str, sk.s, slen);
-		if (bpf_map_lookup_elem(fd, &sk, v) == 0)
+		if (pairx) /* kaggs_x: the halves back in their rooms */
+			d_kplan_vpair_short(k->kp, &sk.k, sk.s, str);
+		if (bpf_map_lookup_elem(fd, &sk, v) == 0) {
 			d_kplan_merge(k->kp, &sk.k, v, (unsigned)k->ncpus,
 				      probe_by_id, c, str);
+			n++;
+		}
 		if (del && bpf_map_delete_elem(fd, &sk) < 0) {
 			fold_bad(c, k, "deleting a folded entry");
 			sprev = &sk;
 			del = false;
 		}
 	}
+	return n;
 }
 
 /*
@@ -294,13 +303,17 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 		size_t kk = sizeof(struct ubpf_kkey);
 
 		fold_ival(c, k, k->aggs_fd, kk - 8 * (UBPF_KMAXKEYS - k->kkeys),
-			  0, lim, v);
+			  0, lim, v, false);
 		fold_ival(c, k, k->saggs_fd, kk + UBPF_KSKEY, UBPF_KSKEY, lim,
-			  v);
-		fold_ival(c, k, k->laggs_fd, kk + k->lroom, k->lroom, lim, v);
-		fold_ival(c, k, k->vaggs_fd, kk + k->vroom, k->vroom, lim, v);
+			  v, false);
+		fold_ival(c, k, k->laggs_fd, kk + k->lroom, k->lroom, lim, v,
+			  false);
+		fold_ival(c, k, k->vaggs_fd, kk + k->vroom, k->vroom, lim, v,
+			  false);
 		fold_ival(c, k, k->waggs_fd, kk + UBPF_KVSHORT, UBPF_KVSHORT,
-			  lim, v);
+			  lim, v, false);
+		fold_ival(c, k, k->xaggs_fd, kk + 2 * UBPF_KVSHORT,
+			  2 * UBPF_KVSHORT, lim, v, true);
 		free(v);
 		return;
 	}
@@ -325,11 +338,15 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
 	/* the statements with a string key: kaggs_s, its long keys
 	 * kaggs_l; a string
 	 * variable's, execname, a literal: kaggs_v, its room's bytes;
-	 * its short keys: kaggs_w, UBPF_KVSHORT bytes */
-	fold_skeys(c, k, k->saggs_fd, UBPF_KSKEY, del, v);
-	fold_skeys(c, k, k->laggs_fd, k->lroom, del, v);
-	fold_skeys(c, k, k->vaggs_fd, k->vroom, del, v);
-	fold_skeys(c, k, k->waggs_fd, UBPF_KVSHORT, del, v);
+	 * its short keys: kaggs_w, UBPF_KVSHORT bytes; its short pairs:
+	 * kaggs_x, each room's UBPF_KVSHORT */
+	k->nskeys[0] = fold_skeys(c, k, k->saggs_fd, UBPF_KSKEY, del, v, false);
+	k->nskeys[1] = fold_skeys(c, k, k->laggs_fd, k->lroom, del, v, false);
+	k->nskeys[2] = fold_skeys(c, k, k->vaggs_fd, k->vroom, del, v, false);
+	k->nskeys[3] =
+		fold_skeys(c, k, k->waggs_fd, UBPF_KVSHORT, del, v, false);
+	k->nskeys[4] =
+		fold_skeys(c, k, k->xaggs_fd, 2 * UBPF_KVSHORT, del, v, true);
 	/* the statements without keys: their slots of kflat */
 	for (unsigned st = 0; st < d_kplan_nstmts(k->kp); st++) {
 		unsigned slot, n;
@@ -426,6 +443,32 @@ static void drops_say(struct consumer *c, int fd, int ncpus, const char *what,
 	free(d);
 }
 
+/*
+ * -v: the string keys' entries the last read merged, by map (those the
+ * run has): which of kaggs_s and kaggs_l, kaggs_v, kaggs_w and kaggs_x
+ * holds a statement's keys is decided at each hit by the strings'
+ * lengths (cgen_agg.c)
+ */
+static void skeys_say(struct consumer *c, const struct bpf_kagg *k)
+{
+	const int fd[5] = { k->saggs_fd, k->laggs_fd, k->vaggs_fd, k->waggs_fd,
+			    k->xaggs_fd };
+	static const char *const nm[5] = { "kaggs_s", "kaggs_l", "kaggs_v",
+					   "kaggs_w", "kaggs_x" };
+	char buf[160];
+	size_t at = 0;
+
+	if (!c->o->verbose)
+		return;
+	for (unsigned i = 0; i < 5; i++)
+		if (fd[i] >= 0 && at < sizeof(buf))
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at,
+					       "%s%s %u", at ? ", " : "", nm[i],
+					       k->nskeys[i]);
+	if (at)
+		say(c, "string keys read from the kernel: %s", buf);
+}
+
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 {
 	uint64_t mixed = 0;
@@ -435,6 +478,7 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 	if (!k)
 		return;
 	kagg_fold(c, k, false);
+	skeys_say(c, k);
 	drops_say(c, k->drops_fd, k->ncpus, "aggregation",
 		  " (entries the kernel could not allocate)");
 	/* self-> variables the map had no room for, as DTrace says it */

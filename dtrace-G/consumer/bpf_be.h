@@ -91,6 +91,9 @@ struct cgen_maps {
 	uint32_t psargs1[3]; /* ... mm, arg_start, arg_end (psargs_offs()) */
 	/* kaggs_v's short keys (kagg_bpf.h's UBPF_KVSHORT), or -1 */
 	int kaggs_w;
+	/* kaggs_v's pairs whose strings are short (cgen_agg.c's "Short
+	 * pairs"), or -1 */
+	int kaggs_x;
 	/* vtimestamp's clock (cgen_rec.c), or -1; se.sum_exec_runtime + 1 */
 	int vtimes, vtlink;
 	uint32_t sumexec1;

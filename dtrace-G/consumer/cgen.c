@@ -873,7 +873,7 @@ struct cgprog {
 	const struct late *lt;
 	unsigned nargs, hdr;
 	bool cred, ppid, kanc, ecred, sess, psargs, vt, vtp;
-	int fds[14];
+	int fds[15];
 	bool strs;
 	uint16_t kskip;
 	bool hz, tsp, hzfree, ts, fs, hzarm;
@@ -912,10 +912,10 @@ static bool emit_shape(struct em *e, struct cgprog *p)
 	const struct ubpf_ev *s = p->s;
 	const struct ubpf_kplan *pl = p->pl;
 	unsigned nargs = s->nargs < UBPF_MAXARGS ? s->nargs : UBPF_MAXARGS;
-	int fds[14] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+	int fds[15] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
 			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
 			m->tlss,     m->kaggs_v, m->kaggs_w, m->zero,
-			m->tlsa1,    m->kaggs_l };
+			m->tlsa1,    m->kaggs_l, m->kaggs_x };
 
 	p->nargs = nargs;
 	/* the arguments follow the header (a kernel probe's: its kctx) */

@@ -35,6 +35,19 @@
  * or the other by its bytes, so each key has one entry, and
  * bpf_agg_read.c merges both.
  *
+ * Short pairs.  A statement's pair of kaggs_v keys (UBPF_KF_VPAIR:
+ * two string variables, or one beside execname or a literal, the
+ * toolkit's @num[this->file, "func", this->name]) is its two rooms side
+ * by side, 552 bytes hashed and compared at every hit for two
+ * variables at strsize 256 (bench/perhit.sh's selfpair row).  Where
+ * each string ends within UBPF_KVSHORT bytes of its room, AGG makes
+ * the key in place the first room's UBPF_KVSHORT bytes, then the
+ * second's (short_pair()), and looks it up in kaggs_x (its key those
+ * 2 * UBPF_KVSHORT bytes: 104 hashed) instead: a pair is in one map or
+ * the other by its bytes, so each has one entry, and the merge puts a
+ * kaggs_x key's halves back in their rooms (kplan_merge.c's
+ * d_kplan_vpair_short()) before it reads it as kaggs_v's.
+ *
  * Long string keys.  A kaggs_s key holds its copyinstr() strings,
  * NULs included, in UBPF_KSKEY (64) bytes: a path, a SQL statement or
  * a URL is longer, and such a hit went to user space whole, a record
@@ -357,6 +370,52 @@ static void agg_find(struct em *e, const int *fds, uint8_t fn, int map,
 		     int32_t kat);
 
 /*
+ * A pair's kaggs_x key ("Short pairs", above): where each string of
+ * the kaggs_v key at kat ends within UBPF_KVSHORT bytes of its room
+ * (e->vp1 bytes the first's, e->vp2 the second's: cgen_svar.c's
+ * vkey_at()), its key made in place, the first room's UBPF_KVSHORT
+ * bytes then the second's, each zero-padded; else the jumps into
+ * jlong (*nlong of them, the key as it was).  r2, r3 taken.
+ */
+static void short_pair(struct em *e, int32_t kat, size_t *jlong,
+		       unsigned *nlong)
+{
+	const int32_t s = kat + (int32_t)sizeof(struct ubpf_kkey);
+	const int32_t w = UBPF_KVSHORT; /* a room's bytes in the key */
+	const int32_t r1 = (int32_t)e->vp1;
+	const int32_t n2 =
+		(int32_t)(e->vp2 < UBPF_KVSHORT ? e->vp2 : UBPF_KVSHORT);
+
+	ldx(e, BPF_DW, 2, 10, S_SBUF);
+	/* a room longer than w: its byte w - 1 is 0 (zero-padded) exactly
+	 * where its string ends within them; a shorter one always does */
+	if (r1 > w) {
+		ldx(e, BPF_B, 3, 2, (int16_t)(s + w - 1));
+		jlong[(*nlong)++] = jmp_i(e, BPF_JNE, 3, 0);
+	}
+	if ((int32_t)e->vp2 > w) {
+		ldx(e, BPF_B, 3, 2, (int16_t)(s + r1 + w - 1));
+		jlong[(*nlong)++] = jmp_i(e, BPF_JNE, 3, 0);
+	}
+	/* the second's first n2 bytes (whole words) to w: down where r1
+	 * is past w (the first's bytes there are 0), up where short of it
+	 * (from the last word: the two overlap) */
+	for (int32_t i = 0; r1 > w && i < n2; i += 8) {
+		ldx(e, BPF_DW, 3, 2, (int16_t)(s + r1 + i));
+		stx(e, BPF_DW, 2, (int16_t)(s + w + i), 3);
+	}
+	for (int32_t i = n2 - 8; r1 < w && i >= 0; i -= 8) {
+		ldx(e, BPF_DW, 3, 2, (int16_t)(s + r1 + i));
+		stx(e, BPF_DW, 2, (int16_t)(s + w + i), 3);
+	}
+	/* the first room's tail up to w, the second's past n2: 0 */
+	for (int32_t i = r1; i < w; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(s + i), 0);
+	for (int32_t i = n2; i < w; i += 8)
+		st(e, BPF_DW, 2, (int16_t)(s + w + i), 0);
+}
+
+/*
  * The kaggs_l key of a kaggs_s statement (AGG o) whose strings, NULs
  * included, pass UBPF_KSKEY ("Long string keys", above): the key's
  * words (S_KKEY) and the strings of SKEY (e->lkj1) and SKEY2's second
@@ -506,6 +565,21 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		fix(e, jlong);
 		agg_find(e, fds, fn, map, kat);
 		fix(e, jend);
+		return;
+	}
+	if (vkeyed && (o->flags & UBPF_KF_VPAIR) && fds[14] >= 0 && e->vp1 &&
+	    e->vp1 + e->vp2 > 2 * UBPF_KVSHORT) {
+		size_t jlong[2], jend;
+		unsigned nlong = 0;
+
+		short_pair(e, kat, jlong, &nlong);
+		agg_find(e, fds, fn, fds[14], kat);
+		jend = jmp_i(e, BPF_JA, 0, 0);
+		for (unsigned i = 0; i < nlong; i++)
+			fix(e, jlong[i]);
+		agg_find(e, fds, fn, map, kat);
+		fix(e, jend);
+		e->vp1 = e->vp2 = 0;
 		return;
 	}
 	agg_find(e, fds, fn, map, kat);

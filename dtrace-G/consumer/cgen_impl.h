@@ -122,6 +122,9 @@ struct em {
 	 * measures */
 	uint16_t lroom;
 	int lkj1, lkj2, lkj3;
+	/* the kaggs_v pair being built: its second room's offset and
+	 * bytes (vkey_at()), 0: none; cgen_agg.c's short_pair() */
+	unsigned vp1, vp2;
 	bool vbuf; /* S_SBUF holds cgbuf for VKEY, VVCMP (cgen_plan()) */
 	unsigned nsarg;
 	/* ... and mem_read()'s two, and a PROG walk's cut */
@@ -513,7 +516,7 @@ uint8_t cgen_cmp_jmp(uint8_t op, bool negate);
 bool cgen_plan_has(const struct ubpf_kplan *pl, uint8_t op, int n);
 /* ... its code, nargs arguments fetched; fds: kaggs, kflat, kdrops,
  * cgtls, cgtlsdrops, cgbuf, kaggs_s, cgtlsa, cgtlss, kaggs_v, kaggs_w,
- * cgzero, cgtlsa1, kaggs_l */
+ * cgzero, cgtlsa1, kaggs_l, kaggs_x */
 void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 	       const int *fds);
 /* ... the top of the stack machine's stack into register r (*sp its

@@ -448,10 +448,10 @@ void kp_ident(struct em *e, const struct cgen_kpro *k)
 bool kp_plan(struct em *e, const struct cgen_maps *m,
 	     const struct ubpf_kplan *pl, unsigned nargs)
 {
-	int fds[14] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
+	int fds[15] = { m->kaggs,    m->kflat,	 m->kdrops,  m->tls,
 			m->tlsdrops, m->buf,	 m->kaggs_s, m->tlsa,
 			m->tlss,     m->kaggs_v, m->kaggs_w, m->zero,
-			m->tlsa1,    m->kaggs_l };
+			m->tlsa1,    m->kaggs_l, m->kaggs_x };
 
 	bool fs = cgen_fsites(e, pl);
 

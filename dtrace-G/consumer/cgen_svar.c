@@ -494,6 +494,10 @@ static int32_t vkey_at(struct em *e, const struct ubpf_kop *o, unsigned room)
 
 	if (off + room > UBPF_KVPAIRMAX || !e->vkoff)
 		e->bad = true;
+	if (o->sz) { /* a pair's second room: where, and its own bytes */
+		e->vp1 = off;
+		e->vp2 = UBPF_KVROOM(o->imm);
+	}
 	return e->vkoff + (int32_t)sizeof(struct ubpf_kkey) + (int32_t)off;
 }
 

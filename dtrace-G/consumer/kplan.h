@@ -466,6 +466,17 @@ bool d_kplan_skey(const struct d_kplan *k, unsigned st);
 unsigned d_kplan_skey_long(const struct d_kplan *k, unsigned st);
 
 /*
+ * Statement st has a pair of kaggs_v keys (kplan.c's vkey_pair()): their
+ * rooms' bytes, else 0.  d_kplan_vpair_short(): key's kaggs_x bytes s
+ * (cgen_agg.c's "Short pairs": each room's first UBPF_KVSHORT) back in
+ * their rooms, into out (UBPF_KSLONG(3) + 1 bytes, 0 past them), as
+ * d_kplan_merge() reads a kaggs_v key's.
+ */
+unsigned d_kplan_vpair(const struct d_kplan *k, unsigned st);
+void d_kplan_vpair_short(const struct d_kplan *k, const struct ubpf_kkey *key,
+			 const char *s, char *out);
+
+/*
  * Statement st has a key that is a string variable the kernel keeps
  * (kplan_out.c's KV_STR), execname or a literal (or a ?: of two,
  * kplan_str.c's "execname and literals"): its entries are in kaggs_v,

@@ -81,6 +81,27 @@ unsigned d_kplan_skey_long(const struct d_kplan *k, unsigned st)
 	return k->st[st].skey3 ? 3 : k->st[st].skey2 ? 2 : 1;
 }
 
+unsigned d_kplan_vpair(const struct d_kplan *k, unsigned st)
+{
+	if (st >= k->nst || k->st[st].assign || !k->st[st].vkey2)
+		return 0;
+	return kp_vkey_pair(k, &k->st[st], NULL);
+}
+
+void d_kplan_vpair_short(const struct d_kplan *k, const struct ubpf_kkey *key,
+			 const char *s, char *out)
+{
+	unsigned r1, r;
+
+	memset(out, 0, UBPF_KSLONG(3) + 1);
+	if (!d_kplan_vpair(k, key->agg))
+		return;
+	r = kp_vkey_pair(k, &k->st[key->agg], &r1);
+	memcpy(out, s, r1 < UBPF_KVSHORT ? r1 : UBPF_KVSHORT);
+	memcpy(out + r1, s + UBPF_KVSHORT,
+	       r - r1 < UBPF_KVSHORT ? r - r1 : UBPF_KVSHORT);
+}
+
 bool d_kplan_vkey(const struct d_kplan *k, unsigned st)
 {
 	return st < k->nst && !k->st[st].assign && k->st[st].skey >= 0 &&

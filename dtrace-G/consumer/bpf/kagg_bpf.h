@@ -812,6 +812,14 @@ struct ubpf_kvwkey {
 	struct ubpf_kkey k;
 	char s[UBPF_KVSHORT];
 };
+/* kaggs_x (generated programs): kaggs_v's key of a pair (UBPF_KF_VPAIR)
+ * whose strings each end within UBPF_KVSHORT bytes of their rooms: the
+ * first's UBPF_KVSHORT bytes, then the second's (cgen_agg.c's "Short
+ * pairs") */
+struct ubpf_kvxkey {
+	struct ubpf_kkey k;
+	char s[2 * UBPF_KVSHORT];
+};
 struct ubpf_klkey {
 	struct ubpf_kkey k;
 	char s[UBPF_KSLONG(3)];

@@ -74,9 +74,11 @@
 #  - selfpair:	enter { self->s = copyinstr(arg1); self->t = self->s; }
 #		leave { @[self->s, self->t] = count(); } (bpftrace: @s[tid],
 #		@t[tid] = str(arg1), @[@s[tid], @t[tid]] = count()): two
-#		string variables keyed side by side at strsize 256, a
-#		552-byte key hashed at each hit (kplan.c's vkey_pair());
-#		before, a record a hit
+#		string variables keyed side by side at strsize 256
+#		(kplan.c's vkey_pair()), the words' 32 bytes each in
+#		kaggs_x, a 104-byte key (cgen_agg.c's "Short pairs"; the
+#		rooms whole, 552 bytes, before 2026-12-06); before
+#		2026-12-03, a record a hit
 #  - execkey:	enter { @[execname] = count(); } (bpftrace: @[comm]),
 #		the comm read into kaggs_v's key at the hit (kplan_str.c's
 #		"execname and literals"); before, a record a hit

@@ -333,7 +333,7 @@ spair_case() {
 	expect_grep "$w: -v" '^dtrace: 7 clauses aggregated in the kernel$' \
 		spair.1.txt.err
 	expect_grep "$w: entries in kaggs_v and kaggs_x" \
-		'^dtrace: string keys read from the kernel: kaggs_v [1-9][0-9]*, kaggs_w [0-9]*, kaggs_x [1-9][0-9]*$' \
+		'^dtrace: BPF: string keys read from the kernel: kaggs_v [1-9][0-9]*, kaggs_w [0-9]*, kaggs_x [1-9][0-9]*$' \
 		spair.1.txt.err
 }
 cgout_bg spair spair_case ''

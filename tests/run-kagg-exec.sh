@@ -480,7 +480,7 @@ for x in '' 257 100 16; do
 	expect_grep "$w: the faults' records alone" \
 		'^dtrace: BPF: .* verified, 7 records read$' long$x.1.txt.err
 	expect_grep "$w: entries in kaggs_s and kaggs_l" \
-		'^dtrace: string keys read from the kernel: kaggs_s [1-9][0-9]*, kaggs_l [1-9][0-9]*$' \
+		'^dtrace: BPF: string keys read from the kernel: kaggs_s [1-9][0-9]*, kaggs_l [1-9][0-9]*$' \
 		long$x.1.txt.err
 done
 # 255 bytes differing at the last, and 300 equal to them up to it: one

@@ -458,7 +458,7 @@ static void skeys_say(struct consumer *c, const struct bpf_kagg *k)
 	char buf[160];
 	size_t at = 0;
 
-	if (!c->o->verbose)
+	if (!c->o->verbose || !k->cgen)
 		return;
 	for (unsigned i = 0; i < 5; i++)
 		if (fd[i] >= 0 && at < sizeof(buf))
@@ -466,7 +466,7 @@ static void skeys_say(struct consumer *c, const struct bpf_kagg *k)
 					       "%s%s %u", at ? ", " : "", nm[i],
 					       k->nskeys[i]);
 	if (at)
-		say(c, "string keys read from the kernel: %s", buf);
+		say(c, "BPF: string keys read from the kernel: %s", buf);
 }
 
 void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)

@@ -571,33 +571,23 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			whole_room(k, ks, o, second);
 			continue;
 		}
-		if (j + 1 == ks->skey2 && ks->skey >= 0) {
-			/* a second copyinstr(): after the first's
-			 * NUL in the kaggs_s key; args[N]: where a
-			 * string */
+		if ((j + 1 == ks->skey2 || j + 1 == ks->skey3) &&
+		    ks->skey >= 0) {
+			/* a second copyinstr(): after the first's NUL in
+			 * the kaggs_s key; a third after the second's
+			 * (step: the first's argument + 1); args[N]: where
+			 * a string */
+			bool third = j + 1 == ks->skey3;
+			unsigned an = third ? ks->sarg3 : ks->sarg2;
+
 			if (kp_args_index(st->keys[j]) >= 0 &&
-			    !d_args_str(probe, ks->sarg2))
-				unfit(m, "args[%u] is no string there",
-				      (unsigned)ks->sarg2);
+			    !d_args_str(probe, an))
+				unfit(m, "args[%u] is no string there", an);
 			o = put(m, UBPF_K_SKEY2, 0, 0);
 			o->n = (uint8_t)j;
-			o->slot = ks->sarg2;
-			o->levels = ks->sarg;
-			sk = true;
-			continue;
-		}
-		if (j + 1 == ks->skey3 && ks->skey >= 0 && ks->skey2) {
-			/* a third: after the second's NUL (step: the
-			 * first's argument + 1) */
-			if (kp_args_index(st->keys[j]) >= 0 &&
-			    !d_args_str(probe, ks->sarg3))
-				unfit(m, "args[%u] is no string there",
-				      (unsigned)ks->sarg3);
-			o = put(m, UBPF_K_SKEY2, 0, 0);
-			o->n = (uint8_t)j;
-			o->slot = ks->sarg3;
-			o->levels = ks->sarg2;
-			o->step = (uint16_t)(ks->sarg + 1);
+			o->slot = (uint16_t)an;
+			o->levels = third ? ks->sarg2 : ks->sarg;
+			o->step = third ? (uint16_t)(ks->sarg + 1) : 0;
 			sk = true;
 			continue;
 		}

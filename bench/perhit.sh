@@ -211,10 +211,12 @@ bt_of() {
 one() {
 	: >stats
 	: >mine
-	pw=
-	[ "$2" != longkey ] || pw=' long'
+	# longkey: the long words, and bpftrace's longest strings (only
+	# there: two of 200 bytes pass its stack in selfpair's program)
+	pw= bl=64
+	[ "$2" != longkey ] || pw=' long' bl=200
 	if [ "$1" = bpftrace ]; then
-		BPFTRACE_STRLEN=200 ./bpfstats bpftrace -q -o out \
+		BPFTRACE_STRLEN=$bl ./bpfstats bpftrace -q -o out \
 			-e "$(bt_of "$2")" -c "./pair $N$pw" >/dev/null 2>&1 &
 	else
 		DTRACE_BACKEND=bpf ./bpfstats "$DTRACE" -q -o out \

@@ -638,8 +638,8 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			e->bad = true;
 			return;
 		}
-		if (e->lroom >= UBPF_KSLONG(o->step ? 3 : 2) && !e->snl[j0] &&
-		    !e->snl[j1] && !e->snl[j2])
+		if (e->lroom >= UBPF_KSLONG(o->step ? 3 : 2) &&
+		    (!o->step || !e->snl[j0]) && !e->snl[j1] && !e->snl[j2])
 			continue;
 		ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(j1));
 		ldx(e, BPF_DW, 2, 10, (int16_t)S_SLEN(j2));

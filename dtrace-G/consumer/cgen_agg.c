@@ -432,9 +432,9 @@ static size_t long_key(struct em *e, const int *fds, uint8_t fn, size_t *jend,
 {
 	const int32_t kk = (int32_t)sizeof(struct ubpf_kkey);
 	const int32_t room = e->vkoff;
-	size_t jshort;
-
+	/* SKEY's argument, and SKEY2's second and third (-1: none) */
 	const int js[3] = { e->lkj1, e->lkj2, e->lkj2 >= 0 ? e->lkj3 : -1 };
+	size_t jshort;
 
 	ldx(e, BPF_DW, 1, 10, (int16_t)S_SLEN(js[0]));
 	for (int q = 1; q < 3 && js[q] >= 0; q++) {

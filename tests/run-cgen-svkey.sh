@@ -287,14 +287,19 @@ pid\$target::hit:entry /arg1 == 6/ { self->s = copyinstr(arg0); }
 pid\$target::hit:entry { @[self->s] = count(); @s[self->s, arg1] = sum(arg1); }
 pid\$target::hit:return { @[self->s] = count(); @q[self->s] = quantize(arg1); }
 EOF2
-# (each strsize in its own directory, the two side by side: cgout_bg)
-short_case() {
-	xo=$1
-	w="short and long keys${xo:+ ($xo)}"
-	run_bg 1 short.1.txt keep -s ../short.d $xo
-	run_bg 0 short.0.txt keep -s ../short.d $xo
+# keep_same NAME WHAT [DTRACE-ARGS]: ../NAME.d on cgout keep, generated
+# and DTRACE_CGEN=0 (NAME.1.txt, NAME.0.txt), byte for byte; w is WHAT
+# with the arguments.  (Each strsize in its own directory, the two side
+# by side: cgout_bg.)
+keep_same() {
+	w="$2${3:+ ($3)}"
+	run_bg 1 "$1.1.txt" keep -s "../$1.d" $3
+	run_bg 0 "$1.0.txt" keep -s "../$1.d" $3
 	run_join
-	expect_file_eq "$w: DTRACE_CGEN=0's output" short.0.txt short.1.txt
+	expect_file_eq "$w: DTRACE_CGEN=0's output" "$1.0.txt" "$1.1.txt"
+}
+short_case() {
+	keep_same short "short and long keys" "$1"
 	expect_eq "$w: the counts" \
 		"${a30} 2|${a30}b 2|${a30}bc 2|${a30}bcd 2|e 2" \
 		"$(awk 'NF == 2 && $2 == 2 { print $1, $2 }' short.1.txt |
@@ -314,22 +319,14 @@ cgout_bg short-40 short_case '-x strsize=40'
 # byte DTRACE_CGEN=0's, each pair counted on its own, and -v's entries
 # read from both maps (a pair cut to 32 bytes a string would merge the
 # 32's and 33's; one never short would read none from kaggs_x).
-cat >spair.d <<EOF2
-pid\$target::hit:entry /arg1 == 1/ { self->s = "${a30}"; }
-pid\$target::hit:entry /arg1 == 2/ { self->s = "${a30}b"; }
-pid\$target::hit:entry /arg1 == 3/ { self->s = "${a30}bc"; }
-pid\$target::hit:entry /arg1 == 4/ { self->s = "${a30}bcd"; }
-pid\$target::hit:entry /arg1 == 5/ { self->s = "e"; }
-pid\$target::hit:entry /arg1 == 6/ { self->s = copyinstr(arg0); }
-pid\$target::hit:entry { @p[self->s, self->t] = count(); @e[execname, self->s] = sum(arg1); @l[self->s, arg1 & 1 ? "odd" : "even"] = max(arg1); self->t = self->s; }
+{
+	head -n 6 short.d # its stores
+	cat <<'EOF2'
+pid$target::hit:entry { @p[self->s, self->t] = count(); @e[execname, self->s] = sum(arg1); @l[self->s, arg1 & 1 ? "odd" : "even"] = max(arg1); self->t = self->s; }
 EOF2
+} >spair.d
 spair_case() {
-	xo=$1
-	w="short pairs${xo:+ ($xo)}"
-	run_bg 1 spair.1.txt keep -s ../spair.d $xo
-	run_bg 0 spair.0.txt keep -s ../spair.d $xo
-	run_join
-	expect_file_eq "$w: DTRACE_CGEN=0's output" spair.0.txt spair.1.txt
+	keep_same spair "short pairs" "$1"
 	expect_grep "$w: -v" '^dtrace: 7 clauses aggregated in the kernel$' \
 		spair.1.txt.err
 	expect_grep "$w: entries in kaggs_v and kaggs_x" \

@@ -887,6 +887,7 @@ static unsigned arg_keys(const struct d_kplan *k, const struct stmt *st,
 		c += kp_arg_str(k, st->keys[i]) >= 0;
 	return c;
 }
+
 /*
  * Why statement i of clause ci, which neither kp_stmt_ok() nor
  * kp_out_ok() takes, is not the kernel's, into buf ("" where no more

@@ -33,7 +33,9 @@
 #    stored from a literal or another string variable (self-> and
 #    this->), copied whole, unset, as DTRACE_CGEN=0's, the clauses
 #    counted by -v (this tree before kept them in user space); a
-#    literal longer than strsize - 3 refused;
+#    literal longer than strsize - 3 refused; stored from a ?: of
+#    copies and literals (the copy of the leaf taken alone, its fault
+#    the store's, a literal taken after a fault no fault);
 #    two compared (== and !=), 254 and 300 bytes cut by strsize, the
 #    bytes past the NUL masked, "" and unset alike, the same way;
 #    a this-> one compared with literals and measured, set, cut,
@@ -596,6 +598,75 @@ svtree_case() {
 	vcount "string variable stored from a ?: of literals${xo:+ ($xo)}" svtree1.txt.err 3 aggregated
 }
 xo_bg svtree svtree_case svtree.d
+
+# ... stored from a ?: tree of copies and literals (CPython's
+# cfunction.d: this->module = arg3 ? copyinstr(arg3) : ""; kplan_str.c's
+# kp_str_copy_tree(), kplan_stmt.c's tree_store()): the copy of the leaf
+# run.c's ?: takes and no other, at the leaf, self-> and this->, nested,
+# beside literals, a name and "", cut by strsize; every clause the
+# kernel's (this tree before kept them in user space), as
+# DTRACE_CGEN=0's at both strsizes.
+cat >svctree.d <<'EOF2'
+pid$target::hit:entry
+{
+	self->i = arg1;
+	self->s = arg1 == 2 ? "two" : arg1 > 3 ? copyinstr(arg0) :
+	    arg1 == 1 ? probefunc : "";
+	this->t = arg1 < 0 ? copyinstr(arg0) : arg1 == 3 ? "" :
+	    arg1 % 2 ? copyinstr(arg0) : "even";
+	printf("%d <%s> %d\n", arg1, this->t, strlen(this->t));
+}
+pid$target::hit:return
+{
+	printf("%d [%s] %d %d\n", self->i, self->s, self->s == "two",
+	    strlen(self->s));
+	self->s = 0;
+}
+EOF2
+svctree_case() {
+	xo=$1
+	samex svctree keep "string variable stored from a ?: of copies" $xo
+	n=255
+	[ -z "$xo" ] || n=15
+	printf '%s\n' "1 <alpha> 5" "1 [hit] 0 3" "2 <even> 4" "2 [two] 1 3" \
+		"3 <> 0" "3 [] 0 0" "4 <even> 4" "4 [$(printf "%${n}s" | tr ' ' b)] 0 $n" \
+		"5 <$(printf "%${n}s" | tr ' ' c)> $n" \
+		"5 [$(printf "%${n}s" | tr ' ' c)] 0 $n" >svctree.exp
+	expect_eq "string variable stored from a ?: of copies${xo:+ ($xo)}: the output" \
+		"$(cat svctree.exp)" "$(sed -n '1,10p' svctree1.txt)"
+	expect_eq "string variable stored from a ?: of copies${xo:+ ($xo)}: omega" \
+		"-7 <omega> 5|-7 [] 0 0" "$(sed -n '13,14p' svctree1.txt | paste -sd'|')"
+	vcount "string variable stored from a ?: of copies${xo:+ ($xo)}" svctree1.txt.err 2 printing
+}
+xo_bg svctree svctree_case svctree.d
+
+# ... a copy's fault in such a tree: at the store's action, ending its
+# clause (the next clause run), and a literal the tree takes at a later
+# hit (its slot of the area left by the fault, zeroed where the area
+# starts: cgen_out.c's cgen_out_tstr()) no fault, as DTRACE_CGEN=0's
+cat >svctflt.d <<'EOF2'
+pid$target::hit:entry
+{
+	this->t = arg1 == 3 ? "lit" : copyinstr(arg0);
+	printf("%d [%s]\n", arg1, this->t);
+}
+pid$target::hit:entry
+{
+	self->s = arg1 != 1 ? copyinstr(arg0) : "one";
+	printf("self %d [%s]\n", arg1, self->s);
+}
+pid$target::hit:entry { printf("after %d\n", arg1); }
+EOF2
+same svctflt refault "a ?: of copies that faults"
+printf '%s\n' "1 [alpha]" "self 1 [one]" "after 1" "after 2" "3 [lit]" \
+	"self 3 []" "after 3" >svctflt.exp
+expect_eq "a ?: of copies that faults: the output" "$(cat svctflt.exp)" \
+	"$(cat svctflt1.txt)"
+for g in 1 0; do
+	expect_eq "a ?: of copies that faults (DTRACE_CGEN=$g): the messages" \
+		"1 1" "$(for c in 1 2; do grep -c "^dtrace: error on enabled probe ID $c (ID [0-9]*: pid[0-9]*:cgout:hit:entry): invalid address (0x10) in action #1\$" svctflt$g.txt.err; done | paste -sd' ')"
+done
+vcount "a ?: of copies that faults" svctflt1.txt.err 3 printing
 
 # ... a this-> integer stored with two types where the other form
 # stores 0 (pg_qslower.d's this->etime = self->exec / 1000000:

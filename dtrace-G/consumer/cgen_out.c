@@ -1041,6 +1041,19 @@ void cgen_out_tstr(struct em *e, const struct ubpf_kplan *pl)
 				     (int32_t)offsetof(struct ubpf_kostr, len)),
 			   0);
 		}
+		/* a ?: tree's copies' slot: a literal taken, no fault
+		 * (kplan_stmt.c's tree_store()) */
+		if (o->op == UBPF_K_SSTR && (o->flags & UBPF_KF_STREE) &&
+		    !(o->flags & UBPF_KF_ALT) && /* (once: the last's) */
+		    sizeof(struct ubpf_kout) + o->agg +
+				    ubpf_kop_room(UBPF_K_SSTR) <=
+			    UBPF_KOUTMAX) {
+			ldx(e, BPF_DW, 2, 10, S_OBUF);
+			st(e, BPF_W, 2,
+			   (int16_t)(sizeof(struct ubpf_kout) + o->agg +
+				     offsetof(struct ubpf_kostr, len)),
+			   0);
+		}
 		if (o->op == UBPF_K_SLIT) /* its SDATA */
 			pc += (o->step + 8u) / 8u;
 	}

@@ -39,6 +39,9 @@ struct kstmt {
 	bool raise;  /* ... raise() of a constant signal at the hit (RAISE) */
 	bool sjoin;  /* ... = strjoin()s of copies and literals: sleaves
 		      * NULL, nsleaves its copies (kp_join_parts()) */
+	bool stree;  /* ... = a ?: tree of copies and literals: sleaves
+		      * NULL, nsleaves 1, the slot its copies share
+		      * (kp_str_copy_tree()) */
 	unsigned agg;
 	uint8_t ksz[UBPF_KMAXKEYS], ksg[UBPF_KMAXKEYS];
 	int kid[UBPF_KMAXKEYS]; /* B_PROBE* for a key naming the probe, or -1 */
@@ -522,6 +525,7 @@ bool kp_str_lit_ok(const struct d_prog *p, const char *s);
 /* ... a probe's name or a ?: tree of literals and probe names the
  * kernel stores, its leaf written as SLIT (kplan_stmt.c's lit_store()) */
 bool kp_str_lit_tree(const struct d_kplan *k, const struct node *n);
+bool kp_str_copy_tree(const struct d_kplan *k, const struct node *n);
 /* ... v = execname the kernel stores (SCOMM: strsize 18 or more) */
 bool kp_comm_store(const struct d_prog *p, const struct node *n);
 int kp_str_var_of(const struct d_prog *p, const struct node *n);

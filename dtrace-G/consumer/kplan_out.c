@@ -304,7 +304,9 @@
  * the string into the kernel's variable and its address and length
  * into 16 bytes of the area, SLIT (a literal, kplan_str.c's
  * kp_str_lit_store(); a probe's name, or the leaf a ?: tree of them
- * and literals takes, as kp_str_lit_tree() says) or SMOV (another
+ * and literals takes, as kp_str_lit_tree() says; a tree with copies
+ * among its leaves, kp_str_copy_tree(), an SSTR or SLIT at the leaf
+ * taken, the copies sharing one slot) or SMOV (another
  * variable's bytes, "" when that
  * one is unset), which cannot fault and take no byte of the area, or
  * SCLR, or SCOMM (execname: kplan_str.c's kp_comm_store(), as SLIT);
@@ -869,6 +871,13 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 		return true;
 	}
 	ks->sstr = true;
+	/* a ?: tree of copies and literals: one slot (kplan_str.c's
+	 * kp_str_copy_tree()) */
+	if (kp_str_copy_tree(k, b) && !(k->fvar && k->fvar[e->a->sub])) {
+		ks->stree = true;
+		ks->nsleaves = 1;
+		return true;
+	}
 	{ /* strjoin()s of copies and literals (kplan_str.c's "Joins") */
 		const struct node *pv[KP_JPARTS];
 		int np = kp_join_parts(k, b, pv);

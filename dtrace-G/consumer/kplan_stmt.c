@@ -163,6 +163,50 @@ static void lit_store(struct em *m, unsigned v, const struct node *n)
 	sdata(m, s, len);
 }
 
+/*
+ * String variable v set from n, a ?: tree of copies and literals
+ * (kplan_str.c's kp_str_copy_tree()): as lit_store()'s tree, each
+ * condition a PRED to the other branch and a JMP past it, a literal
+ * leaf lit_store()'s, a copy leaf an SSTR (E pushed and popped, its
+ * fault ending the clause: never R2's copy before the plan, which
+ * would read the leaf run.c does not take).  The copies share one slot
+ * of the out area (kplan_out.c's kp_sstr_ok(): nsleaves 1): each but
+ * the last flagged UBPF_KF_ALT, so kp_out_op() lays every one at the
+ * slot of the first, and all flagged UBPF_KF_STREE, whose len
+ * cgen_out.c's cgen_out_tstr() zeroes where the area starts: a leaf
+ * literal taken reads as no fault.  *last: the last SSTR's index.
+ */
+static void tree_store(struct em *m, unsigned v, const struct node *n,
+		       unsigned *last)
+{
+	struct ubpf_kop *o;
+	unsigned pj, jj;
+
+	if (n->op == N_TERN) {
+		emit(m, n->a);
+		put(m, UBPF_K_PRED, 1, 0);
+		pj = m->n - 1;
+		tree_store(m, v, n->b, last);
+		put(m, UBPF_K_JMP, 0, 0);
+		jj = m->n - 1;
+		if (m->full)
+			return;
+		m->pl->ops[pj].jump = (uint16_t)m->n;
+		tree_store(m, v, n->c, last);
+		if (!m->full)
+			m->pl->ops[jj].jump = (uint16_t)m->n;
+		return;
+	}
+	if (!kp_copyinstr_of(n)) {
+		lit_store(m, v, n);
+		return;
+	}
+	o = sstr_copy(m, n, v, false);
+	o->flags |= UBPF_KF_ALT | UBPF_KF_STREE;
+	m->full |= !m->full && !kp_out_op(m->k, m->pl, m->n - 1, NULL);
+	*last = m->n - 1;
+}
+
 static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		      unsigned i, bool sout)
 {
@@ -448,6 +492,14 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			m->full |=
 				!m->full && !kp_out_op(k, pl, m->n - 1, NULL);
 		}
+		return;
+	}
+	if (ks->stree) { /* a ?: tree of copies and literals */
+		unsigned last = ~0u;
+
+		tree_store(m, (unsigned)st->e->a->sub, st->e->b, &last);
+		if (!m->full && last != ~0u) /* the slot's room: after it */
+			m->pl->ops[last].flags &= (uint16_t)~UBPF_KF_ALT;
 		return;
 	}
 	/* a string variable's copy, each of a dead one's in turn (the

@@ -1035,6 +1035,47 @@ bool kp_str_lit_tree(const struct d_kplan *k, const struct node *n)
 }
 
 /*
+ * A string variable set from a ?: tree whose leaves are copies,
+ * copyinstr(E), and lit_store_leaf()'s literals, names, "" and 0, at
+ * least one leaf a copy (CPython's cfunction.d: this->module = arg3 ?
+ * copyinstr(arg3) : ""): the conditions tested as lit_store()'s are, so
+ * the kernel makes the copy of the leaf run.c's ?: takes, at that
+ * leaf, and no other (a copy before the plan, R2's, would read
+ * arg3 == NULL at every hit and fault).  Each copy is an SSTR whose
+ * fault ends the clause at the store's action, as run.c's d_eval()
+ * unwinds from the one copy it makes; the leaves share one slot of the
+ * out area, its len zeroed where the area starts, so a literal taken
+ * reads as no fault (kplan_stmt.c's tree_store(), cgen_out.c's
+ * cgen_out_tstr()).  E as kp_sstr_ok() takes a copy's: an integer the
+ * kernel computes, no string comparison in it.
+ */
+static bool copy_tree_leaf(const struct d_kplan *k, const struct node *n,
+			   unsigned *ncopy)
+{
+	uint8_t sz, sg;
+
+	if (n->op == N_TERN)
+		return copy_tree_leaf(k, n->b, ncopy) &&
+		       copy_tree_leaf(k, n->c, ncopy) &&
+		       kp_ty(k, n->a, &sz, &sg) &&
+		       !(k->fmode && kp_has_str_cmp(k, n->a));
+	if (kp_copyinstr_of(n)) {
+		++*ncopy;
+		return kp_ty(k, n->args[0], &sz, &sg) &&
+		       !kp_has_str_cmp(k, n->args[0]);
+	}
+	return lit_store_leaf(k, n);
+}
+
+bool kp_str_copy_tree(const struct d_kplan *k, const struct node *n)
+{
+	unsigned nc = 0;
+
+	return k && k->vars && n->op == N_TERN && copy_tree_leaf(k, n, &nc) &&
+	       nc > 0;
+}
+
+/*
  * v = execname, v a string variable the kernel keeps (UBPF_K_SCOMM:
  * the comm bpf_get_current_comm() gives at the hit, which the record's
  * execname is read from too): where strsize is 18 or more, since the

@@ -355,7 +355,8 @@ bool prog_lit_reads(const struct d_prog *p, unsigned v)
  * v = copyinstr(E) (kp_sstr_ok() takes E where kp_ty() does), v = 0
  * or "" (which read as "", as run.c's var_get() has it), v = "literal"
  * (kp_str_lit_store()), v = a probe's name or a ?: tree of literals and
- * probe names (kp_str_lit_tree()), v = execname (kp_comm_store(): strsize 18 or
+ * probe names (kp_str_lit_tree()) or of them and copies
+ * (kp_str_copy_tree()), v = execname (kp_comm_store(): strsize 18 or
  * more), v = strjoin()s of copies and literals (kplan_str.c's
  * kp_join_parts(), computed at the hit) or v = w, w another such string
  * the kernel
@@ -412,6 +413,7 @@ bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 				if (!clr && !kp_copyinstr_of(b) &&
 				    !kp_str_lit_store(p, b) &&
 				    !kp_str_lit_tree(k, b) &&
+				    !kp_str_copy_tree(k, b) &&
 				    !kp_comm_store(p, b) &&
 				    kp_str_var_of(p, b) < 0 &&
 				    !kp_join_parts(k, b,

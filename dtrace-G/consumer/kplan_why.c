@@ -447,7 +447,7 @@ static void var_why(const struct d_kplan *k, unsigned ci, unsigned v, char *buf,
 		snprintf(buf, len,
 			 "%s is a string the kernel does not keep (only "
 			 "copyinstr(), a literal, strjoin()s of them, a "
-			 "probe's name, a ?: of literals and names or "
+			 "probe's name, a ?: of copies, literals and names or "
 			 "another such string stored, and only printed, "
 			 "compared, measured or a key; or a function of "
 			 "copyinstr() such as basename(): a this-> one "

@@ -541,6 +541,12 @@ struct ubpf_kop {
  * (cgen_svar.c's svar_copy()), so the merge tells "" unset from a
  * leaf "" stored.  The bit is SEL's: the flags are each op's own */
 #define UBPF_KF_PRES 0x80
+/* SSTR: a leaf of a ?: tree of copies and literals stored into a string
+ * variable (../kplan_stmt.c's tree_store()): the tree's copies share
+ * one slot of the out area, whose len is zeroed where the area starts
+ * (../cgen_out.c's cgen_out_tstr()), so a literal leaf taken reads as
+ * no fault.  SEL's bit too */
+#define UBPF_KF_STREE 0x80
 #define UBPF_KF_PRB 0x100 /* CONST: imm is the probe's id, which a
 			   * program several probes share reads at the
 			   * hit (cgen_kprov.c) instead */
@@ -575,7 +581,8 @@ struct ubpf_kop {
 /* OUT, OSTR, OVSTR, MSTR of a printed statement's form but its last
  * (../kplan_stmt.c's emit_forms()): its slot the last form's, the
  * same place in the out area, so the layout (../kplan_out.c's
- * kp_out_op()) passes over it; the program writes what it says */
+ * kp_out_op()) passes over it; the program writes what it says.  SSTR:
+ * a ?: tree's copy but its last (UBPF_KF_STREE), its slot the tree's */
 #define UBPF_KF_ALT 0x8000
 #define UBPF_KLEAVES 16	 /* LKEY with UBPF_KF_TAB: the most leaves */
 #define UBPF_KCOMM 16	 /* bytes of execname, NUL included */

@@ -36,6 +36,9 @@
 #    literal longer than strsize - 3 refused; stored from a ?: of
 #    copies and literals (the copy of the leaf taken alone, its fault
 #    the store's, a literal taken after a fault no fault);
+#    characters stored into one (s[i] = c) where the predicate proves
+#    no fault, cut by a NUL, as DTRACE_CGEN=0's; what may fault user
+#    space's;
 #    two compared (== and !=), 254 and 300 bytes cut by strsize, the
 #    bytes past the NUL masked, "" and unset alike, the same way;
 #    a this-> one compared with literals and measured, set, cut,
@@ -667,6 +670,79 @@ for g in 1 0; do
 		"1 1" "$(for c in 1 2; do grep -c "^dtrace: error on enabled probe ID $c (ID [0-9]*: pid[0-9]*:cgout:hit:entry): invalid address (0x10) in action #1\$" svctflt$g.txt.err; done | paste -sd' ')"
 done
 vcount "a ?: of copies that faults" svctflt1.txt.err 3 printing
+
+# ... characters stored into a this-> string the kernel keeps (the book's
+# mysqld_qchit.d: /strlen(this->query) > 60/ { this->query[57] = '.';
+# ... this->query[60] = 0; }; kplan_svar.c's "Characters stored"): where
+# the predicate proves no store can fault, byte i set, a NUL cutting
+# the string, one past it nothing, beside another string and an && in
+# the predicate, then printed, compared, measured and a pair key; every
+# clause the kernel's (this tree before kept them in user space), as
+# DTRACE_CGEN=0's at both strsizes.  Then what may fault stays user
+# space's, -v saying why, as DTRACE_CGEN=0's: a character at an index
+# the predicate does not keep below the length (a fault where the
+# string is 3 bytes), one at a NUL stored before it (always a fault),
+# one without a predicate.
+cat >schr.d <<'EOF2'
+pid$target::hit:entry
+{
+	this->q = copyinstr(arg0);
+	this->r = copyinstr(arg0);
+}
+pid$target::hit:entry
+/arg1 > 0 && 4 <= strlen(this->q)/
+{
+	this->q[1] = 'X';
+	this->q[3] = 0;
+	this->q[8] = 0;
+	this->q[2] = 'Y';
+}
+pid$target::hit:entry
+/strlen(this->r) > 2/
+{
+	this->r[0] = '<';
+	this->r[2] = '>';
+}
+pid$target::hit:entry
+{
+	printf("%d [%s] %d [%s] %d %d\n", arg1, this->q, strlen(this->q),
+	    this->r, this->q == "aXY", this->r == "<m>ga");
+	@[this->q, this->r] = count();
+}
+EOF2
+schr_case() {
+	xo=$1
+	samex schr keep "characters stored" $xo
+	printf '%s\n' "1 [aXY] 3 [<l>ha] 1 0" "2 [] 0 [] 0 0" \
+		"6 [aXY] 3 [<\\x01>\\x7fc\\ttab] 1 0" "-7 [omega] 5 [<m>ga] 0 1" \
+		>schr.exp
+	expect_eq "characters stored${xo:+ ($xo)}: the output" \
+		"$(cat schr.exp)" "$(sed -n '1,2p;6,7p' schr1.txt)"
+	expect_eq "characters stored${xo:+ ($xo)}: the long ones" \
+		"3 [aXY] 3|4 [bXY] 3|5 [cXY] 3" \
+		"$(sed -n '3,5p' schr1.txt | cut -d' ' -f1-3 | paste -sd'|')"
+	vcount "characters stored${xo:+ ($xo)}" schr1.txt.err 1 printing
+	vcount "characters stored${xo:+ ($xo)}" schr1.txt.err 3 aggregated
+}
+xo_bg schr schr_case schr.d
+n=0
+for w in "/strlen(this->q) > 2/ { this->q[3] = 'Z'; }" \
+	"/strlen(this->q) > 5/ { this->q[1] = 0; this->q[1] = 'Z'; }" \
+	"{ this->q[0] = 'Z'; }"; do
+	n=$((n + 1))
+	printf '%s\n' 'pid$target::hit:entry { this->q = copyinstr(arg0); }' \
+		"pid\$target::hit:entry $w" \
+		'pid$target::hit:entry { printf("%d [%s]\n", arg1, this->q); }' \
+		>schrf$n.d
+	late=1
+	same schrf$n keep "characters that may fault ($n)"
+	late=
+	expect_grep "characters that may fault ($n): -v" \
+		'^dtrace: clause 2 (.*) runs in user space, from its record: line 2: its expression is not one the kernel runs: a character stored into a string (s\[i\] = c) is made in the kernel only' \
+		schrf${n}1.txt.err
+done
+expect_grep "characters that may fault: the fault" \
+	'illegal operation in action #2$' schrf21.txt.err
 
 # ... a this-> integer stored with two types where the other form
 # stores 0 (pg_qslower.d's this->etime = self->exec / 1000000:

@@ -1396,7 +1396,8 @@ expect_file_eq "priv: the sums" priv.exp priv.1
 
 # -v on stores the kernel does not make, which the private this->
 # variables above no longer hide behind a tie: a character into a
-# string, a store through a pointer; user space's, three ways
+# string with no predicate to prove it cannot fault, a store through a
+# pointer; user space's, three ways
 cat >swhy.d <<'EOF'
 interp$target:::line
 {
@@ -1414,7 +1415,7 @@ interp$target:::line
 EOF
 three swhy swhy.d sfm.txt
 expect_grep "swhy: s[i] = c" \
-	'^dtrace: clause 1 (.*) runs in user space, from its record: line 4: its expression is not one the kernel runs: a character stored into a string (s\[i\] = c) is not made in the kernel$' \
+	'^dtrace: clause 1 (.*) runs in user space, from its record: line 4: its expression is not one the kernel runs: a character stored into a string (s\[i\] = c) is made in the kernel only into a this-> string, i and c constants, at the clause.s top, where its predicate strlen(s) > K proves it cannot fault: each c not 0 at an i <= K and below every NUL stored before it$' \
 	swhy.1.err
 expect_grep "swhy: p[i] = v" \
 	'^dtrace: clause 2 (.*) runs in user space, from its record: line 11: its expression is not one the kernel runs: a store through a pointer or into a struct (\*p = v, p\[i\] = v, p->m = v, s\.m = v) is not made in the kernel$' \

@@ -587,6 +587,8 @@ void seq_ord(struct em *e, const struct ubpf_kop *o, unsigned j);
 void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	  const int *fds);
 /* ... r1 = VSLEN o: a string variable's length */
+void schr(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
+	  const int *fds);
 void vslen(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	   const int *fds);
 /* ... r1 = VVEQ o: two self-> string variables equal */

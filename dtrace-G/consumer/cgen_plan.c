@@ -1188,6 +1188,9 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			vslen(e, pl, o, fds);
 			push(e, &sp, o);
 			continue;
+		case UBPF_K_SCHR: /* s[i] = c (cgen_svar.c) */
+			schr(e, pl, o, fds);
+			continue;
 		case UBPF_K_VVEQ:
 			vveq(e, o, fds);
 			push(e, &sp, o);

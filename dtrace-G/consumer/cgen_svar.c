@@ -204,6 +204,48 @@ void vslen(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 }
 
 /*
+ * SCHR o: s[i] = c into the this-> string variable (svar_at()), i
+ * o->agg and c o->step, constants: r1 its length as vslen() measures
+ * it; where i is below it, byte i = c, and a NUL there cuts the string
+ * at i (len i + 1, the NUL counted, as a copy that ended there has
+ * it); else nothing, as run.c's str_store() does past the string (the
+ * plan has SCHR only where i == the length with c not 0, a fault
+ * there, cannot be: kplan_svar.c's "Characters stored").  One unset
+ * (r0 0) is left so: the plan's proof says it is set.  No fault.
+ */
+void schr(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
+	  const int *fds)
+{
+	size_t jnone, jshort, jnul, jpast;
+
+	if (o->n != UBPF_KV_THIS || o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
+	    o->agg >= o->imm || o->step > 0xff) {
+		e->bad = true;
+		return;
+	}
+	svar_at(e, pl, o, fds);
+	jnone = jmp_i(e, BPF_JEQ, 0, 0);
+	ldx(e, BPF_W, 1, 0, (int16_t)offsetof(struct ubpf_kostr, len));
+	jshort = jmp_i(e, BPF_JNE, 1, (int32_t)o->imm);
+	ldx(e, BPF_B, 2, 0,
+	    (int16_t)(offsetof(struct ubpf_kostr, s) + (size_t)o->imm - 1));
+	alu_i(e, BPF_MOV, 1, (int32_t)o->imm + 1);
+	jnul = jmp_i(e, BPF_JNE, 2, 0);
+	alu_i(e, BPF_MOV, 1, (int32_t)o->imm);
+	fix(e, jnul);
+	fix(e, jshort);
+	alu_i(e, BPF_SUB, 1, 1); /* the NUL: r1 the length */
+	jpast = jmp_i(e, BPF_JLE, 1, (int32_t)o->agg);
+	st(e, BPF_B, 0, (int16_t)(offsetof(struct ubpf_kostr, s) + o->agg),
+	   (int32_t)o->step);
+	if (!o->step)
+		st(e, BPF_W, 0, (int16_t)offsetof(struct ubpf_kostr, len),
+		   (int32_t)o->agg + 1);
+	fix(e, jpast);
+	fix(e, jnone);
+}
+
+/*
  * Register r, holding a string's length loaded from its S_SLEN slot
  * (seq_read()'s: 0 to UBPF_STRMAX, a fault sent away before), ANDed
  * with UBPF_STRMAX * 2 - 1: its value the same, but an ALU result,

@@ -30,6 +30,8 @@ struct kstmt {
 	const struct node *const *sleaves;
 	unsigned nsleaves;
 	bool sclr;   /* ... = 0 or "" */
+	bool schr;   /* ... s[i] = c, i and c constants (kp_schr_of()):
+		      * SCHR, kplan_svar.c's "Characters stored" */
 	/* an if statement (D_KPLAN_VARS: kplan_vars.c's kp_flat_ok()): its
 	 * condition's test (assign set, agg ~0u: no aggregation) */
 	bool cond;
@@ -601,6 +603,8 @@ int sarg_var(const struct d_kplan *k, unsigned v, bool *mark);
 bool sarg_key(const struct d_kplan *k, unsigned v, bool *mark, unsigned nthis);
 /* ... string v kept as its bytes (KV_STR) */
 bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp);
+bool kp_schr_of(const struct d_prog *p, const struct stmt *st, unsigned *v,
+		int64_t *i, int64_t *c);
 /* ... every read of v in the program a comparison with a literal */
 bool prog_lit_reads(const struct d_prog *p, unsigned v);
 /* kplan_vin.c: clause ci, run in user space, may read self-> integers

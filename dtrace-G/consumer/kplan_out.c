@@ -850,6 +850,22 @@ bool kp_sstr_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
 	    !kp_out_where(k, &k->prog->clauses[ci]))
 		return false;
+	{ /* s[i] = c of a this-> string kept (kplan_svar.c's "Characters
+	   * stored": str_var() took it, its clause's proof made) */
+		unsigned w;
+		int64_t ix, ch;
+
+		if (kp_schr_of(k->prog, st, &w, &ix, &ch)) {
+			if (!k->vars || k->vst[w] != KV_STR ||
+			    k->prog->vars[w].scope != SC_THIS ||
+			    (k->fvar && k->fvar[w]))
+				return false;
+			ks->assign = true;
+			ks->agg = ~0u;
+			ks->schr = true;
+			return true;
+		}
+	}
 	/* (a self-> format-time variable's clear: its place the
 	 * program's node, not a copy's, kplan_fkey.c) */
 	if (!kp_out_svar(k, e->a) &&
@@ -1083,6 +1099,7 @@ bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,
 	case UBPF_K_SLIT:
 	case UBPF_K_SCOMM:
 	case UBPF_K_SMOV:
+	case UBPF_K_SCHR:
 		o->imm = (int64_t)k->prog->strsize - 1;
 		return true;
 	case UBPF_K_OSTK: /* the record's: no byte of the area */

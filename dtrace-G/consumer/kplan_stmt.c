@@ -419,6 +419,18 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		}
 		return;
 	}
+	if (ks->schr) { /* s[i] = c (kplan_svar.c's "Characters stored") */
+		unsigned w = 0;
+		int64_t ix = 0, ch = 0;
+
+		(void)kp_schr_of(k->prog, st, &w, &ix, &ch);
+		o = put(m, UBPF_K_SCHR, 0, 0);
+		var_op(m, o, w);
+		o->agg = (uint16_t)ix;
+		o->step = (uint8_t)ch;
+		m->full |= !m->full && !kp_out_op(k, pl, m->n - 1, NULL);
+		return;
+	}
 	if (ks->smov) { /* a literal, execname, another string variable */
 		const struct node *b = st->e->b;
 

@@ -349,6 +349,108 @@ bool prog_lit_reads(const struct d_prog *p, unsigned v)
 }
 
 /*
+ * Characters stored (doc/DESIGN.md §8, "Characters stored into a
+ * string kept"): the book's mysqld_qchit.d cuts a long query for its
+ * key,
+ *
+ *	mysql*:::query-cache-hit /strlen(this->query) > 60/ {
+ *		this->query[57] = '.'; ... this->query[60] = 0; }
+ *
+ * run.c's str_store() faults where s is unset (at address i), where i
+ * is not below strsize, and where i is the string's length and c not
+ * 0; past the length, or a NUL at the length, it does nothing; below
+ * it, byte i becomes c (a NUL cutting the string there).  The kernel
+ * stores it (UBPF_K_SCHR, cgen_svar.c's schr(): below the length, the
+ * byte; else nothing) only where no fault can be, proved per clause
+ * (schr_safe()): a this-> string, not a format-time one, i and c
+ * constants, every such store at the clause's top (no if), the
+ * predicate strlen(s) > K (or >= K + 1, either way round, maybe one
+ * side of an &&) with K >= 0, so s is set and its length L0 > K when
+ * the clause runs; i below strsize - 1; and each store with c not 0 at
+ * an i <= K and below every index a NUL was stored at before it in the
+ * clause, so i is below the length then (a NUL at j < L cuts L to j,
+ * one at j >= L does nothing); the clause stores s no other way.
+ */
+bool kp_schr_of(const struct d_prog *p, const struct stmt *st, unsigned *v,
+		int64_t *i, int64_t *c)
+{
+	const struct node *e = st->e;
+
+	if (st->kind != S_EXPR || !e || e->op != N_ASSIGN || e->sub != '=' ||
+	    !e->a || e->a->op != N_DEREF || !e->a->ival || !e->a->a ||
+	    e->a->a->op != N_VAR || e->a->a->sub < 0 ||
+	    (unsigned)e->a->a->sub >= p->nvars || !e->a->b ||
+	    !d_const_int(e->a->b, i) || !d_const_int(e->b, c))
+		return false;
+	*v = (unsigned)e->a->a->sub;
+	*c = (int64_t)(uint8_t)*c; /* run.c's d_dv_int(c, 1, true) */
+	return true;
+}
+
+/* strlen(v) */
+static bool strlen_of(const struct node *n, unsigned v)
+{
+	return n && n->op == N_FUNC && d_funcs[n->sub].id == F_STRLEN &&
+	       n->nargs == 1 && n->args[0]->op == N_VAR &&
+	       n->args[0]->sub == (int)v;
+}
+
+/* Does predicate n hold only where strlen(v) > *k? */
+static bool strlen_above(const struct node *n, unsigned v, int64_t *k)
+{
+	int64_t x;
+
+	if (!n)
+		return false;
+	if (n->op == N_LAND)
+		return strlen_above(n->a, v, k) || strlen_above(n->b, v, k);
+	if (n->op != N_BIN)
+		return false;
+	if (strlen_of(n->a, v) && d_const_int(n->b, &x) &&
+	    (n->sub == '>' || n->sub == OP_GE)) {
+		*k = n->sub == '>' ? x : x - 1;
+		return true;
+	}
+	if (strlen_of(n->b, v) && d_const_int(n->a, &x) &&
+	    (n->sub == '<' || n->sub == OP_LE)) {
+		*k = n->sub == '<' ? x : x - 1;
+		return true;
+	}
+	return false;
+}
+
+/* Can no s[i] = c of v in clause c fault?  (Above.) */
+static bool schr_safe(const struct d_kplan *k, const struct clause *c,
+		      unsigned v)
+{
+	const struct d_prog *p = k->prog;
+	int64_t bound, nul = INT64_MAX, i, ch;
+	unsigned w;
+
+	if (p->vars[v].scope != SC_THIS || (k->fvar && k->fvar[v]) ||
+	    c->nflat != c->nstmts || stores_into(c->pred, v) ||
+	    !strlen_above(c->pred, v, &bound) || bound < 0 ||
+	    bound >= (int64_t)p->strsize)
+		return false;
+	for (unsigned j = 0; j < c->nstmts; j++) {
+		const struct stmt *st = &c->stmts[j];
+
+		if (kp_schr_of(p, st, &w, &i, &ch) && w == v) {
+			if (i < 0 || i >= (int64_t)p->strsize - 1)
+				return false;
+			if (ch && (i > bound || i >= nul))
+				return false;
+			if (!ch && i < nul)
+				nul = i;
+			continue;
+		}
+		if (stores_into(st->e, v) || kp_plain_store(st, v))
+			return false;
+	}
+	return true;
+}
+
+/*
  * A this-> or self-> string the kernel keeps as its bytes (KV_STR;
  * kplan_out.c, cgen_out.c): every store of it a statement of its own
  * (at a clause's top or in an if's branch: c->flat),
@@ -399,6 +501,16 @@ bool str_var(const struct d_kplan *k, unsigned v, bool *mark, bool tcmp)
 			if (kp_fvar_noop(k, c, st))
 				continue; /* (kplan_fkey.c) */
 
+			{ /* s[i] = c, where it cannot fault */
+				unsigned w;
+				int64_t ix, ch;
+
+				if (kp_schr_of(p, st, &w, &ix, &ch) && w == v) {
+					if (!schr_safe(k, c, v))
+						return false;
+					continue;
+				}
+			}
 			if (st->kind == S_IF) { /* its condition (its
 						 * branches: their own) */
 				if (!cmp_reads_only(p, e, v, tcmp))

@@ -630,7 +630,8 @@ static uint32_t form_bits(struct d_kplan *k, unsigned ci, unsigned i)
 
 	/* (a speculation's step: one tag at one place, no forms) */
 	if (ks->cond || (ks->out && !pr) || ks->sstr || ks->sclr || ks->smov ||
-	    ks->spec || (st->kind != S_AGG && st->kind != S_EXPR && !pr))
+	    ks->schr || ks->spec ||
+	    (st->kind != S_AGG && st->kind != S_EXPR && !pr))
 		return 0;
 	if (ks->assign && !pr && /* (an out statement's assign: no store) */
 	    (k->vst[kp_assigned_var(st)] != KV_KERN || kp_place_store(k, st)))
@@ -1001,6 +1002,10 @@ bool stores_into(const struct node *n, unsigned v)
 		return false;
 	if ((n->op == N_ASSIGN || n->op == N_INCDEC) && n->a &&
 	    (n->a->op == N_VAR || n->a->op == N_ASSOC) && n->a->sub == (int)v)
+		return true;
+	/* s[i] = c: run.c's str_store() changes s */
+	if (n->op == N_ASSIGN && n->a && n->a->op == N_DEREF && n->a->ival &&
+	    n->a->a && n->a->a->op == N_VAR && n->a->a->sub == (int)v)
 		return true;
 	if (stores_into(n->a, v) || stores_into(n->b, v) ||
 	    stores_into(n->c, v))

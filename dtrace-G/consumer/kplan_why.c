@@ -945,7 +945,12 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		snprintf(buf, len, "%s",
 			 st->e->a->op == N_DEREF && st->e->a->ival
 				 ? "a character stored into a string (s[i] "
-				   "= c) is not made in the kernel"
+				   "= c) is made in the kernel only into a "
+				   "this-> string, i and c constants, at the "
+				   "clause's top, where its predicate "
+				   "strlen(s) > K proves it cannot fault: "
+				   "each c not 0 at an i <= K and below "
+				   "every NUL stored before it"
 				 : "a store through a pointer or into a "
 				   "struct (*p = v, p[i] = v, p->m = v, s.m = "
 				   "v) is not made in the kernel");

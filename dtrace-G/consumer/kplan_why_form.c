@@ -215,7 +215,7 @@ static bool form_why1(struct d_kplan *kw, unsigned ci, int only_v,
 				 "dtrace names");
 			return true;
 		}
-		if (ks.sstr || ks.sclr || ks.smov ||
+		if (ks.sstr || ks.sclr || ks.smov || ks.schr ||
 		    (st->kind != S_AGG && st->kind != S_EXPR && !ks.out)) {
 			snprintf(f->why, sizeof(f->why),
 				 "no forms are chosen at the hit but for an "

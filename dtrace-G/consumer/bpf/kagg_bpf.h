@@ -411,6 +411,13 @@ enum {
 	 * writes once BEGIN has fired; a program whose plan reads one
 	 * ends a hit that finds word 0 still 0 (generated programs only) */
 	UBPF_K_GLD,
+	/* s[i] = c into the this-> string variable (n UBPF_KV_THIS, slot
+	 * as SSTR's; ../kplan_svar.c's "Characters stored"): byte agg, a
+	 * constant below imm (strsize - 1), = step where agg is below the
+	 * string's length (VSLEN's), a NUL there cutting it; else nothing
+	 * (the plan has it only where run.c's str_store() cannot fault:
+	 * generated programs only) */
+	UBPF_K_SCHR,
 };
 /* GLD's slots: cgrcon's value is 8 * (1 + UBPF_KRCON) bytes */
 #define UBPF_KRCON 16

@@ -6,7 +6,9 @@
  * pair stands for a function's entry and return, which a script times
  * with self->t.  The probes are our dtrace -G's (bpair.d), which
  * bpftrace reads as USDT probes too.  "pair N long": two of the words
- * are SQL statements of 69 and 67 bytes (perhit.sh's longkey row).
+ * are SQL statements of 69 and 67 bytes (perhit.sh's longkey row);
+ * "pair N null": the fourth is NULL, as a probe passes a string it does
+ * not have (perhit.sh's nullkey row).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@ static const char *const longw[] = {
 	"UPDATE accounts SET balance = balance - $1 WHERE id = $2 AND ok = 1",
 	"delta",
 };
+static const char *const nullw[] = {"alpha", "beta", "gamma", NULL};
 
 static __attribute__((noinline)) void loop(long n, const char *const *w)
 {
@@ -32,7 +35,11 @@ static __attribute__((noinline)) void loop(long n, const char *const *w)
 
 int main(int argc, char **argv)
 {
+	const char *mode = argc > 2 ? argv[2] : "";
+
 	loop(argc > 1 ? atol(argv[1]) : 1000000,
-	     argc > 2 && !strcmp(argv[2], "long") ? longw : words);
+	     !strcmp(mode, "long")   ? longw
+	     : !strcmp(mode, "null") ? nullw
+				     : words);
 	return 0;
 }

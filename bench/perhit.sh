@@ -111,6 +111,12 @@
 #		BPFTRACE_STRLEN=200, its longest), the statements keyed in
 #		kaggs_l (cgen_agg.c's "Long string keys"); before, their
 #		hits a record each, which dtrace ran
+#  - nullkey:	enter { this->s = arg1 ? copyinstr(arg1) : "<null>";
+#		@[this->s] = count(); } on ./pair N null, whose fourth
+#		word is NULL (bpftrace: @[arg1 ? str(arg1) : "<null>"]):
+#		a store whose copy is made only where the ?: takes it
+#		(kplan_stmt.c's tree_store()); before, the clause user
+#		space's, a record a hit
 # $ROUNDS rounds per row, each running both tools on targets of their
 # own, bpftrace first in odd rounds and ours first in even ones (the
 # tool run second paid 10-20% more here: the strpred row read 0.86-1.38
@@ -175,6 +181,7 @@ d_of() {
 	joined) printf '%s\n' "$e { this->n = strjoin(strjoin(copyinstr(arg1), \"::\"), copyinstr(arg1)); printf(\"%s\\n\", this->n); }" ;;
 	garr) echo "$e { start[arg0] = timestamp; } $l /start[arg0]/ { @ = quantize(timestamp - start[arg0]); start[arg0] = 0; }" ;;
 	longkey) echo "$e { @[copyinstr(arg1)] = count(); }" ;;
+	nullkey) echo "$e { this->s = arg1 ? copyinstr(arg1) : \"<null>\"; @[this->s] = count(); }" ;;
 	esac
 }
 bt_of() {
@@ -203,6 +210,7 @@ bt_of() {
 	joined) printf '%s\n' "$e { printf(\"%s::%s\\n\", str(arg1), str(arg1)); }" ;;
 	garr) echo "$e { @start[arg0] = nsecs; } $l /@start[arg0]/ { @ = hist(nsecs - @start[arg0]); delete(@start[arg0]); }" ;;
 	longkey) echo "$e { @[str(arg1)] = count(); }" ;;
+	nullkey) echo "$e { @[arg1 ? str(arg1) : \"<null>\"] = count(); }" ;;
 	esac
 }
 
@@ -215,6 +223,7 @@ one() {
 	# there: two of 200 bytes pass its stack in selfpair's program)
 	pw= bl=64
 	[ "$2" != longkey ] || pw=' long' bl=200
+	[ "$2" != nullkey ] || pw=' null'
 	if [ "$1" = bpftrace ]; then
 		BPFTRACE_STRLEN=$bl ./bpfstats bpftrace -q -o out \
 			-e "$(bt_of "$2")" -c "./pair $N$pw" >/dev/null 2>&1 &
@@ -260,7 +269,7 @@ median() {
 		}'
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa tickself gsum selfkey selfpair execkey execpred argself joined garr longkey}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa tickself gsum selfkey selfpair execkey execpred argself joined garr longkey nullkey}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

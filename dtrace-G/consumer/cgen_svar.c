@@ -172,16 +172,37 @@ void vseq(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 }
 
 /*
+ * r1 = the length of the string in the struct ubpf_kostr at r0 (not 0),
+ * a variable's copy of at most imm bytes (strsize - 1): its len less the
+ * NUL when the copy ended before imm bytes, else imm, or imm - 1 when
+ * the last byte, read again on its own, is the string's NUL
+ * (cgen_out.c's ostr_at()).  r2 taken.
+ */
+static void kostr_len(struct em *e, int64_t imm)
+{
+	size_t jshort, jnul;
+
+	ldx(e, BPF_W, 1, 0, (int16_t)offsetof(struct ubpf_kostr, len));
+	jshort = jmp_i(e, BPF_JNE, 1, (int32_t)imm);
+	ldx(e, BPF_B, 2, 0,
+	    (int16_t)(offsetof(struct ubpf_kostr, s) + (size_t)imm - 1));
+	alu_i(e, BPF_MOV, 1, (int32_t)imm + 1);
+	jnul = jmp_i(e, BPF_JNE, 2, 0);
+	alu_i(e, BPF_MOV, 1, (int32_t)imm);
+	fix(e, jnul);
+	fix(e, jshort);
+	alu_i(e, BPF_SUB, 1, 1); /* the NUL */
+}
+
+/*
  * r1 = VSLEN o: strlen() of the self-> or this-> string variable, from
- * the copy its SSTR kept (svar_at()): its len less the NUL when the copy
- * ended before o->imm bytes (strsize - 1), else imm, or imm - 1 when the
- * last byte, read again on its own, is the string's NUL (cgen_out.c's
- * ostr_at()).  One unset reads "": 0.
+ * the copy its SSTR kept (svar_at(), kostr_len()).  One unset reads "":
+ * 0.
  */
 void vslen(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	   const int *fds)
 {
-	size_t jnone, jshort, jnul;
+	size_t jnone;
 
 	if (o->imm < 1 || o->imm > UBPF_STRMAX - 1) {
 		e->bad = true;
@@ -190,23 +211,13 @@ void vslen(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	svar_at(e, pl, o, fds);
 	alu_i(e, BPF_MOV, 1, 0);
 	jnone = jmp_i(e, BPF_JEQ, 0, 0);
-	ldx(e, BPF_W, 1, 0, (int16_t)offsetof(struct ubpf_kostr, len));
-	jshort = jmp_i(e, BPF_JNE, 1, (int32_t)o->imm);
-	ldx(e, BPF_B, 2, 0,
-	    (int16_t)(offsetof(struct ubpf_kostr, s) + (size_t)o->imm - 1));
-	alu_i(e, BPF_MOV, 1, (int32_t)o->imm + 1);
-	jnul = jmp_i(e, BPF_JNE, 2, 0);
-	alu_i(e, BPF_MOV, 1, (int32_t)o->imm);
-	fix(e, jnul);
-	fix(e, jshort);
-	alu_i(e, BPF_SUB, 1, 1); /* the NUL */
+	kostr_len(e, o->imm);
 	fix(e, jnone);
 }
 
 /*
  * SCHR o: s[i] = c into the this-> string variable (svar_at()), i
- * o->agg and c o->step, constants: r1 its length as vslen() measures
- * it; where i is below it, byte i = c, and a NUL there cuts the string
+ * o->agg and c o->step, constants: r1 its length (kostr_len()); where i is below it, byte i = c, and a NUL there cuts the string
  * at i (len i + 1, the NUL counted, as a copy that ended there has
  * it); else nothing, as run.c's str_store() does past the string (the
  * plan has SCHR only where i == the length with c not 0, a fault
@@ -216,7 +227,7 @@ void vslen(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 void schr(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	  const int *fds)
 {
-	size_t jnone, jshort, jnul, jpast;
+	size_t jnone, jpast;
 
 	if (o->n != UBPF_KV_THIS || o->imm < 1 || o->imm > UBPF_STRMAX - 1 ||
 	    o->agg >= o->imm || o->step > 0xff) {
@@ -225,16 +236,7 @@ void schr(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 	}
 	svar_at(e, pl, o, fds);
 	jnone = jmp_i(e, BPF_JEQ, 0, 0);
-	ldx(e, BPF_W, 1, 0, (int16_t)offsetof(struct ubpf_kostr, len));
-	jshort = jmp_i(e, BPF_JNE, 1, (int32_t)o->imm);
-	ldx(e, BPF_B, 2, 0,
-	    (int16_t)(offsetof(struct ubpf_kostr, s) + (size_t)o->imm - 1));
-	alu_i(e, BPF_MOV, 1, (int32_t)o->imm + 1);
-	jnul = jmp_i(e, BPF_JNE, 2, 0);
-	alu_i(e, BPF_MOV, 1, (int32_t)o->imm);
-	fix(e, jnul);
-	fix(e, jshort);
-	alu_i(e, BPF_SUB, 1, 1); /* the NUL: r1 the length */
+	kostr_len(e, o->imm);
 	jpast = jmp_i(e, BPF_JLE, 1, (int32_t)o->agg);
 	st(e, BPF_B, 0, (int16_t)(offsetof(struct ubpf_kostr, s) + o->agg),
 	   (int32_t)o->step);

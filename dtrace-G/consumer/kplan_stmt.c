@@ -111,36 +111,18 @@ static struct ubpf_kop *sstr_copy(struct em *m, const struct node *b,
 }
 
 /*
- * String variable v set from n, a probe's name or a ?: tree of them and
- * literals (kplan_str.c's kp_str_lit_tree()): each condition tested as
- * an if's is (PRED to the other branch, JMP past it: every jump lands
- * with the stack empty), each leaf SLIT of its bytes at this probe, or
- * SCLR for "" and 0; a name past kp_str_lit_ok()'s bounds here leaves
- * the clause to user space at this probe.
+ * String variable v set from n, a literal, "", 0 or a probe's name (a
+ * leaf of tree_store()'s): SLIT of its bytes at this probe, or SCLR for
+ * "" and 0; a name past kp_str_lit_ok()'s bounds here leaves the clause
+ * to user space at this probe.
  */
 static void lit_store(struct em *m, unsigned v, const struct node *n)
 {
 	const struct d_kplan *k = m->k;
 	struct ubpf_kop *o;
 	const char *s;
-	unsigned pj, jj;
 	size_t len;
 
-	if (n->op == N_TERN) {
-		emit(m, n->a);
-		put(m, UBPF_K_PRED, 1, 0);
-		pj = m->n - 1;
-		lit_store(m, v, n->b);
-		put(m, UBPF_K_JMP, 0, 0);
-		jj = m->n - 1;
-		if (m->full)
-			return;
-		m->pl->ops[pj].jump = (uint16_t)m->n;
-		lit_store(m, v, n->c);
-		if (!m->full)
-			m->pl->ops[jj].jump = (uint16_t)m->n;
-		return;
-	}
 	s = n->op == N_STR ? n->sval : kp_ident_str(m->probe, n);
 	if (kp_str_clear(n) || !s || !s[0]) {
 		o = put(m, UBPF_K_SCLR, 0, 0);
@@ -164,12 +146,14 @@ static void lit_store(struct em *m, unsigned v, const struct node *n)
 }
 
 /*
- * String variable v set from n, a ?: tree of copies and literals
- * (kplan_str.c's kp_str_copy_tree()): as lit_store()'s tree, each
- * condition a PRED to the other branch and a JMP past it, a literal
- * leaf lit_store()'s, a copy leaf an SSTR (E pushed and popped, its
- * fault ending the clause: never R2's copy before the plan, which
- * would read the leaf run.c does not take).  The copies share one slot
+ * String variable v set from n, a probe's name or a ?: tree of them and
+ * literals (kplan_str.c's kp_str_lit_tree()), or of those and copies
+ * (kp_str_copy_tree()): each condition tested as an if's is (PRED to
+ * the other branch, JMP past it: every jump lands with the stack
+ * empty), so only the leaf run.c's ?: takes is stored; a literal leaf
+ * lit_store()'s, a copy leaf an SSTR (E pushed and popped, its fault
+ * ending the clause: never R2's copy before the plan, which would read
+ * the leaf run.c does not take).  The copies share one slot
  * of the out area (kplan_out.c's kp_sstr_ok(): nsleaves 1): each but
  * the last flagged UBPF_KF_ALT, so kp_out_op() lays every one at the
  * slot of the first, and all flagged UBPF_KF_STREE, whose len
@@ -435,7 +419,9 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		const struct node *b = st->e->b;
 
 		if (b->op == N_TERN || ident(b) >= 0) { /* kp_str_lit_tree() */
-			lit_store(m, (unsigned)st->e->a->sub, b);
+			unsigned none;
+
+			tree_store(m, (unsigned)st->e->a->sub, b, &none);
 			return;
 		}
 

@@ -1006,14 +1006,14 @@ bool kp_str_lit_store(const struct d_prog *p, const struct node *n)
  * leaves are literals, probe names, "" or 0 (mysqld_qslower.d's
  * self->cache = probename == "query-cache-hit" ? "hit" : "miss"): each
  * probe has a plan of its own, so a name is that probe's string, written
- * as a literal (kplan_stmt.c's lit_store(): SLIT, or SCLR for "" and
- * 0), within kp_str_lit_store()'s bounds there or the clause is user
- * space's at that probe; each condition is an integer the kernel
- * computes as kp_lit_key()'s (kp_ty(), nothing that can fault, no
- * string comparison where the kernel has fault sites), tested as an
- * if's (PRED, JMP), so the kernel stores the leaf run.c's ?: takes, and
- * nothing else: a condition run.c does not reach is not computed
- * either.  A leaf literal as kp_str_lit_store() takes one.
+ * as a literal (kplan_stmt.c's lit_store() at tree_store()'s leaves: SLIT, or
+ * SCLR for "" and 0), within kp_str_lit_store()'s bounds there or the clause is
+ * user space's at that probe; each condition is an integer the kernel computes
+ * as kp_lit_key()'s (kp_ty(), nothing that can fault, no string comparison
+ * where the kernel has fault sites), tested as an if's (PRED, JMP), so the
+ * kernel stores the leaf run.c's ?: takes, and nothing else: a condition run.c
+ * does not reach is not computed either.  A leaf literal as kp_str_lit_store()
+ * takes one.
  */
 static bool lit_store_leaf(const struct d_kplan *k, const struct node *n)
 {
@@ -1038,7 +1038,7 @@ bool kp_str_lit_tree(const struct d_kplan *k, const struct node *n)
  * A string variable set from a ?: tree whose leaves are copies,
  * copyinstr(E), and lit_store_leaf()'s literals, names, "" and 0, at
  * least one leaf a copy (CPython's cfunction.d: this->module = arg3 ?
- * copyinstr(arg3) : ""): the conditions tested as lit_store()'s are, so
+ * copyinstr(arg3) : ""): the conditions tested as kp_str_lit_tree()'s are, so
  * the kernel makes the copy of the leaf run.c's ?: takes, at that
  * leaf, and no other (a copy before the plan, R2's, would read
  * arg3 == NULL at every hit and fault).  Each copy is an SSTR whose

@@ -973,14 +973,23 @@ static void sout_kvars(const struct d_kplan *k, unsigned ci, bool *mark)
 		vars_of(c->pred, mark);
 }
 
-/* Does clause c compare a string (kp_str_cmp())?  In its conditions
- * and branches too (c->flat). */
-static bool clause_strs(const struct d_kplan *k, const struct clause *c)
+/* Does clause ci compare a string (kp_str_cmp()) or key by an
+ * argument's (SKEY, or SMKEY's c ? copyinstr(argN) : "lit", whose copy
+ * before the plan sends a fault's hit to user space whole: fmode keeps
+ * SMKEY out)?  In its conditions and branches too (c->flat); a
+ * statement with format-time keys as the kernel runs it, its copy keyed
+ * by the leaves (kplan_fkey.c: @[strjoin("a", copyinstr(arg0))] keys by
+ * copyinstr(arg0), which fmode makes an AKEY and a fault site). */
+static bool clause_strs(const struct d_kplan *k, unsigned ci)
 {
+	const struct clause *c = &k->prog->clauses[ci];
+
 	if (kp_has_str_cmp(k, c->pred))
 		return true;
 	for (unsigned i = 0; i < c->nflat; i++) {
-		const struct stmt *st = c->flat[i];
+		const struct kstmt *ks = &k->st[k->first[ci] + i];
+		const struct stmt *st =
+			ks->fkeys && ks->st ? ks->st : c->flat[i];
 
 		if (kp_has_str_cmp(k, st->e))
 			return true;
@@ -989,7 +998,8 @@ static bool clause_strs(const struct d_kplan *k, const struct clause *c)
 				return true;
 		for (unsigned j = 0; j < st->nkeys; j++)
 			if (kp_has_str_cmp(k, st->keys[j]) ||
-			    kp_arg_str(k, st->keys[j]) >= 0)
+			    kp_arg_str(k, st->keys[j]) >= 0 ||
+			    kp_smix_key(k, st->keys[j]) >= 0)
 				return true;
 	}
 	return false;
@@ -1471,7 +1481,7 @@ void kp_vars_decide(struct d_kplan *k)
 		}
 		tls |= k->tls[ci];
 		if (k->ok[ci]) /* a sout clause's compare in user space */
-			strs |= clause_strs(k, &p->clauses[ci]);
+			strs |= clause_strs(k, ci);
 		if (k->ok[ci])
 			mems |= kp_clause_mem(k, ci);
 	}

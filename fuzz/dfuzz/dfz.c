@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dfz.c - the target of the D differential fuzzer (dfuzz.py): N rounds
+ * (argv[1], 40 by default), each firing dfz:::ints, dfz:::strs and
+ * dfz:::mix once with values drawn in a fixed order from the tables
+ * below, then dfz:::done once.  One thread, no clock, no randomness:
+ * two runs fire the same hits with the same arguments, so whatever a
+ * D program prints of them must be the same whichever way dtrace runs
+ * its clauses.
+ *
+ * The integers are the edges of every width (0, +-1, 127/128, 255/256,
+ * the 16-, 32- and 64-bit limits), each passed through the probe's
+ * typed argument, so the C conversion narrows them as a caller's would.
+ * The strings: NULL (a copy faults), "", short words, paths for
+ * basename() and dirname(), strings past the kernel's 64-byte keys and
+ * past strsize 256, bytes above 0x7f.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dfz.h"
+
+static const long long ints[] = {
+	0,	   1,	     -1,	 2,	      7,	 100,
+	127,	   128,	     255,	 256,	      -128,	 -129,
+	32767,	   -32768,   65535,	 65536,	      INT_MAX,	 INT_MIN,
+	UINT_MAX,  LLONG_MAX, LLONG_MIN, 1000000007, -123456789,
+};
+#define NINTS (sizeof(ints) / sizeof(ints[0]))
+
+#define Q10 "qqqqqqqqqq"
+#define A26 "abcdefghijklmnopqrstuvwxyz"
+/* in .rodata, so a string is read the same after the process exits */
+static const char long70[] = Q10 Q10 Q10 Q10 Q10 Q10 Q10;
+static const char long300[] = A26 A26 A26 A26 A26 A26 A26 A26 A26 A26 A26
+	"abcdefghijklmn";
+static const char *const strs[] = {
+	NULL,	   "",		 "a",		"hello",	 "Hello World",
+	"/usr/lib/libfoo.so.1", "a/b/c/",	"//",		 "/",
+	"x.y.z",   long70,	 long300,	"\xff\x80 hi",	 "abc",
+	"ABC def", "abcabc",
+};
+#define NSTRS (sizeof(strs) / sizeof(strs[0]))
+
+static long long v(unsigned i)
+{
+	return ints[i % NINTS];
+}
+
+static char *s(unsigned i)
+{
+	return (char *)strs[i % NSTRS];
+}
+
+int main(int argc, char **argv)
+{
+	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 40;
+
+	for (unsigned i = 0; i < n; i++) {
+		DFZ_INTS((int)v(i), (long)v(i * 7 + 3), (unsigned char)v(i + 5),
+			 (short)v(i * 3 + 1), (unsigned int)v(i * 5 + 2),
+			 (char)v(i * 11 + 4));
+		DFZ_STRS(s(i), s(i * 5 + 3), (int)i);
+		DFZ_MIX((long)v(i * 13 + 6), s(i * 7 + 1),
+			(unsigned short)v(i * 2 + 9));
+	}
+	DFZ_DONE((int)n);
+	/* a while alive after the last hit: dtrace reads the strings of
+	 * the records it has not run yet from the process */
+	usleep(200000);
+	return 0;
+}

@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-dfuzz.sh - the D differential fuzzer's short round in make check,
+# and the programs it found that dtrace refused to run:
+#  1. A statement keyed by a format-time key (@[strjoin("a",
+#     copyinstr(arg0))], kplan_fkey.c: the kernel keys by the copy) in a
+#     clause beside a self-> variable the kernel keeps: the plan keyed by
+#     the copy as kaggs_s does (SKEY), which the generator refuses where
+#     self-> is kept, so the whole run failed ("no program generated for
+#     uprobe event ..., whose clauses keep self-> variables in the
+#     kernel"); the key is an argument's string of kaggs_v now (AKEY, a
+#     fault site), and the clause the kernel's.
+#  2. The same with a ?: key of a copy and a literal (SMKEY), which has
+#     no fault site: where self-> is kept, such a clause is user
+#     space's.
+#  3. DFUZZ_COUNT (20) programs of fuzz/dfuzz/dfuzz.py from seed 5000,
+#     each run with its clauses compiled to BPF and with dtrace's own
+#     interpreter (DTRACE_KAGG=0), every output alike (make fuzz-d
+#     runs more).
+# Each of 1 and 2 fails on the tree before (the run's status 1).
+# About 20 s idle.
+# Needs root, uprobes, a dtrace with the BPF backend (HAVE_BPF), and
+# python3 for 3.
+
+. "$top_srcdir/tests/lib.sh"
+
+bpf_test_setup usdt
+here=$top_srcdir/fuzz/dfuzz
+"$DTRACE" -h -s "$here/dfz.d" -o dfz.h &&
+	$CC -O2 -I. -c "$here/dfz.c" -o dfz.o &&
+	"$DTRACE" -G -s "$here/dfz.d" -o dfz-p.o dfz.o &&
+	$CC dfz.o dfz-p.o -o dfz || {
+	fail "cannot build the fuzzer's target"
+	finish
+}
+
+# three WHAT KERNEL SCRIPT: SCRIPT on ./dfz three ways, each run's
+# status 0 and the outputs alike; -v of the generated programs says
+# KERNEL clauses aggregated in the kernel
+three() {
+	printf '%s\n' "$3" >t.d
+	ways_start 120 -v -q -s t.d -c './dfz 23'
+	ways_wait "$1"
+	ways_same "$1"
+	expect_grep "$1: clauses in the kernel" \
+		"^dtrace: $2 clauses* aggregated in the kernel\$" errg.txt
+}
+
+three "format-time key beside self->" 1 \
+	'dfz$target:::strs { @[strjoin("a", copyinstr(arg0))] = count();
+	self->s = "x"; }
+dfz$target:::strs { trace(self->a[3]); }
+dfz$target:::ints { self->a[2] = 1; }'
+
+three "?: key beside self->" 1 \
+	'dfz$target:::mix { @[arg0 > 1 ? copyinstr(arg1) : "ABC"] = count();
+	self->x = arg2; }
+dfz$target:::ints /self->x/ { @n = count(); }
+dfz$target:::mix { @m[arg0] = count(); }'
+
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$here/dfuzz.py" --dtrace "$DTRACE" --target . \
+		--keep keep --seed 5000 --count "${DFUZZ_COUNT:-20}" >fz.txt 2>&1
+	expect_eq "the fuzzer's programs: status" 0 "$?"
+	expect_grep "the fuzzer's programs: none differs" \
+		"^dfuzz: .* 0 differ" fz.txt
+	cat fz.txt >&2
+else
+	echo "# no python3: the fuzzer's programs are not run" >&2
+fi
+finish

@@ -160,7 +160,11 @@ expect_grep "ask: w's hits user space's" 'BPF: .* 20 records read$' \
 # execname, with itself and an integer, at u (a string: SKEY2 or CWKEY
 # in one kaggs_s key) and at w and n (an integer: the statement's other
 # layout, CKEY beside an integer key, a lone key and integers, its
-# entries merged into the same aggregation), every hit in the kernel.
+# entries merged into the same aggregation), every hit in the kernel;
+# args[N] bare before another string key (@e, @f: an integer key at w
+# and t), user space's before (kp_stmt_plain() gave the bare args[N]
+# the string key's place, so the other layout had none: -v "args[0] is
+# no string there").
 # Before, the statement's layout left args[0] an integer key, so u's
 # hits were user space's (-v: 2 clauses, 20 records read, here none);
 # taking args[0] as a string alone (the last round's try) left w's and
@@ -171,12 +175,17 @@ ka$target:::u, ka$target:::w { @a[execname, args[0]] = count(); }
 ka$target:::u, ka$target:::n { @b[args[0], args[0], args[1]] = sum(args[1]); }
 ka$target:::u /args[0] < "beta"/ { @c[args[1]] = count(); }
 ka$target:::u { @d[args[0] >= "beta", "gamma" > args[0], args[0] <= "gammaXYZ"] = count(); }
+ka$target:::w { @e[args[0], execname] = count(); }
+ka$target:::t { @f[args[0], copyinstr(arg3)] = sum(args[0]); }
 EOF2
-same bare bare.d 20 4
+same bare bare.d 20 6
 expect_grep "bare: every hit in the kernel" 'BPF: .* 0 records read$' \
 	bare.g.txt.err
 expect_grep "bare: u's execname and args[0]" '^  ka  *beta  *7$' bare.g.txt
 expect_grep "bare: w's execname and args[0]" '^  ka  *4  *4$' bare.g.txt
+expect_grep "bare: w's args[0] before execname" '^  *4  ka  *4$' bare.g.txt
+expect_grep "bare: t's int8_t args[0] before a copy" \
+	'^ -108  beta  *-108$' bare.g.txt
 
 # args[3] past u's two arguments faults there (user space's, reported
 # alike); at t it is a char *, an integer (uint64_t), in the kernel.

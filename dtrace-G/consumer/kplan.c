@@ -728,6 +728,15 @@ static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 	return true;
 }
 
+/* Is a key of st after key i a string other than args[N] bare? */
+static bool str_after(const struct stmt *st, unsigned i)
+{
+	for (unsigned j = i + 1; j < st->nkeys; j++)
+		if (st->keys[j]->kind == T_STR && st->keys[j]->op != N_ARGS)
+			return true;
+	return false;
+}
+
 /* Can the kernel run st?  Its key types into ks. */
 /*
  * Keys of one execname and one copyinstr(argN) (or a this-> string
@@ -1022,7 +1031,12 @@ bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 			ks->sx = KSX_SMIX;
 			continue;
 		}
-		if (sa >= 0 && ks->skey < 0) { /* one string key */
+		if (sa >= 0 && ks->skey < 0 &&
+		    !(st->keys[i]->op == N_ARGS && str_after(st, i))) {
+			/* one string key (args[N] bare leaves it to a
+			 * string key after it, and is an integer key:
+			 * bare_alts()'s layout, where the probe declares
+			 * an integer) */
 			ks->skey = (int)i;
 			ks->sarg = (uint8_t)sa;
 			/* args[N] bare: an integer at a probe declaring one

@@ -187,6 +187,20 @@ expect_grep "bare: w's args[0] before execname" '^  *4  ka  *4$' bare.g.txt
 expect_grep "bare: t's int8_t args[0] before a copy" \
 	'^ -108  beta  *-108$' bare.g.txt
 
+# A this-> integer stored from args[N] (typed per probe, a variable the
+# kernel keeps has one type): user space's, the same output, and -v
+# says why (it named no reason before).
+cat >tstore.d <<'EOF2'
+ka$target:::w { this->v = args[1] + 1; @[this->v] = count(); }
+EOF2
+for m in g u; do
+	run $m "tstore.$m.txt" 20 -s tstore.d
+done
+expect_file_eq "tstore: DTRACE_KAGG=0's output" tstore.u.txt tstore.g.txt
+expect_grep "tstore: -v says why" \
+	"its store to this->v is not one the kernel runs: its value: args\[\] is typed per probe" \
+	tstore.g.txt.err
+
 # args[3] past u's two arguments faults there (user space's, reported
 # alike); at t it is a char *, an integer (uint64_t), in the kernel.
 cat >past.d <<'EOF2'

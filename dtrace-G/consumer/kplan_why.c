@@ -961,6 +961,19 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		var_why(k, ci, (unsigned)v, buf, len);
 		return;
 	}
+	/* a kept integer variable's store of a value it does not type
+	 * (kplan_vars.c types stores by kp_ty(), one type a variable) */
+	if (st->kind == S_EXPR && (v = kp_assigned_var(st)) >= 0 &&
+	    st->e->op == N_ASSIGN && st->e->b && st->e->b->kind != T_STR &&
+	    !kp_ty(k, st->e->b, &sz, &sg)) {
+		expr_why(k, ci, st->e->b, sub, sizeof(sub));
+		if (!*sub && kp_has_args(st->e->b))
+			snprintf(sub, sizeof(sub),
+				 "args[] is typed per probe, and a variable "
+				 "the kernel keeps is not (arg0..arg11 are)");
+		snprintf(buf, len, "its value%s%s", *sub ? ": " : "", sub);
+		return;
+	}
 	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
 		if (!kp_strsize_fixed(k)) {
 			snprintf(buf, len,

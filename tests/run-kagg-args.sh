@@ -201,6 +201,24 @@ expect_grep "tstore: -v says why" \
 	"its store to this->v is not one the kernel runs: its value: args\[\] is typed per probe" \
 	tstore.g.txt.err
 
+# trace(args[N]) beside a self-> store, and another probe's clause:
+# the kernel's trace(args[N]) is the string form, which w's int args[0]
+# does not fit, and a clause keeping self-> cannot be user space's
+# there: the event was refused and the run failed ("cannot trace uprobe
+# event ..."; alone, every probe fell back to the generic program).
+# Now user space's, with -v's reason, the output as DTRACE_KAGG=0's.
+cat >tracew.d <<'EOF2'
+ka$target:::w { trace(args[0]); self->i = 1; }
+ka$target:::t { @ = count(); }
+EOF2
+for m in g u; do
+	run $m "tracew.$m.txt" 20 -s tracew.d
+done
+expect_file_eq "tracew: DTRACE_KAGG=0's output" tracew.u.txt tracew.g.txt
+expect_grep "tracew: -v says why" \
+	"trace(args\[\]) in a clause tied to a self-> or global variable" \
+	tracew.g.txt.err
+
 # args[3] past u's two arguments faults there (user space's, reported
 # alike); at t it is a char *, an integer (uint64_t), in the kernel.
 cat >past.d <<'EOF2'

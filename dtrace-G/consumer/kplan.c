@@ -1439,6 +1439,7 @@ void d_kplan_free(struct d_kplan *k)
 	kp_out_memo_free(k);
 	free(k->ok);
 	free(k->tyok);
+	free(k->tyfree);
 	free(k->noslen);
 	free(k->sout);
 	free(k->spred);

@@ -62,11 +62,14 @@
  * probe of its clause or at none, and none refuses all of its events
  * alike, never one of several (the README's first example,
  * `myapp$target:::query-start { self->ts = timestamp; printf("%d %s",
- * args[0], args[1]); }`).  uregs[] at a kernel probe types at none,
- * so a clause that may fire at one keeps the old gate for it.
- * Deciding self-> variables knowing the probes, and moving them to
- * user space at a later probe that contradicts the decision, are later
- * work (doc/DESIGN.md).
+ * args[0], args[1]); }`).  trace(args[N]) takes no such leave
+ * (kp_typed_free(): tied to nothing that outlives a firing): its kernel
+ * form is the string one, which the common integer args[N] does not
+ * fit, and the event of such a probe would be refused, the run with
+ * it.  uregs[] at a kernel probe types at none, so a clause that may
+ * fire at one keeps the old gate for it.  Deciding self-> variables
+ * knowing the probes, and moving them to user space at a later probe
+ * that contradicts the decision, are later work (doc/DESIGN.md).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -185,6 +188,7 @@ void kp_typed_reach(struct d_kplan *k)
 	bool *apart = xcalloc(nc, sizeof(*apart));
 
 	k->tyok = xcalloc(nc, sizeof(*k->tyok));
+	k->tyfree = xcalloc(nc, sizeof(*k->tyfree));
 	for (unsigned ci = 0; ci < p->nclauses; ci++)
 		par[ci] = ci;
 	for (unsigned v = 0; v < p->nvars; v++)
@@ -228,6 +232,7 @@ void kp_typed_reach(struct d_kplan *k)
 		};
 
 		k->tyok[ci] = !w.slen;
+		k->tyfree[ci] = !bad[r] && !outl[r];
 		if (!w.slen && !w.kern)
 			continue;
 		noslen_node(c->pred, &w);
@@ -244,6 +249,15 @@ void kp_typed_reach(struct d_kplan *k)
 bool kp_typed_ok(const struct d_kplan *k, unsigned clause)
 {
 	return k->tyok && clause < k->prog->nclauses && k->tyok[clause];
+}
+
+/* Is clause free to be user space's at a probe where a form typed per
+ * probe does not type: kp_typed_ok() without one_typing()'s leave (no
+ * chain of this-> variables to one that outlives a firing, no
+ * speculation), so that such a probe refuses no event? */
+bool kp_typed_free(const struct d_kplan *k, unsigned clause)
+{
+	return k->tyfree && clause < k->prog->nclauses && k->tyfree[clause];
 }
 
 bool kp_typed_node(const struct d_kplan *k, const struct node *n)

@@ -356,6 +356,9 @@ struct d_kplan {
 	 * nodes of the clauses that may not, and their uregs[] nodes where
 	 * they may fire at a kernel probe (kplan_expr.c's kp_ureg()) */
 	bool *tyok;
+	/* ... and tied by no this-> variable to one that outlives a firing
+	 * or a speculation, one_typing() or not (kp_typed_free()) */
+	bool *tyfree;
 	const struct node **noslen;
 	unsigned nnoslen;
 	/* speculations in the kernel (kplan_spec.c's d_kplan_kspec()): the
@@ -495,6 +498,7 @@ bool kp_clause_try(const struct d_kplan *k, unsigned clause,
  * that may not (kp_arg_strlen() asks) */
 void kp_typed_reach(struct d_kplan *k);
 bool kp_typed_ok(const struct d_kplan *k, unsigned clause);
+bool kp_typed_free(const struct d_kplan *k, unsigned clause);
 bool kp_typed_node(const struct d_kplan *k, const struct node *n);
 
 /* kplan_str.c: the N of copyinstr(argN), or -1 */

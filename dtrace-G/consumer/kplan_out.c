@@ -730,8 +730,13 @@ static bool arg_ok(const struct d_kplan *k, unsigned ci, const struct stmt *st,
 	 * record's last 8 bytes where the stack would be (cgen.c) */
 	if (kp_out_stk(whole))
 		return !k->fmode;
-	if (kp_out_sarg(st, j) >= 0) /* typed at each probe */
-		return kp_out_sarg_ok(k, ci);
+	/* typed at each probe; trace(args[N]) is the string form too,
+	 * which an integer args[N] (the common one) does not fit: only in
+	 * a clause that may be user space's at such a probe, never
+	 * refusing its event (kp_typed_free()) */
+	if (kp_out_sarg(st, j) >= 0)
+		return kp_out_sarg_ok(k, ci) &&
+		       (st->kind != S_TRACE || kp_typed_free(k, ci));
 	if (!kp_out_whole(k, st, j)) /* dtrace computes it, from leaves */
 		return kp_out_ftime_ok(k, ci, st, j);
 	/* copyinstr(E, N): N a constant count (kp_ostr_count()) or one

@@ -961,19 +961,6 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 		var_why(k, ci, (unsigned)v, buf, len);
 		return;
 	}
-	/* a kept integer variable's store of a value it does not type
-	 * (kplan_vars.c types stores by kp_ty(), one type a variable) */
-	if (st->kind == S_EXPR && (v = kp_assigned_var(st)) >= 0 &&
-	    st->e->op == N_ASSIGN && st->e->b && st->e->b->kind != T_STR &&
-	    !kp_ty(k, st->e->b, &sz, &sg)) {
-		expr_why(k, ci, st->e->b, sub, sizeof(sub));
-		if (!*sub && kp_has_args(st->e->b))
-			snprintf(sub, sizeof(sub),
-				 "args[] is typed per probe, and a variable "
-				 "the kernel keeps is not (arg0..arg11 are)");
-		snprintf(buf, len, "its value%s%s", *sub ? ": " : "", sub);
-		return;
-	}
 	if (st->kind == S_PRINTF || st->kind == S_TRACE) {
 		if (!kp_strsize_fixed(k)) {
 			snprintf(buf, len,
@@ -1023,6 +1010,20 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				return;
 			}
 			if (kp_out_sarg(st, j) >= 0) {
+				if (kp_out_sarg_ok(k, ci) &&
+				    st->kind == S_TRACE &&
+				    !kp_typed_free(k, ci)) {
+					snprintf(buf, len,
+						 "argument %u: trace(args[]) "
+						 "in a clause tied to a self-> "
+						 "or global variable, which "
+						 "cannot be user space's at a "
+						 "probe where its string form "
+						 "does not fit (args[] an "
+						 "integer there)",
+						 j + 1);
+					return;
+				}
 				if (kp_out_sarg_ok(k, ci))
 					continue;
 				snprintf(buf, len,
@@ -1409,8 +1410,24 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 			return;
 		}
 	}
-	if ((v = stmt_user_var(k, st)) >= 0)
+	if ((v = stmt_user_var(k, st)) >= 0) {
 		var_why(k, ci, (unsigned)v, buf, len);
+		if (buf[0] || why_nested)
+			return;
+	}
+	/* a kept integer variable's store of a value it does not type
+	 * (kplan_vars.c types stores by kp_ty(), one type a variable):
+	 * this->v = args[N], where nothing above said why */
+	if (st->kind == S_EXPR && (v = kp_assigned_var(st)) >= 0 &&
+	    st->e->op == N_ASSIGN && st->e->b && st->e->b->kind != T_STR &&
+	    !kp_ty(k, st->e->b, &sz, &sg)) {
+		expr_why(k, ci, st->e->b, sub, sizeof(sub));
+		if (!*sub && kp_has_args(st->e->b))
+			snprintf(sub, sizeof(sub),
+				 "args[] is typed per probe, and a variable "
+				 "the kernel keeps is not (arg0..arg11 are)");
+		snprintf(buf, len, "its value%s%s", *sub ? ": " : "", sub);
+	}
 }
 
 /*

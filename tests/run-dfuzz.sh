@@ -14,11 +14,13 @@
 #  2. The same with a ?: key of a copy and a literal (SMKEY), which has
 #     no fault site: where self-> is kept, such a clause is user
 #     space's.
-#  3. DFUZZ_COUNT (20) programs of fuzz/dfuzz/dfuzz.py from seed 5000,
+#  3. stddev() keyed by a short pair (kaggs_x): wrong keys and values,
+#     the output different from DTRACE_KAGG=0's.
+#  4. DFUZZ_COUNT (20) programs of fuzz/dfuzz/dfuzz.py from seed 5000,
 #     each run with its clauses compiled to BPF and with dtrace's own
 #     interpreter (DTRACE_KAGG=0), every output alike (make fuzz-d
 #     runs more).
-# Each of 1 and 2 fails on the tree before (the run's status 1).
+# Each of 1 to 3 fails on the tree before (1 and 2: the run's status 1).
 # About 20 s idle.
 # Needs root, uprobes, a dtrace with the BPF backend (HAVE_BPF), and
 # python3 for 3.
@@ -58,6 +60,18 @@ three "?: key beside self->" 1 \
 	self->x = arg2; }
 dfz$target:::ints /self->x/ { @n = count(); }
 dfz$target:::mix { @m[arg0] = count(); }'
+
+# stddev() keyed by a pair of kaggs_v strings (a literal or execname
+# beside a string variable, or beside copyinstr() where self-> is kept:
+# AKEY): its two buckets are two updates of one key, and the first
+# rewrote the key in place into kaggs_x's short layout (cgen_agg.c's
+# short_pair()), so the second hashed that as a kaggs_v key: entries
+# with garbage keys and deviations (18446744073709551615 for 8).
+three "stddev() of a short pair" 2 \
+	'dfz$target:::strs { this->s = strjoin(copyinstr(arg1), ".");
+	@a["x", this->s] = stddev(arg2); }
+dfz$target:::strs { self->x = 1; @b["hello", copyinstr(arg1)] = stddev(arg2);
+	@c[execname, copyinstr(arg1)] = stddev(arg2 * 3); }'
 
 if command -v python3 >/dev/null 2>&1; then
 	python3 "$here/dfuzz.py" --dtrace "$DTRACE" --target . \

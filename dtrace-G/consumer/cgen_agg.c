@@ -567,8 +567,11 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		fix(e, jend);
 		return;
 	}
+	/* (not stddev()'s: its two buckets are two AGGs of one key, and
+	 * short_pair() rewrites the key in place, so the second would
+	 * hash the first's short key as a kaggs_v one) */
 	if (vkeyed && (o->flags & UBPF_KF_VPAIR) && fds[14] >= 0 && e->vp1 &&
-	    e->vp1 + e->vp2 > 2 * UBPF_KVSHORT) {
+	    e->vp1 + e->vp2 > 2 * UBPF_KVSHORT && o->n != UBPF_F_STDDEV) {
 		size_t jlong[2], jend;
 		unsigned nlong = 0;
 
@@ -659,6 +662,8 @@ void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 		agg_at(e, o, fds, o->n, 0);
 	}
 	/* the next statement's keys: those its KEYs write (kstep() zeroes
-	 * the values after each; agg_at() zeroes those not written) */
+	 * the values after each; agg_at() zeroes those not written), and
+	 * its pair's rooms (vkey_at()) */
 	e->kw = 0;
+	e->vp1 = e->vp2 = 0;
 }

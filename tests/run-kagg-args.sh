@@ -219,6 +219,40 @@ expect_grep "tracew: -v says why" \
 	"trace(args\[\]) in a clause tied to a self-> or global variable" \
 	tracew.g.txt.err
 
+# A ?: whose branches args[N] types apart at the probe (arg1 an int64,
+# w's args[1] a short: run.c types the value as the branch taken) in a
+# clause beside a self-> store: its plan did not fit at w, the clause
+# could not be user space's there, and the run failed as tracew's did.
+# Now user space's from the decision, -v saying why.
+cat >terntie.d <<'EOF2'
+ka$target:::w { self->i = 1; @a = sum(arg0 > 2 ? arg1 : args[1]); }
+ka$target:::t { @n = count(); }
+EOF2
+for m in g u; do
+	run $m "terntie.$m.txt" 20 -s terntie.d
+done
+expect_file_eq "terntie: DTRACE_KAGG=0's output" terntie.u.txt \
+	terntie.g.txt
+expect_grep "terntie: -v says why" \
+	"a ?: whose branches args\[\] may type apart" terntie.g.txt.err
+
+# An integer key of args[N] that the clause's probes type apart (t's
+# args[1] a uint16_t, w's a short) beside a self-> store: the key's
+# type is the first plan's, the other probe's plan did not fit, the
+# clause could not be user space's there, and the run failed as
+# tracew's did.  Now user space's from the decision, -v saying why.
+cat >keytie.d <<'EOF2'
+ka$target:::t, ka$target:::w { self->i = 1; @a[args[1]] = count(); }
+ka$target:::u { @n = count(); }
+EOF2
+for m in g u; do
+	run $m "keytie.$m.txt" 20 -s keytie.d
+done
+expect_file_eq "keytie: DTRACE_KAGG=0's output" keytie.u.txt keytie.g.txt
+expect_grep "keytie: -v says why" \
+	"key 1 reads args\[\], which the clause's probes type apart" \
+	keytie.g.txt.err
+
 # args[3] past u's two arguments faults there (user space's, reported
 # alike); at t it is a char *, an integer (uint64_t), in the kernel.
 cat >past.d <<'EOF2'

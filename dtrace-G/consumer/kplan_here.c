@@ -62,14 +62,19 @@
  * probe of its clause or at none, and none refuses all of its events
  * alike, never one of several (the README's first example,
  * `myapp$target:::query-start { self->ts = timestamp; printf("%d %s",
- * args[0], args[1]); }`).  trace(args[N]) takes no such leave
- * (kp_typed_free(): tied to nothing that outlives a firing): its kernel
- * form is the string one, which the common integer args[N] does not
- * fit, and the event of such a probe would be refused, the run with
- * it.  uregs[] at a kernel probe types at none, so a clause that may
- * fire at one keeps the old gate for it.  Deciding self-> variables
- * knowing the probes, and moving them to user space at a later probe
- * that contradicts the decision, are later work (doc/DESIGN.md).
+ * args[0], args[1]); }`).  Two forms take no such leave, since the
+ * event of a probe where they do not fit would be refused, the run with
+ * it: trace(args[N]) (kp_typed_free(): tied to nothing that outlives a
+ * firing), whose kernel form is the string one, which the common
+ * integer args[N] does not fit; and a ?: whose branches args[N] may
+ * type apart (check.c typed the node with no type, so run.c's value is
+ * the branch taken's: c ? arg1 : args[1] where args[1] is a short),
+ * which no one type in the kernel is (noslen_node() keeps it, for
+ * kplan.c's kp_ty_at(), in any clause so tied).  uregs[] at a kernel
+ * probe types at none, so a clause that may fire at one keeps the old
+ * gate for it.  Deciding self-> variables knowing the probes, and
+ * moving them to user space at a later probe that contradicts the
+ * decision, are later work (doc/DESIGN.md).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -100,6 +105,9 @@ struct noslen_walk {
 	struct d_kplan *k;
 	bool slen; /* its strlen(args[N]) too */
 	bool kern;
+	/* its ?: whose branches args[N] may type apart (check.c typed
+	 * the node with no type: run.c's value is the branch's own) */
+	bool tern;
 };
 
 static void noslen_node(const struct node *n, void *ctx)
@@ -112,7 +120,9 @@ static void noslen_node(const struct node *n, void *ctx)
 		return;
 	if ((w->slen && n->op == N_FUNC && d_funcs[n->sub].id == F_STRLEN &&
 	     n->nargs == 1 && kp_args_index(n->args[0]) >= 0) ||
-	    (n->op == N_UREGS && kern)) {
+	    (n->op == N_UREGS && kern) ||
+	    (w->tern && n->op == N_TERN && !n->sz && n->kind != T_STR &&
+	     (kp_has_args(n->b) || kp_has_args(n->c)))) {
 		k->noslen =
 			xpush_room(k->noslen, k->nnoslen, sizeof(*k->noslen));
 		k->noslen[k->nnoslen++] = n;
@@ -228,15 +238,33 @@ void kp_typed_reach(struct d_kplan *k)
 		struct noslen_walk w = {
 			.k = k,
 			.slen = bad[r] || (outl[r] && apart[r]),
-			.kern = !kp_uprobes_only(c) && (bad[r] || outl[r])
+			.kern = !kp_uprobes_only(c) && (bad[r] || outl[r]),
+			.tern = bad[r] || outl[r]
 		};
 
 		k->tyok[ci] = !w.slen;
 		k->tyfree[ci] = !bad[r] && !outl[r];
-		if (!w.slen && !w.kern)
+		if (!w.slen && !w.kern && !w.tern)
 			continue;
 		noslen_node(c->pred, &w);
 		kp_stmts_each(c->stmts, c->nstmts, noslen_node, &w);
+		/* an integer key reading args[N] (kstmt's kargs) has the
+		 * type of the first plan that fixes it (kplan_emit.c's
+		 * args_keys()): at a probe typing it apart the clause is
+		 * user space's, which a clause so tied cannot be */
+		for (unsigned i = 0; w.slen && i < c->nflat; i++) {
+			const struct stmt *st = c->flat[i];
+
+			for (unsigned j = 0; st->kind == S_AGG && j < st->nkeys;
+			     j++)
+				if (st->keys[j]->kind != T_STR &&
+				    kp_has_args(st->keys[j])) {
+					k->noslen = xpush_room(
+						k->noslen, k->nnoslen,
+						sizeof(*k->noslen));
+					k->noslen[k->nnoslen++] = st->keys[j];
+				}
+		}
 	}
 	free(par);
 	free(owner);

@@ -735,6 +735,16 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 				   "of a pid the kernel computes");
 		return;
 	}
+	if (x && x->op == N_TERN && !kp_typed_node(k, x)) { /* kp_ty_at() */
+		snprintf(buf, len,
+			 "a ?: whose branches args[] may type apart (run.c "
+			 "types its value as the branch taken) is not "
+			 "computed in the kernel of a clause that this-> "
+			 "variables tie to a self-> or global variable or a "
+			 "speculation: at a probe where they do, the clause "
+			 "could not be user space's");
+		return;
+	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
 	    x->nargs == 1 && kp_args_index(x->args[0]) >= 0 && k->vars &&
 	    !k->fmode && !k->nostr &&
@@ -1400,6 +1410,19 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 					 "key %u%s%s, a string the kernel "
 					 "does not key by",
 					 j + 1, *sub ? ", " : "", sub);
+				return;
+			}
+			if (!kp_typed_node(k, x)) { /* kplan_here.c's */
+				snprintf(buf, len,
+					 "key %u reads args[], which the "
+					 "clause's probes type apart, in a "
+					 "clause that this-> variables tie to "
+					 "a self-> or global variable or a "
+					 "speculation: the key's type is the "
+					 "first plan's, and at a probe typing "
+					 "it otherwise the clause could not "
+					 "be user space's",
+					 j + 1);
 				return;
 			}
 			if (kp_ty_at(k, KP_ANYPROBE, x, &sz, &sg))

@@ -41,6 +41,10 @@ PROBES = {
              ("unsigned int", 0), ("char", 0)],
     "strs": [("char *", 1), ("char *", 1), ("int", 0)],
     "mix": [("long", 0), ("char *", 1), ("unsigned short", 0)],
+    # a clause at two probes: the arguments both type alike (2: one a
+    # string, the other not: the generator leaves it alone)
+    "ints,mix": [("", 0), ("", 2), ("", 0)],
+    "strs,mix": [("", 2), ("", 1), ("", 0)],
 }
 CASTS = ["char", "unsigned char", "short", "unsigned short", "int",
          "unsigned int", "long", "unsigned long", "int8_t", "uint8_t",
@@ -65,6 +69,7 @@ class Gen:
         self.svars = {"this": set(), "self": set()}
         self.arrs = set()   # self->aN[int]
         self.garrs = set()  # gN[int]
+        self.gsc = set()    # gsN, a global scalar
         self.aggs = {}      # @name -> (nkeys signature, fn)
         self.depth = 0
         # a lean program keeps to what the kernel runs (strings copied,
@@ -84,7 +89,7 @@ class Gen:
         args = PROBES[probe]
         k = self.r.random()
         if k < 0.35:
-            ints = [i for i, a in enumerate(args) if not a[1]]
+            ints = [i for i, a in enumerate(args) if a[1] == 0]
             i = self.ch(ints)
             return "args[%d]" % i if self.p(0.6) else "arg%d" % i
         if k < 0.55:
@@ -103,6 +108,8 @@ class Gen:
         if k < 0.94 and self.garrs:
             return "g%d[%s]" % (self.ch(sorted(self.garrs)),
                                 self.ikey(probe))
+        if k < 0.97 and self.gsc:
+            return "gs0"
         return self.ch(CONSTS)
 
     def ikey(self, probe):
@@ -155,13 +162,14 @@ class Gen:
             s = self.sleaf(probe) if self.lean else self.sexpr(probe, d)
             return "%s %s %s" % (s, op, self.ch(LITS))
         if k < 0.8:
-            return "arg0 != 0" if probe != "mix" else "arg1 != 0"
+            strs = [i for i, x in enumerate(PROBES[probe]) if x[1] == 1]
+            return "arg%d != 0" % self.ch(strs) if strs else "arg0 != 0"
         return self.iexpr(probe, d)
 
     # string expressions ---------------------------------------------
     def sleaf(self, probe):
         args = PROBES[probe]
-        strs = [i for i, a in enumerate(args) if a[1]]
+        strs = [i for i, a in enumerate(args) if a[1] == 1]
         k = self.r.random()
         if k < 0.45 and strs:
             return "copyinstr(arg%d)" % self.ch(strs)
@@ -196,7 +204,7 @@ class Gen:
                                         "tolower"]), a)
         if k < 0.75:
             nul = '"<null>"' if self.p(0.5) else '""'
-            strs = [i for i, x in enumerate(PROBES[probe]) if x[1]]
+            strs = [i for i, x in enumerate(PROBES[probe]) if x[1] == 1]
             if strs and self.p(0.6):
                 i = self.ch(strs)
                 return "(arg%d ? copyinstr(arg%d) : %s)" % (i, i, nul)
@@ -210,7 +218,7 @@ class Gen:
         k = self.r.random()
         if k < 0.55:
             return self.sleaf(probe)
-        strs = [i for i, x in enumerate(PROBES[probe]) if x[1]]
+        strs = [i for i, x in enumerate(PROBES[probe]) if x[1] == 1]
         if k < 0.75 and strs:
             i = self.ch(strs)
             nul = '"<null>"' if self.p(0.5) else '""'
@@ -262,6 +270,29 @@ class Gen:
     def stmt(self, probe, stores):
         k = self.r.random()
         sc = self.ch(["this", "self"])
+        if k < 0.05:
+            # ++, -- and op= on integers of every scope
+            t = self.r.random()
+            if t < 0.3 and self.arrs:
+                v = "self->a%d[%s]" % (self.ch(sorted(self.arrs)),
+                                       self.ikey(probe))
+            elif t < 0.5 and self.garrs:
+                v = "g%d[%s]" % (self.ch(sorted(self.garrs)),
+                                 self.ikey(probe))
+            elif t < 0.7:
+                if not self.gsc:  # (D asks a store first)
+                    st = "gs0 = %s;" % self.iexpr(probe, 1)
+                    self.gsc.add(0)
+                    return st
+                v = "gs0"
+            else:
+                n = self.r.randint(0, 2)
+                stores.append(("i", sc, n))
+                v = "%s->i%d" % (sc, n)
+            if self.p(0.5):
+                return "%s%s;" % (v, self.ch(["++", "--"]))
+            return "%s %s %s;" % (v, self.ch(["+=", "-=", "|=", "*="]),
+                                  self.iexpr(probe, 1))
         if k < 0.18:
             n = self.r.randint(0, 2)
             v = "%s->i%d" % (sc, n)
@@ -313,7 +344,8 @@ class Gen:
 
     def clause(self):
         probe = self.ch(list(PROBES))
-        out = "dfz$target:::%s\n" % probe
+        out = ",".join("dfz$target:::%s" % x
+                       for x in probe.split(",")) + "\n"
         if self.p(0.4):
             out += "/%s/\n" % self.pred(probe)
         body, stores = [], []
@@ -327,6 +359,25 @@ class Gen:
             stores.clear()
         return out + "{\n\t" + "\n\t".join(body) + "\n}\n"
 
+    def spec_clauses(self):
+        """A speculation per thread: opened at ints, printed into at
+        mix, committed or discarded at strs by an argument."""
+        out = ["dfz$target:::ints\n/!self->spec/\n{\n\t"
+               "self->spec = speculation();\n}\n"]
+        out.append("dfz$target:::mix\n/self->spec/\n{\n\t"
+                   "speculate(self->spec);\n\t%s\n}\n" %
+                   self.printf("mix"))
+        if self.p(0.5):
+            out.append("dfz$target:::ints\n/self->spec/\n{\n\t"
+                       "speculate(self->spec);\n\t%s\n}\n" %
+                       self.printf("ints"))
+        k = self.ch(["2", "3", "5"])
+        out.append("dfz$target:::strs\n/self->spec && arg2 %% %s == 0/\n"
+                   "{\n\tcommit(self->spec);\n\tself->spec = 0;\n}\n" % k)
+        out.append("dfz$target:::strs\n/self->spec/\n{\n\t"
+                   "discard(self->spec);\n\tself->spec = 0;\n}\n")
+        return "".join(out)
+
     def program(self):
         src = ["#pragma D option quiet\n"]
         if self.p(0.3):
@@ -334,6 +385,32 @@ class Gen:
                        self.ch([8, 16, 32, 100]))
         for _ in range(self.r.randint(2, 6)):
             src.append(self.clause())
+        if self.p(0.12):
+            src.append(self.spec_clauses())
+        if self.p(0.1):
+            # exit() at a hit of the run, not its end: what the kernel
+            # counted after it must be what user space ran before it
+            src.append("dfz$target:::%s\n/arg%d == %s/\n{\n\texit(0);\n}\n"
+                       % self.ch([("ints", 0, "127"), ("mix", 2, "255"),
+                                  ("strs", 2, "9"), ("ints", 2, "0")]))
+        if self.aggs and self.p(0.35):
+            # what dtrace does with an aggregation at a traced probe
+            acts = []
+            for _ in range(self.r.randint(1, 3)):
+                name = self.ch(sorted(self.aggs))
+                t = self.r.random()
+                if t < 0.4:
+                    acts.append("printa(@%s);" % name)
+                elif t < 0.6:
+                    acts.append("normalize(@%s, %d);" %
+                                (name, self.ch([2, 3, 1000])))
+                elif t < 0.8:
+                    acts.append("trunc(@%s, %d);" % (name,
+                                                     self.r.randint(0, 3)))
+                else:
+                    acts.append("clear(@%s);" % name)
+            src.append("dfz$target:::done\n{\n\t%s\n}\n" %
+                       "\n\t".join(acts))
         if self.p(0.3):
             src.append("dfz$target:::done\n{\n\texit(0);\n}\n")
         return "".join(src)

@@ -187,71 +187,47 @@ expect_grep "bare: w's args[0] before execname" '^  *4  ka  *4$' bare.g.txt
 expect_grep "bare: t's int8_t args[0] before a copy" \
 	'^ -108  beta  *-108$' bare.g.txt
 
+# userv NAME WHY-RE SCRIPT: SCRIPT (NAME.d) on ./ka 20 with the
+# generated programs and with DTRACE_KAGG=0, each run's status 0 (run),
+# the outputs alike, and -v's reason for the clause user space runs
+# matching WHY-RE
+userv() {
+	printf '%s\n' "$3" >"$1.d"
+	for m in g u; do
+		run $m "$1.$m.txt" 20 -s "$1.d"
+	done
+	expect_file_eq "$1: DTRACE_KAGG=0's output" "$1.u.txt" "$1.g.txt"
+	expect_grep "$1: -v says why" "$2" "$1.g.txt.err"
+}
+
 # A this-> integer stored from args[N] (typed per probe, a variable the
-# kernel keeps has one type): user space's, the same output, and -v
-# says why (it named no reason before).
-cat >tstore.d <<'EOF2'
-ka$target:::w { this->v = args[1] + 1; @[this->v] = count(); }
-EOF2
-for m in g u; do
-	run $m "tstore.$m.txt" 20 -s tstore.d
-done
-expect_file_eq "tstore: DTRACE_KAGG=0's output" tstore.u.txt tstore.g.txt
-expect_grep "tstore: -v says why" \
+# kernel keeps has one type): user space's, and -v says why (it named
+# no reason before).
+userv tstore \
 	"its store to this->v is not one the kernel runs: its value: args\[\] is typed per probe" \
-	tstore.g.txt.err
+	'ka$target:::w { this->v = args[1] + 1; @[this->v] = count(); }'
 
-# trace(args[N]) beside a self-> store, and another probe's clause:
-# the kernel's trace(args[N]) is the string form, which w's int args[0]
-# does not fit, and a clause keeping self-> cannot be user space's
-# there: the event was refused and the run failed ("cannot trace uprobe
-# event ..."; alone, every probe fell back to the generic program).
-# Now user space's, with -v's reason, the output as DTRACE_KAGG=0's.
-cat >tracew.d <<'EOF2'
-ka$target:::w { trace(args[0]); self->i = 1; }
-ka$target:::t { @ = count(); }
-EOF2
-for m in g u; do
-	run $m "tracew.$m.txt" 20 -s tracew.d
-done
-expect_file_eq "tracew: DTRACE_KAGG=0's output" tracew.u.txt tracew.g.txt
-expect_grep "tracew: -v says why" \
-	"trace(args\[\]) in a clause tied to a self-> or global variable" \
-	tracew.g.txt.err
-
-# A ?: whose branches args[N] types apart at the probe (arg1 an int64,
-# w's args[1] a short: run.c types the value as the branch taken) in a
-# clause beside a self-> store: its plan did not fit at w, the clause
-# could not be user space's there, and the run failed as tracew's did.
-# Now user space's from the decision, -v saying why.
-cat >terntie.d <<'EOF2'
-ka$target:::w { self->i = 1; @a = sum(arg0 > 2 ? arg1 : args[1]); }
-ka$target:::t { @n = count(); }
-EOF2
-for m in g u; do
-	run $m "terntie.$m.txt" 20 -s terntie.d
-done
-expect_file_eq "terntie: DTRACE_KAGG=0's output" terntie.u.txt \
-	terntie.g.txt
-expect_grep "terntie: -v says why" \
-	"a ?: whose branches args\[\] may type apart" terntie.g.txt.err
-
-# An integer key of args[N] that the clause's probes type apart (t's
-# args[1] a uint16_t, w's a short) beside a self-> store: the key's
-# type is the first plan's, the other probe's plan did not fit, the
-# clause could not be user space's there, and the run failed as
-# tracew's did.  Now user space's from the decision, -v saying why.
-cat >keytie.d <<'EOF2'
-ka$target:::t, ka$target:::w { self->i = 1; @a[args[1]] = count(); }
-ka$target:::u { @n = count(); }
-EOF2
-for m in g u; do
-	run $m "keytie.$m.txt" 20 -s keytie.d
-done
-expect_file_eq "keytie: DTRACE_KAGG=0's output" keytie.u.txt keytie.g.txt
-expect_grep "keytie: -v says why" \
-	"key 1 reads args\[\], which the clause's probes type apart" \
-	keytie.g.txt.err
+# Forms typed per probe that do not fit a probe, in a clause beside a
+# self-> store, which cannot be user space's there: the event was
+# refused and the run failed ("cannot trace uprobe event ...: do not
+# fit one plan"; with one event, every probe fell back to the generic
+# program).  Now user space's from the decision, -v saying why:
+#  - trace(args[N]): the kernel's form is the string one, which w's
+#    int args[0] does not fit;
+#  - a ?: whose branches args[N] types apart (arg1 an int64, w's
+#    args[1] a short: run.c types the value as the branch taken);
+#  - an integer key of args[N] that the clause's probes type apart
+#    (t's args[1] a uint16_t, w's a short): its type is the first
+#    plan's.
+userv tracew "trace(args\[\]) in a clause tied to a self-> or global variable" \
+	'ka$target:::w { trace(args[0]); self->i = 1; }
+ka$target:::t { @ = count(); }'
+userv terntie "a ?: whose branches args\[\] may type apart" \
+	'ka$target:::w { self->i = 1; @a = sum(arg0 > 2 ? arg1 : args[1]); }
+ka$target:::t { @n = count(); }'
+userv keytie "key 1 reads args\[\], which the clause's probes type apart" \
+	'ka$target:::t, ka$target:::w { self->i = 1; @a[args[1]] = count(); }
+ka$target:::u { @n = count(); }'
 
 # args[3] past u's two arguments faults there (user space's, reported
 # alike); at t it is a char *, an integer (uint64_t), in the kernel.

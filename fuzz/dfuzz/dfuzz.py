@@ -84,6 +84,15 @@ class Gen:
     def p(self, x):
         return self.r.random() < x
 
+    def var(self, kind, other):
+        """A this-> or self-> variable of kind ("i" or "s") stored so
+        far, else one of other"""
+        sc = self.ch(["this", "self"])
+        vs = (self.ivars if kind == "i" else self.svars)[sc]
+        if vs:
+            return "%s->%s%d" % (sc, kind, self.ch(sorted(vs)))
+        return self.ch(other)
+
     # integer expressions --------------------------------------------
     def ileaf(self, probe):
         args = PROBES[probe]
@@ -95,10 +104,7 @@ class Gen:
         if k < 0.55:
             return self.ch(CONSTS)
         if k < 0.75:
-            sc = self.ch(["this", "self"])
-            if self.ivars[sc]:
-                return "%s->i%d" % (sc, self.ch(sorted(self.ivars[sc])))
-            return self.ch(CONSTS)
+            return self.var("i", CONSTS)
         if k < 0.82 and (not self.lean or self.p(0.2)):
             return "strlen(%s)" % (self.sleaf(probe) if self.lean else
                                    self.sexpr(probe, 1))
@@ -176,10 +182,7 @@ class Gen:
         if k < 0.65:
             return self.ch(LITS)
         if k < 0.80:
-            sc = self.ch(["this", "self"])
-            if self.svars[sc]:
-                return "%s->s%d" % (sc, self.ch(sorted(self.svars[sc])))
-            return self.ch(LITS)
+            return self.var("s", LITS)
         if k < 0.9:
             return self.ch(["probename", "probefunc", "probemod"])
         return self.ch(LITS)

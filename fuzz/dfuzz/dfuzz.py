@@ -16,8 +16,9 @@ program the compiler refuses is counted and skipped; one the two runs
 print differently is a bug, kept with both outputs under --keep.
 
 The target (dfz.c, provider dfz.d) fires dfz:::ints, dfz:::strs and
-dfz:::mix once a round and dfz:::done at the end, with the same
-arguments every run; nothing the generator writes reads a clock, a
+dfz:::mix once a round and dfz:::done at the end, and writes a string
+to /dev/null a round (syscall::write:entry, the kernel's provider),
+with the same arguments every run; nothing the generator writes reads a clock, a
 thread or process id, or anything else that differs between two runs.
 
 	dfuzz.py --dtrace DTRACE --target DIR [--seed S] [--count N]
@@ -43,6 +44,9 @@ PROBES = {
     "mix": [("long", 0), ("char *", 1), ("unsigned short", 0)],
     # a clause at two probes: the arguments both type alike (2: one a
     # string, the other not: the generator leaves it alone)
+    # syscall::write:entry of the target (dfz.c writes one string a
+    # round to /dev/null): the kernel provider's programs
+    "wr": [("int", 0), ("char *", 1), ("size_t", 0)],
     "ints,mix": [("", 0), ("", 2), ("", 0)],
     "strs,mix": [("", 2), ("", 1), ("", 0)],
 }
@@ -347,10 +351,17 @@ class Gen:
 
     def clause(self):
         probe = self.ch(list(PROBES))
-        out = ",".join("dfz$target:::%s" % x
-                       for x in probe.split(",")) + "\n"
-        if self.p(0.4):
-            out += "/%s/\n" % self.pred(probe)
+        if probe == "wr":
+            out = "syscall::write:entry\n"
+            if self.p(0.4):
+                out += "/pid == $target && (%s)/\n" % self.pred(probe)
+            else:
+                out += "/pid == $target/\n"
+        else:
+            out = ",".join("dfz$target:::%s" % x
+                           for x in probe.split(",")) + "\n"
+            if self.p(0.4):
+                out += "/%s/\n" % self.pred(probe)
         body, stores = [], []
         # this-> variables live for one firing: a clause's reads of them
         # see its own stores (the generator's sets are per program, so
@@ -473,7 +484,8 @@ def main():
             continue
         if a.stats:
             v = run(a.dtrace, a.target, a.rounds, path, {}, ["-v"])[2]
-            ku = re.findall(rb"(\d+) clauses? aggregated in the kernel", v)
+            ku = re.findall(rb"(\d+) clauses? (?:aggregated|printing "
+                            rb"values computed) in the kernel", v)
             kernel += sum(int(x) for x in ku)
             user += len(re.findall(rb"runs in user space", v))
         if got == ref:

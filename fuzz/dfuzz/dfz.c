@@ -13,8 +13,10 @@
  * typed argument, so the C conversion narrows them as a caller's would.
  * The strings: NULL (a copy faults), "", short words, paths for
  * basename() and dirname(), strings past the kernel's 64-byte keys and
- * past strsize 256, bytes above 0x7f.
+ * past strsize 256, bytes above 0x7f.  Each round also writes one of
+ * them to /dev/null, for syscall::write:entry.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,7 @@ static char *s(unsigned i)
 int main(int argc, char **argv)
 {
 	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 40;
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 	for (unsigned i = 0; i < n; i++) {
 		DFZ_INTS((int)v(i), (long)v(i * 7 + 3), (unsigned char)v(i + 5),
@@ -65,6 +68,12 @@ int main(int argc, char **argv)
 		DFZ_STRS(s(i), s(i * 5 + 3), (int)i);
 		DFZ_MIX((long)v(i * 13 + 6), s(i * 7 + 1),
 			(unsigned short)v(i * 2 + 9));
+		/* a system call the kernel's syscall provider sees: a
+		 * string and its length (NULL and 0 for the NULL one) */
+		const char *w = s(i * 3 + 2);
+
+		if (fd >= 0 && write(fd, w, w ? strlen(w) : 0) < 0)
+			return 1;
 	}
 	DFZ_DONE((int)n);
 	/* a while alive after the last hit: dtrace reads the strings of

@@ -219,6 +219,10 @@ userv tstore \
 #  - an integer key of args[N] that the clause's probes type apart
 #    (t's args[1] a uint16_t, w's a short): its type is the first
 #    plan's.
+# (and a ?: of args[N] and another type in any clause: user space's,
+# -v saying why; it said "its value" alone)
+userv ternv "its value: a ?: of args\[\] and a value of another type" \
+	'ka$target:::w { @a = sum(arg0 > 2 ? 5 : args[1]); }'
 userv tracew "trace(args\[\]) in a clause tied to a self-> or global variable" \
 	'ka$target:::w { trace(args[0]); self->i = 1; }
 ka$target:::t { @ = count(); }'

@@ -735,6 +735,15 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 				   "of a pid the kernel computes");
 		return;
 	}
+	if (x && x->op == N_TERN && kp_typed_node(k, x) && !x->sz &&
+	    (kp_has_args(x->b) || kp_has_args(x->c))) { /* kp_ty_at() */
+		snprintf(buf, len,
+			 "a ?: of args[] and a value of another type: run.c "
+			 "types its value as the branch taken, which no one "
+			 "type in the kernel is (a cast of args[] gives it "
+			 "one)");
+		return;
+	}
 	if (x && x->op == N_TERN && !kp_typed_node(k, x)) { /* kp_ty_at() */
 		snprintf(buf, len,
 			 "a ?: whose branches args[] may type apart (run.c "

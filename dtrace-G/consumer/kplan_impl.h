@@ -354,7 +354,10 @@ struct d_kplan {
 	/* per clause: it may be the kernel's at one probe and user space's
 	 * at another (kplan_here.c's kp_typed_reach()); the strlen(args[N])
 	 * nodes of the clauses that may not, and their uregs[] nodes where
-	 * they may fire at a kernel probe (kplan_expr.c's kp_ureg()) */
+	 * they may fire at a kernel probe (kplan_expr.c's kp_ureg()); the
+	 * ?: nodes whose branches args[N] may type apart and the integer
+	 * keys reading args[N] of the clauses tied to a variable that
+	 * outlives a firing (kp_typed_node() false for each) */
 	bool *tyok;
 	/* ... and tied by no this-> variable to one that outlives a firing
 	 * or a speculation, one_typing() or not (kp_typed_free()) */

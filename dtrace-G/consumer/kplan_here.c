@@ -62,15 +62,17 @@
  * probe of its clause or at none, and none refuses all of its events
  * alike, never one of several (the README's first example,
  * `myapp$target:::query-start { self->ts = timestamp; printf("%d %s",
- * args[0], args[1]); }`).  Two forms take no such leave, since the
+ * args[0], args[1]); }`).  Three forms take no such leave, since the
  * event of a probe where they do not fit would be refused, the run with
  * it: trace(args[N]) (kp_typed_free(): tied to nothing that outlives a
  * firing), whose kernel form is the string one, which the common
- * integer args[N] does not fit; and a ?: whose branches args[N] may
- * type apart (check.c typed the node with no type, so run.c's value is
- * the branch taken's: c ? arg1 : args[1] where args[1] is a short),
- * which no one type in the kernel is (noslen_node() keeps it, for
- * kplan.c's kp_ty_at(), in any clause so tied).  uregs[] at a kernel
+ * integer args[N] does not fit; a ?: whose branches args[N] may type
+ * apart (check.c typed the node with no type, so run.c's value is the
+ * branch taken's: c ? arg1 : args[1] where args[1] is a short), which
+ * no one type in the kernel is (noslen_node() keeps it, for kplan.c's
+ * kp_ty_at(), in any clause so tied); and, where the clause's probes
+ * type args[] apart, an integer key reading args[N], whose type is the
+ * first plan's (kplan_emit.c's args_keys()).  uregs[] at a kernel
  * probe types at none, so a clause that may fire at one keeps the old
  * gate for it.  Deciding self-> variables knowing the probes, and
  * moving them to user space at a later probe that contradicts the

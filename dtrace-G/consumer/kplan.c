@@ -322,6 +322,13 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 {
 	uint8_t az, ag, bz, bg, cz, cg;
 
+	/* a node typed per probe that its clause must not take, since it
+	 * cannot be user space's at a probe where it does not type
+	 * (kplan_here.c's noslen: strlen(args[N]), uregs[], a ?: whose
+	 * branches args[N] types apart, an args[N] key the probes type
+	 * apart) */
+	if (k && k->nnoslen && !kp_typed_node(k, n))
+		return false;
 	switch (n->op) {
 	case N_INT:
 		*sz = n->sz;
@@ -517,11 +524,6 @@ bool kp_ty_at(const struct d_kplan *k, const struct d_probe *pr,
 	case N_MEMBER:
 		return kp_mem_ty(k, n, sz, sg);
 	case N_TERN:
-		/* branches args[N] may type apart, in a clause that cannot
-		 * be user space's at a probe where they do (kplan_here.c's
-		 * noslen_node(): a refused event otherwise) */
-		if (k && !kp_typed_node(k, n))
-			return false;
 		if (!kp_ty_at(k, pr, n->a, &az, &ag) ||
 		    !kp_ty_at(k, pr, n->b, &bz, &bg) ||
 		    !kp_ty_at(k, pr, n->c, &cz, &cg))
@@ -807,8 +809,7 @@ static bool str_pair_keys(const struct d_kplan *k, const struct stmt *st,
 		else if (a >= 0 && st->keys[i]->op != N_ARGS && s3 < 0)
 			s3 = (int)i, sa3 = a; /* (not args[N] bare) */
 		else if (ident(st->keys[i]) < 0 &&
-			 (!kp_typed_node(k, st->keys[i]) ||
-			  !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &sz, &sg)))
+			 !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &sz, &sg))
 			return false;
 	}
 	if ((c < 0 && s2 < 0) || s < 0)
@@ -1071,10 +1072,6 @@ bool kp_stmt_plain(const struct d_kplan *k, const struct stmt *st,
 		}
 		if (ks->kid[i] < 0 && kp_has_args(st->keys[i]))
 			ks->kargs |= (uint8_t)(1u << i); /* typed per probe */
-		/* (not one whose probes type it apart in a clause that
-		 * cannot be user space's at one: kplan_here.c) */
-		if (ks->kid[i] < 0 && !kp_typed_node(k, st->keys[i]))
-			return false;
 		if (ks->kid[i] < 0 &&
 		    !kp_ty_at(k, KP_ANYPROBE, st->keys[i], &ks->ksz[i],
 			      &ks->ksg[i]))

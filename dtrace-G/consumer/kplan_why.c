@@ -735,23 +735,21 @@ static void expr_why(const struct d_kplan *k, unsigned ci, const struct node *n,
 				   "of a pid the kernel computes");
 		return;
 	}
-	if (x && x->op == N_TERN && kp_typed_node(k, x) && !x->sz &&
+	if (x && x->op == N_TERN && !x->sz &&
 	    (kp_has_args(x->b) || kp_has_args(x->c))) { /* kp_ty_at() */
-		snprintf(buf, len,
-			 "a ?: of args[] and a value of another type: run.c "
-			 "types its value as the branch taken, which no one "
-			 "type in the kernel is (a cast of args[] gives it "
-			 "one)");
-		return;
-	}
-	if (x && x->op == N_TERN && !kp_typed_node(k, x)) { /* kp_ty_at() */
-		snprintf(buf, len,
-			 "a ?: whose branches args[] may type apart (run.c "
-			 "types its value as the branch taken) is not "
-			 "computed in the kernel of a clause that this-> "
-			 "variables tie to a self-> or global variable or a "
-			 "speculation: at a probe where they do, the clause "
-			 "could not be user space's");
+		snprintf(buf, len, "%s",
+			 kp_typed_node(k, x)
+				 ? "a ?: of args[] and a value of another "
+				   "type: run.c types its value as the branch "
+				   "taken, which no one type in the kernel is "
+				   "(a cast of args[] gives it one)"
+				 : "a ?: whose branches args[] may type apart "
+				   "(run.c types its value as the branch "
+				   "taken) is not computed in the kernel of a "
+				   "clause that this-> variables tie to a "
+				   "self-> or global variable or a "
+				   "speculation: at a probe where they do, the "
+				   "clause could not be user space's");
 		return;
 	}
 	if (x && x->op == N_FUNC && d_funcs[x->sub].id == F_STRLEN &&
@@ -1029,9 +1027,12 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 				return;
 			}
 			if (kp_out_sarg(st, j) >= 0) {
-				if (kp_out_sarg_ok(k, ci) &&
-				    st->kind == S_TRACE &&
-				    !kp_typed_free(k, ci)) {
+				bool sok = kp_out_sarg_ok(k, ci);
+
+				if (sok && (st->kind != S_TRACE ||
+					    kp_typed_free(k, ci)))
+					continue;
+				if (sok) {
 					snprintf(buf, len,
 						 "argument %u: trace(args[]) "
 						 "in a clause tied to a self-> "
@@ -1043,8 +1044,6 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						 j + 1);
 					return;
 				}
-				if (kp_out_sarg_ok(k, ci))
-					continue;
 				snprintf(buf, len,
 					 "argument %u: args[] printed as a "
 					 "string in a clause that %s, which "

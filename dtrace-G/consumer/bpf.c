@@ -1169,7 +1169,7 @@ static bool bpf_decode(struct consumer *c, const struct hit *h,
 	f->pid = (pid_t)h->pid;
 	f->tid = (pid_t)h->tid;
 	if (!c->kagg_rec && c->bpf) /* not armed: where self-> is kept? */
-		bpf_kagg_tls_hit(c->bpf->kagg, r.ev, f->pid, f->tid);
+		bpf_kagg_tls_hit(c->bpf->kagg, r.ev, f->pid, f->tid, h->time);
 	if (e->needs & D_NEED_EXECNAME)
 		snprintf(comm, commlen, "%.*s", (int)sizeof(r.comm), r.comm);
 	f->execname = comm;

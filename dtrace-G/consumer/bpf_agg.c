@@ -147,6 +147,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	free(k->pdirect);
 	free(k->th);
 	free(k->tmoved);
+	free(k->umoved);
 	free(k);
 }
 
@@ -428,7 +429,9 @@ static bool plan_of(struct bpf_kagg *k, const struct d_probe *dp,
 				pl->tls |= UBPF_KTLS_UNFIT;
 		}
 		/* its self-> variables are the kernel's: it cannot run in
-		 * user space instead (cgen.c's caller refuses the event);
+		 * user space instead at this probe alone (bpf_attach.c's
+		 * cg_prog() keeps the event's processes in user space:
+		 * bpf_agg_cgen.c's "Unfit events");
 		 * its this-> ones are user space's here with it
 		 * (d_kplan_here()), unless the kernel's plan did not take
 		 * it after all (not reached: d_kplan_here() tried it) */
@@ -810,19 +813,44 @@ static bool plan_inherits(struct consumer *c, struct bpf_kagg *k,
 }
 
 /*
+ * An unfit event (bpf_agg_cgen.c's "Unfit events") where pr has an
+ * enabled probe with clauses: its index, or -1
+ */
+static long proc_unfit(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
+{
+	for (size_t i = 0; i < c->up.nevs && i < UBPF_MAXEV; i++) {
+		struct tevent *e = c->up.evs[i];
+		struct tprobe *p;
+
+		if (!k->cgplan[i] || !(k->cgplan[i]->tls & UBPF_KTLS_UNFIT))
+			continue;
+		p = probe_at_site(c, pr->pid, e->file, e->off, false);
+		if (p && p->enabled && p->nclauses)
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
  * pr was enabled: a plan for each of its events whose probe has one,
  * but none that keeps self-> variables where tls_user() says its hits
  * there stay in user space (its threads then have no variable in the
- * kernel).
+ * kernel), or where it fires an unfit event (tls_unfit_user()).
  */
 void bpf_kagg_enable(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 {
 	struct ubpf_kplan *pl;
-	bool user;
+	bool user = false;
+	long uev;
 
 	if (!k)
 		return;
-	user = k->cgen && k->tlsu_fd >= 0 && tls_user(k, pr->pid);
+	if (k->cgen && k->tlsu_fd >= 0) {
+		uev = proc_unfit(c, k, pr);
+		user = uev >= 0 ? tls_unfit_user(c, k, pr->pid,
+						 c->up.evs[uev]->name)
+				: tls_user(k, pr->pid);
+	}
 	bpf_kfix_off(k); /* bpf_enable() did so already, before arming */
 	pl = xcalloc(1, sizeof(*pl));
 	for (size_t i = 0; i < c->up.nevs; i++) {
@@ -864,6 +892,9 @@ void bpf_kagg_proc_exit(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 
 		(void)bpf_map_delete_elem(k->tlsu_fd, &key);
 	}
+	for (size_t i = k->numoved; i-- > 0;) /* ... so its t0 goes */
+		if (k->umoved[i].pid == pid)
+			k->umoved[i] = k->umoved[--k->numoved];
 	for (size_t i = 0; i < c->up.nevs; i++) {
 		struct ubpf_kplan_key key = {(uint32_t)i, (uint32_t)pid};
 

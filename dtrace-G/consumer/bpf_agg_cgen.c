@@ -18,8 +18,8 @@
  * elements; cgtlss, string ones, cgen_out.c's) made here, whose
  * entries of threads that exited are deleted each refresh
  * (bpf_kagg_tls_reap()); a probe whose clause keeping them does not
- * fit its plan marks it
- * UBPF_KTLS_UNFIT, and bpf.c refuses the event.  A clause keeping
+ * fit its plan marks it UBPF_KTLS_UNFIT, and its event's processes
+ * keep them in user space instead ("Unfit events").  A clause keeping
  * this-> variables only that does not fit a probe is user space's
  * there, with them and the clauses touching them (kplan_here.c's
  * d_kplan_here(), which plan_of() asks; -v says at how many probes).
@@ -48,6 +48,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -602,7 +603,10 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * before a read holding a speculation's close is run (records.c,
 	 * kspec_read.c) */
 	fold = d_kplan_horizon(k->kp) || d_kplan_kspec(k->kp);
-	if (fold) {
+	/* ... and before a process's self-> moves to user space ("Unfit
+	 * events"), where the kernel keeps self-> (none: such a process
+	 * fails its enable) */
+	if (fold || tls) {
 		LIBBPF_OPTS(bpf_map_create_opts, o);
 
 		k->barin_fd =
@@ -611,6 +615,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 		if (k->barin_fd >= 0)
 			k->bar_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS,
 						   "cgbar", 4, 4, 1, &o);
+		k->bar_fold = fold && k->bar_fd >= 0;
 	}
 	/* the run's activity, 0 (active) until an exit() at a hit, or
 	 * one user space ran at a tick (kplan_exit.c's "The flood") */
@@ -748,7 +753,10 @@ void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 {
 	if (!k || !k->cgen || ev >= UBPF_MAXEV)
 		return;
-	bpf_kagg_cgen_ran(k);
+	if (pl->tls & UBPF_KTLS_UNFIT) /* runs no clause: "Unfit events" */
+		k->unfit_evs++;
+	else
+		bpf_kagg_cgen_ran(k);
 	free(k->cgplan[ev]);
 	k->cgplan[ev] = xcalloc(1, sizeof(*pl));
 	*k->cgplan[ev] = *pl;
@@ -765,6 +773,16 @@ static struct tls_hits *tls_hits_of(struct bpf_kagg *k, uint32_t ev, pid_t pid)
 	return &k->th[k->nth++];
 }
 
+/* Is event ev's program the one of an unfit event ("Unfit events")? */
+static bool ev_unfit(const struct bpf_kagg *k, uint32_t ev)
+{
+	return ev < UBPF_MAXEV && k->cgplan[ev] &&
+	       (k->cgplan[ev]->tls & UBPF_KTLS_UNFIT);
+}
+
+static bool tls_kept_user(struct bpf_kagg *k, pid_t pid);
+static uint64_t umoved_t0(const struct bpf_kagg *k, pid_t pid);
+
 /*
  * A hit at event ev in process pid that the kernel did not run the plan
  * of (not armed: a -p process while its probes go in, a forked child
@@ -773,12 +791,22 @@ static struct tls_hits *tls_hits_of(struct bpf_kagg *k, uint32_t ev, pid_t pid)
  * process is never armed there (all its hits then run in user space,
  * with its variables); bpf_kagg_merge() says how many hits were not.
  */
-void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid)
+void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid,
+		      uint64_t t)
 {
+	uint64_t t0;
+
 	/* (every copy user space's since bpf_kagg_tls_move_all()) */
 	if (k && k->cgen && !k->tls_all && ev < UBPF_MAXEV && k->cgplan[ev] &&
 	    (k->cgplan[ev]->tls & 1)) {
+		t0 = umoved_t0(k, pid);
+		if (t0 && t >= t0) /* its own since tls_go_user() */
+			return;
 		tls_hits_of(k, ev, pid)->n++;
+		/* an unfit event's hit of a process whose self-> variables
+		 * the kernel kept: not exact, said ("Unfit events") */
+		if (ev_unfit(k, ev) && (t0 || !tls_kept_user(k, pid)))
+			k->unfit_mixed++;
 		bpf_kagg_tls_rec(k, pid, tid);
 	}
 }
@@ -1029,7 +1057,7 @@ void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev, pid_t pid,
 	struct ubpf_kplan_key key = { ev, (uint32_t)pid };
 	uint32_t one = ARMED_USER;
 
-	if (ev >= UBPF_MAXEV || !k->cgplan[ev] ||
+	if (ev >= UBPF_MAXEV || !k->cgplan[ev] || ev_unfit(k, ev) ||
 	    memcmp(k->cgplan[ev], pl, sizeof(*pl))) {
 		cgen_disarm(k, ev, pid);
 		return;
@@ -1079,6 +1107,180 @@ bool tls_user(struct bpf_kagg *k, pid_t pid)
 		return false;
 	(void)bpf_map_update_elem(k->tlsufull_fd, &zero, &one, BPF_ANY);
 	return true;
+}
+
+/*
+ * Unfit events.  The decision (kplan.c) is made once, before any uprobe
+ * site is known, and a clause the kernel runs keeping self-> variables
+ * may not fit a site's probe when it comes: its plan has no room for
+ * the kernel's clauses there (UBPF_KOPS), or a form typed per probe
+ * does not type there (kplan_here.c).  The clause cannot be user
+ * space's at that probe alone: self-> has one copy for a thread.  So,
+ * instead of refusing the event (and with it the run, which it did
+ * until 2026-12-06), bpf_attach.c's cg_prog() gives it the plan
+ * bpf_kagg_unfit_stub() makes: no clause, tls 1 | UBPF_KTLS_UNFIT, so
+ * that no process is ever armed there (cgen_arm(): ev_unfit()) and
+ * every hit takes cgen.c's path of a hit not armed where self-> is
+ * kept: its pid into cgtlsu, the whole record, unflagged.  A process
+ * that may fire such an event is kept in user space for its life, as a
+ * forked child whose hit came before its plan (tls_user()): at its
+ * first enable (bpf_agg.c's bpf_kagg_enable() asks tls_unfit_user()
+ * where one of its enabled probes sits at an unfit event), its cgtlsu
+ * entry is made 1 and cgtlsuw's word 1, so that it is armed at no
+ * event whose plan keeps self->, and its kernel probe hits skip their
+ * plans ("Two copies"); every clause of it runs in user space with
+ * user space's copy of self->, and its events whose plans keep none
+ * stay armed.  Exact as the forked child's is: decided with the
+ * process held still (bpf.c's bpf_enable()) before any plan ran for
+ * it, or after a hit of it at an event not armed made the entry 1
+ * already.  Other processes keep the kernel's plans.
+ *
+ * A process decided armed already (its entry 0: a library dlopen()ed
+ * later brings the unfit site) goes over at that enable (tls_go_user(),
+ * doc/DESIGN.md's "A later probe that contradicts: the move", for one
+ * process): t0 read, its entry made 1 and cgtlsuw's word 1, every event
+ * keeping self-> disarmed for it, then a barrier (cgbar's update waits
+ * for every program running to end: each that read the old state has
+ * made its stores), then each of its threads' kernel copy moved into
+ * user space's table (bpf_kagg_tls_move(), the threads noted moved).
+ * From there its hits run no plan keeping self-> (not armed; a kernel
+ * probe's looks the entry up), so one copy is live at a time, as in
+ * the whole run's move.  Its records stamped from t0 on are its own;
+ * one stamped before that comes unflagged at such an event (a hit not
+ * armed while the kernel kept its copy) ran on user space's copy: not
+ * exact, counted and said at the end (unfit_mixed, or the "before the
+ * process's plan was armed" count), as is a hit at an unfit event of a
+ * process never enabled since.  Where the barrier cannot be made the
+ * enable fails, the run with it, saying which process and event.  Not
+ * taken (the event refused as before):
+ * speculations the kernel keeps (user space would step its own buffers
+ * beside the kernel's words), a global array the kernel keeps (user
+ * space skips the clauses touching it in an unflagged record), the
+ * in-process activation, or cgtlsu's maps missing; DTRACE_UNFIT_USER=0
+ * refuses as before, for tests.
+ */
+bool bpf_kagg_unfit_stub(struct consumer *c, struct bpf_kagg *k,
+			 struct ubpf_kplan *pl)
+{
+	const char *env = getenv("DTRACE_UNFIT_USER");
+
+	if (!k || !k->cgen || !k->kp || c->ip || k->tls_fd < 0 ||
+	    k->tlsu_fd < 0 || k->tlsufull_fd < 0 || k->tlsuw_fd < 0 ||
+	    d_kplan_kspec(k->kp) || d_kplan_garrs_any(k->kp) ||
+	    (env && !strcmp(env, "0")))
+		return false;
+	memset(pl, 0, sizeof(*pl));
+	pl->tls = 1 | UBPF_KTLS_UNFIT;
+	pl->record = 1;
+	pl->ustr = UINT16_MAX; /* (an armed hit's: none is) */
+	return true;
+}
+
+/*
+ * pid fires an unfit event: kept in user space for its life (true), or
+ * already armed where self-> is kept (false, said, the enable failed)
+ */
+/*
+ * pid, armed where self-> is kept, goes over to user space for good:
+ * its entry 1, every event keeping self-> disarmed for it, a barrier
+ * (every program that read the old state has ended), then each of its
+ * threads' kernel copy moved (bpf_kagg_tls_move()); false where the
+ * barrier could not be made.  Its records stamped from t0 on are its
+ * own after the move, not counted by bpf_kagg_tls_hit().
+ */
+static bool tls_go_user(struct consumer *c, struct bpf_kagg *k, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid, zero = 0, one = 1, bin;
+	struct timespec ts;
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+
+	if (k->bar_fd < 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (bpf_map_update_elem(k->tlsu_fd, &key, &one, BPF_EXIST) < 0)
+		return false;
+	(void)bpf_map_update_elem(k->tlsuw_fd, &zero, &one, BPF_ANY);
+	for (size_t i = 0; i < c->up.nevs && i < UBPF_MAXEV; i++)
+		if (k->cgplan[i] && (k->cgplan[i]->tls & 1))
+			cgen_disarm(k, (uint32_t)i, pid);
+	bin = (uint32_t)k->barin_fd;
+	if (bpf_map_update_elem(k->bar_fd, &zero, &bin, BPF_ANY) < 0) {
+		say(c, "cannot wait for the kernel's programs: %s",
+		    strerror(errno));
+		return false; /* (its entry stays 1: user space's, inexact) */
+	}
+	k->umoved = xpush_room(k->umoved, k->numoved, sizeof(*k->umoved));
+	k->umoved[k->numoved].pid = pid;
+	k->umoved[k->numoved++].t0 =
+		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		size_t n;
+		bool had = false;
+
+		if (tid <= 0)
+			continue;
+		for (size_t i = 0; i < k->ntmoved && !had; i++)
+			had = k->tmoved[i] == tid;
+		if (!had) {
+			k->tmoved = xpush_room(k->tmoved, k->ntmoved,
+					       sizeof(*k->tmoved));
+			k->tmoved[k->ntmoved++] = tid;
+		}
+		n = bpf_kagg_tls_move(k, tid);
+		k->tls_mthreads += n > 0;
+		k->tls_moved += n;
+	}
+	if (d)
+		closedir(d);
+	k->unfit_moved++;
+	return true;
+}
+
+bool tls_unfit_user(struct consumer *c, struct bpf_kagg *k, pid_t pid,
+		    const char *ev)
+{
+	uint32_t key = (uint32_t)pid, v = 0, zero = 0, one = 1;
+
+	if (bpf_map_lookup_elem(k->tlsu_fd, &key, &v) == 0) {
+		/* decided: at its first enable, or by a hit (its pid) */
+	} else if (bpf_map_update_elem(k->tlsu_fd, &key, &one, BPF_NOEXIST) ==
+		   0) {
+		v = 1;
+		k->unfit_procs++;
+	} else if (errno != EEXIST ||
+		   bpf_map_lookup_elem(k->tlsu_fd, &key, &v) < 0) {
+		/* no room: every undecided process user space's */
+		(void)bpf_map_update_elem(k->tlsufull_fd, &zero, &one, BPF_ANY);
+		v = 1;
+	}
+	if (!v && !tls_go_user(c, k, pid)) {
+		say(c,
+		    "cannot trace pid %d at uprobe event %s/%s: the kernel "
+		    "keeps its self-> variables, clauses keeping them do not "
+		    "fit that probe's plan, and they cannot move to user "
+		    "space",
+		    (int)pid, c->up.group, ev);
+		c->enable_failed = true;
+		return false;
+	}
+	/* its kernel probes' hits look it up from now on (kp_tlsu()) */
+	(void)bpf_map_update_elem(k->tlsuw_fd, &zero, &one, BPF_ANY);
+	return true;
+}
+
+/* The time from which pid's records are its own after tls_go_user()
+ * (0: it did not go) */
+static uint64_t umoved_t0(const struct bpf_kagg *k, pid_t pid)
+{
+	for (size_t i = k->numoved; i-- > 0;)
+		if (k->umoved[i].pid == pid)
+			return k->umoved[i].t0;
+	return 0;
 }
 
 /*

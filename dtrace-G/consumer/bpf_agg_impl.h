@@ -71,6 +71,8 @@ struct bpf_kagg {
 	/* cgbar, an array of one map (cgbar_in), updated as a barrier:
 	 * bpf_kagg_barrier(); folds: bpf_kagg_fold()'s calls */
 	int bar_fd, barin_fd;
+	/* ... made for those (else for tls_go_user()'s alone, or none) */
+	bool bar_fold;
 	/* cgspec: the speculation buffers' words (kplan_spec.c's
 	 * d_kplan_kspec(): nspec u64 in one array entry, zeroed at its
 	 * making), or -1 */
@@ -108,6 +110,19 @@ struct bpf_kagg {
 	size_t ntmoved;
 	unsigned long tls_moved, tls_mthreads; /* entries, threads: -v */
 	bool tls_all; /* bpf_kagg_tls_move_all() moved every thread's */
+	/* unfit events (bpf_agg_cgen.c's "Unfit events"): how many, the
+	 * processes kept in user space for them at their first enable,
+	 * and the hits of processes armed elsewhere there (-v; said) */
+	unsigned unfit_evs;
+	unsigned long unfit_procs, unfit_mixed;
+	/* ... and the processes armed before that went over (tls_go_user()):
+	 * how many, each with the time its records are its own from */
+	unsigned long unfit_moved;
+	struct umoved {
+		pid_t pid;
+		uint64_t t0;
+	} * umoved;
+	size_t numoved;
 	struct ubpf_kplan **cgplan;	       /* by event, UBPF_MAXEV */
 	/* the lease in the arm words (hz_marks()): hzarm, the run's
 	 * programs read it there (a horizon, no exit() at a hit); lent,
@@ -143,5 +158,9 @@ void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev, pid_t pid,
 void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 /* pid's hits at self-> keeping events stay in user space (enable) */
 bool tls_user(struct bpf_kagg *k, pid_t pid);
+/* ... for good, where it fires event ev (its name), which is unfit
+ * (bpf_agg_cgen.c's "Unfit events"); false: it was armed already */
+bool tls_unfit_user(struct consumer *c, struct bpf_kagg *k, pid_t pid,
+		    const char *ev);
 
 #endif

@@ -114,7 +114,7 @@ uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k)
 	hz_marks(k, false);
 	if (bpf_map_update_elem(k->act_fd, &zero, &v, BPF_ANY) < 0)
 		return 0;
-	if (k->bar_fd < 0)
+	if (!k->bar_fold)
 		return 0;
 	bpf_kagg_barrier(c, k);
 	if (k->fold_bad || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
@@ -166,7 +166,7 @@ void bpf_kagg_barrier(struct consumer *c, struct bpf_kagg *k)
 {
 	uint32_t zero = 0, v;
 
-	if (!k || k->bar_fd < 0)
+	if (!k || !k->bar_fold)
 		return;
 	v = (uint32_t)k->barin_fd;
 	if (bpf_map_update_elem(k->bar_fd, &zero, &v, BPF_ANY) < 0)
@@ -388,7 +388,7 @@ static void kagg_fold(struct consumer *c, struct bpf_kagg *k, bool del)
  */
 void bpf_kagg_fold(struct consumer *c, struct bpf_kagg *k, uint64_t at)
 {
-	if (!k || k->bar_fd < 0)
+	if (!k || !k->bar_fold)
 		return;
 	/* keyed by interval: those before the firing's (kplan_exit.c's
 	 * "Intervals"), every one at a site's fold (at UINT64_MAX) */
@@ -577,6 +577,22 @@ void bpf_kagg_merge(struct consumer *c, struct bpf_kagg *k)
 		    "plan was armed, with user space's self-> variables, not "
 		    "the kernel's",
 		    mixed, mixed == 1 ? "" : "s");
+	/* ... and at an unfit event (bpf_agg_cgen.c's "Unfit events") */
+	if (k->unfit_mixed)
+		say(c,
+		    "%lu hit%s at events whose clauses keeping self-> did not "
+		    "fit ran in user space, in processes whose self-> "
+		    "variables the kernel keeps",
+		    k->unfit_mixed, k->unfit_mixed == 1 ? "" : "s");
+	if (c->o->verbose && k->unfit_evs)
+		say(c,
+		    "%u uprobe event%s whose clauses keeping self-> did not "
+		    "fit: %lu process%s firing %s kept self-> in user space "
+		    "from %s first enable, %lu moved there later",
+		    k->unfit_evs, k->unfit_evs == 1 ? "" : "s", k->unfit_procs,
+		    k->unfit_procs == 1 ? "" : "es",
+		    k->unfit_evs == 1 ? "it" : "them",
+		    k->unfit_procs == 1 ? "its" : "their", k->unfit_moved);
 	if (c->o->verbose && k->tls_fd >= 0)
 		say(c, "%zu self-> variable%s live in the kernel", k->tls_live,
 		    k->tls_live == 1 ? "" : "s");

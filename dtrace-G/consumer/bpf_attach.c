@@ -147,6 +147,26 @@ static int ev_spec_make(struct consumer *c, struct tevent *e, size_t idx,
 	return 0;
 }
 
+/*
+ * Event e's plan pl, whose clauses keeping self-> do not fit it (why in
+ * c->be_why), made the plan that keeps the processes firing it in user
+ * space (bpf_agg_cgen.c's "Unfit events"): false where it cannot be
+ */
+static bool unfit_stub(struct consumer *c, struct tevent *e,
+		       struct ubpf_kplan *pl)
+{
+	if (!bpf_kagg_unfit_stub(c, c->bpf->kagg, pl))
+		return false;
+	if (c->o->verbose)
+		say(c,
+		    "BPF: %s; the processes that fire uprobe event %s keep "
+		    "their self-> variables in user space, each hit of "
+		    "theirs a record",
+		    c->be_why, e->name);
+	c->be_why[0] = '\0';
+	return true;
+}
+
 /* site links whose program is their own: the run's first so many */
 enum { CG_OWN = 256 };
 
@@ -193,8 +213,13 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 			snprintf(what, sizeof(what), "uprobe event %s",
 				 e->name);
 			bpf_kagg_unfit(c, b->kagg, what);
-			free(pl);
-			goto refused;
+			/* its processes user space's instead
+			 * (bpf_agg_cgen.c's "Unfit events") */
+			if (!unfit_stub(c, e, pl)) {
+				free(pl);
+				goto refused;
+			}
+			any = true;
 		}
 		if (!any) {
 			free(pl);
@@ -228,31 +253,38 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 				 "whose clauses keep self-> variables in the "
 				 "kernel",
 				 e->name);
-			free(pl);
-			goto refused;
-		}
-		if (pl && bpf_kspec_on(c)) {
+			if ((pl->tls & UBPF_KTLS_UNFIT) ||
+			    !unfit_stub(c, e, pl) ||
+			    !cgen_emit(&m, &spec, pl, &v, &n)) {
+				free(pl);
+				goto refused;
+			}
+		} else if (pl && bpf_kspec_on(c)) {
 			snprintf(c->be_why, sizeof(c->be_why),
 				 "no program generated for uprobe event %s, "
 				 "and the run's speculations are the kernel's",
 				 e->name);
 			free(pl);
 			goto refused;
-		}
-		/* said: the -v counts are the plans loaded, and a planner
-		 * and generator that disagree (sfit, ukeyf) hid here */
-		if (pl && c->o->verbose)
-			say(c,
-			    "BPF: no program generated for uprobe event %s "
-			    "with its plan; every hit recorded instead",
-			    e->name);
-		free(pl);
-		pl = NULL;
-		if (!cgen_emit(&m, &spec, NULL, &v, &n)) {
-			snprintf(c->be_why, sizeof(c->be_why),
-				 "no program generated for uprobe event %s",
-				 e->name);
-			goto refused;
+		} else {
+			/* said: the -v counts are the plans loaded, and a
+			 * planner and generator that disagree (sfit,
+			 * ukeyf) hid here */
+			if (pl && c->o->verbose)
+				say(c,
+				    "BPF: no program generated for uprobe "
+				    "event %s with its plan; every hit "
+				    "recorded instead",
+				    e->name);
+			free(pl);
+			pl = NULL;
+			if (!cgen_emit(&m, &spec, NULL, &v, &n)) {
+				snprintf(c->be_why, sizeof(c->be_why),
+					 "no program generated for uprobe "
+					 "event %s",
+					 e->name);
+				goto refused;
+			}
 		}
 	}
 	free(xpl); /* compiled in */

@@ -194,7 +194,8 @@ void bpf_kagg_tls_reap(struct bpf_kagg *k);
  * "Forks"), each refresh; and how many children it armed (-v) */
 void bpf_kagg_fork_reap(struct bpf_kagg *k);
 unsigned long long bpf_kagg_forks(const struct bpf_kagg *k);
-void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid);
+void bpf_kagg_tls_hit(struct bpf_kagg *k, uint32_t ev, pid_t pid, pid_t tid,
+		      uint64_t t);
 /* An unflagged record of thread tid of pid at a kernel probe whose plan
  * keeps self->, before its clauses run (bpf_agg_cgen.c's "Two copies"; a
  * uprobe's: bpf_kagg_tls_hit()) */
@@ -265,6 +266,13 @@ bool bpf_kagg_kplan(struct consumer *c, struct bpf_kagg *k,
  */
 void bpf_kagg_unfit(struct consumer *c, const struct bpf_kagg *k,
 		    const char *what);
+/*
+ * A uprobe event whose clauses keeping self-> do not fit its plan: the
+ * plan that keeps its processes in user space instead into pl, true
+ * (bpf_agg_cgen.c's "Unfit events"); false where the event is refused
+ */
+bool bpf_kagg_unfit_stub(struct consumer *c, struct bpf_kagg *k,
+			 struct ubpf_kplan *pl);
 #endif
 
 #ifdef HAVE_BPF

@@ -38,9 +38,12 @@
  *
  * Variables that outlive a firing (self-> integers, strings, thread-
  * local arrays) have one copy for the run: a clause keeping one in the
- * kernel that is not here at P leaves P's event refused, as before
- * (d_kplan_kself(): bpf_agg.c's UBPF_KTLS_UNFIT).  So that the
- * clauses refused so today are not many more, a clause may take the
+ * kernel that is not here at P makes P's plan UBPF_KTLS_UNFIT
+ * (d_kplan_kself(), bpf_agg.c's plan_of()), and the processes firing
+ * P keep self-> in user space for good, every hit of theirs at an event
+ * keeping it a record (bpf_agg_cgen.c's "Unfit events"; before
+ * 2026-12-06 the event was refused).  So that such processes are few,
+ * a clause may take the
  * forms typed per probe that the decision cannot know the probes of
  * (strlen(args[N]): kplan_str.c's kp_arg_strlen(); printf("%s", args[N]):
  * kplan_out.c's kp_out_sarg_ok(); uregs[], the kernel's at a uprobe site
@@ -59,13 +62,14 @@
  * probes that type args[] apart (one_typing(): descriptions naming
  * more than one provider or probe name, or a kernel provider's more
  * than one function): where each names one, a form types at every
- * probe of its clause or at none, and none refuses all of its events
- * alike, never one of several (the README's first example,
+ * probe of its clause or at none, and none sends all of its events'
+ * processes to user space alike, never those of one of several (the
+ * README's first example,
  * `myapp$target:::query-start { self->ts = timestamp; printf("%d %s",
- * args[0], args[1]); }`).  Three forms take no such leave, since the
- * event of a probe where they do not fit would be refused, the run with
- * it: trace(args[N]) (kp_typed_free(): tied to nothing that outlives a
- * firing), whose kernel form is the string one, which the common
+ * args[0], args[1]); }`).  Three forms take no such leave, since at
+ * a probe where they do not fit the processes would lose the kernel's
+ * self-> for good: trace(args[N]) (kp_typed_free(): tied to nothing that
+ * outlives a firing), whose kernel form is the string one, which the common
  * integer args[N] does not fit; a ?: whose branches args[N] may type
  * apart (check.c typed the node with no type, so run.c's value is the
  * branch taken's: c ? arg1 : args[1] where args[1] is a short), which
@@ -74,9 +78,10 @@
  * type args[] apart, an integer key reading args[N], whose type is the
  * first plan's (kplan_emit.c's args_keys()).  uregs[] at a kernel
  * probe types at none, so a clause that may fire at one keeps the old
- * gate for it.  Deciding self-> variables knowing the probes, and
- * moving them to user space at a later probe that contradicts the
- * decision, are later work (doc/DESIGN.md).
+ * gate for it.  A probe that contradicts the decision moves the self->
+ * of the processes firing it to user space (bpf_agg_cgen.c's "Unfit
+ * events"); deciding self-> variables knowing the probes is later work
+ * (doc/DESIGN.md).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1

@@ -427,7 +427,32 @@ class Gen:
                        "\n\t".join(acts))
         if self.p(0.3):
             src.append("dfz$target:::done\n{\n\texit(0);\n}\n")
+        if self.p(0.06):
+            src.append(self.crowd())
         return "".join(src)
+
+    def crowd(self):
+        """More clauses keeping self-> at one probe than a plan holds
+        (bpf_agg_cgen.c's "Unfit events": the processes firing it keep
+        self-> in user space), each reading one a clause before stored;
+        last, so that the programs before it are as they were."""
+        # the integer arguments, cast to their types (the bits above
+        # an int's may differ between runs; a variable the kernel keeps
+        # takes no args[N], which is typed per probe)
+        ints = {"ints": ["(int)arg0", "arg1", "(uint8_t)arg2",
+                         "(short)arg3"],
+                "mix": ["arg0", "(uint16_t)arg2"], "strs": ["(int)arg2"],
+                "done": ["(int)arg0"]}
+        probe = self.ch(["ints", "mix", "strs"])
+        at = self.ch(["ints", "mix", "strs", "done"])
+        out = ["dfz$target:::%s\n{\n\tself->c0 = %s;\n}\n" %
+               (at, self.ch(ints[at]))]
+        for i in range(1, self.r.randint(24, 36)):
+            out.append("dfz$target:::%s\n{\n\tself->c%d = self->c%d + "
+                       "%s;\n\t@c%d[%s & 3] = sum(self->c%d);\n}\n" %
+                       (probe, i, i - 1, self.ch(ints[probe]), i,
+                        self.ch(ints[probe]), i))
+        return "".join(out)
 
 
 PIDRE = re.compile(r"\b(dfz)\d+\b")

@@ -20,6 +20,10 @@
 #    process was armed with the kernel keeping its self->t: its copy
 #    moves to user space under a barrier (-v: "1 moved", "1 entry"),
 #    the tr:::tick hits after it read the moved value.
+#  - kern.d: the same crowd at syscall::write:entry, a kernel probe,
+#    whose plan runs for every process: the run takes the generic
+#    program (-v says why).  Before, where some of the clauses fit, the
+#    others ran in user space on a self->t it never had (wrong sums).
 # Each script three ways (the generated programs, DTRACE_KAGG=0,
 # DTRACE_CGEN=0), byte for byte the same output, and once with
 # DTRACE_UNFIT_USER=0, which refuses the event as before (start.d's
@@ -33,12 +37,13 @@ bpf_test_setup trace
 tracefs_at -d events/syscalls || skip "no tracefs with syscalls events"
 trace_progs_build plugin
 
-# clauses N PROBE: N clauses at PROBE, each keeping a self-> variable of
-# its own beside self->t, the kernel's (too many for one plan)
+# clauses N PROBE [ARG]: N clauses at PROBE, each keeping a self->
+# variable of its own beside self->t, the kernel's (too many for one
+# plan), from argument ARG (1 unless given) and keyed by it
 clauses() {
-	cl_i=0
+	cl_i=0 cl_a=arg${3:-1}
 	while [ "$cl_i" -lt "$1" ]; do
-		echo "$2 { self->b$cl_i = self->t * 10 + arg1 * $((cl_i + 1)); @s$cl_i[arg1] = sum(self->b$cl_i); }"
+		echo "$2 { self->b$cl_i = self->t * 10 + $cl_a * $((cl_i + 1)); @s$cl_i[$cl_a] = sum(self->b$cl_i); }"
 		cl_i=$((cl_i + 1))
 	done
 }
@@ -127,5 +132,20 @@ expect_eq "mid (DTRACE_UNFIT_USER=0): its hits lost, as before" 0 \
 	"$(grep -c '^  *[0-9]*  *[0-9]*$' mid.r)"
 expect_eq "mid: every hit of the plug-in's (32 sums, 4 keys)" 128 \
 	"$(grep -c '^  *[0-9]*  *[0-9]*$' mid.g)"
+
+# a kernel probe's plan that does not fit: the generic program
+{
+	echo 'tr$target:::tick { self->t += arg0 + 1; }'
+	clauses 32 'syscall::write:entry /pid == $target/' 2
+} >kern.d
+for m in g u 0; do
+	unfit_run kern $m "tick 3" "tick 2"
+	expect_eq "kern ($m): status" 0 "$(cat kern.$m.rc)"
+done
+expect_file_eq "kern: DTRACE_KAGG=0's output" kern.u kern.g
+expect_file_eq "kern: DTRACE_CGEN=0's output" kern.0 kern.g
+expect_grep "kern: -v, the generic program" \
+	'^dtrace: BPF: the clauses of syscall:vmlinux:write:entry that keep variables in the kernel do not fit one plan: .*; the generic program instead$' \
+	kern.g.err
 
 finish

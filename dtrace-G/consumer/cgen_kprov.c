@@ -226,7 +226,7 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 	struct bpf_insn *v;
 	size_t n;
 	int fd;
-	bool hzfree = false;
+	bool hzfree = false, any;
 
 	if (!p->n.prov->cg_pro(c, p, &kp->kconf, &k)) {
 		snprintf(c->be_why, sizeof(c->be_why),
@@ -234,18 +234,23 @@ static int cg_probe(struct consumer *c, struct kprov *kp, struct kprobe *p)
 			 p->n.d.mod, p->n.d.func, p->n.d.name);
 		goto refused;
 	}
-	/* the plan, as kprov_arm() puts it in for the generic program */
-	if (!bpf_kagg_kplan(c, bpf_kagg_of(c), &p->dp, p->clauses, p->epids,
-			    p->nclauses, pl, &p->uclauses, &p->uepids,
-			    &p->nuclauses)) {
-		if (pl->tls & UBPF_KTLS_UNFIT) {
-			char what[4 * 64 + 4];
+	/* the plan, as kprov_arm() puts it in for the generic program; one
+	 * that left out a clause keeping variables is refused whether or
+	 * not others are in it (before 2026-12-06 only where none was:
+	 * the clauses left out ran in user space on a copy of self-> the
+	 * kernel did not keep, wrong output) */
+	any = bpf_kagg_kplan(c, bpf_kagg_of(c), &p->dp, p->clauses, p->epids,
+			     p->nclauses, pl, &p->uclauses, &p->uepids,
+			     &p->nuclauses);
+	if (pl->tls & UBPF_KTLS_UNFIT) {
+		char what[4 * 64 + 4];
 
-			snprintf(what, sizeof(what), "%s:%s:%s:%s", p->n.d.prov,
-				 p->n.d.mod, p->n.d.func, p->n.d.name);
-			bpf_kagg_unfit(c, bpf_kagg_of(c), what);
-			goto refused;
-		}
+		snprintf(what, sizeof(what), "%s:%s:%s:%s", p->n.d.prov,
+			 p->n.d.mod, p->n.d.func, p->n.d.name);
+		bpf_kagg_unfit(c, bpf_kagg_of(c), what);
+		goto refused;
+	}
+	if (!any) {
 		free(pl);
 		pl = NULL;
 	}

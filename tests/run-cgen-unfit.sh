@@ -72,19 +72,31 @@ unfit_run() {
 	[ -f "$ur_n.$ur_m" ] || : >"$ur_n.$ur_m"
 }
 
-{
+# ways NAME MODES CMD...: unfit_run in each of MODES; g, u and 0 end
+# with status 0 and print the same
+ways() {
+	wy_n=$1 wy_ms=$2
+	shift 2
+	for m in $wy_ms; do
+		unfit_run "$wy_n" "$m" "$@"
+	done
+	for m in g u 0; do
+		expect_eq "$wy_n ($m): status" 0 "$(cat "$wy_n.$m.rc")"
+	done
+	expect_file_eq "$wy_n: DTRACE_KAGG=0's output" "$wy_n.u" "$wy_n.g"
+	expect_file_eq "$wy_n: DTRACE_CGEN=0's output" "$wy_n.0" "$wy_n.g"
+}
+
+# crowd PROBE: tr:::tick keeping self->t, a write(2) clause reading it,
+# and the crowd at PROBE
+crowd() {
 	echo 'tr$target:::tick { self->t += arg0 + 1; @t["tick"] = sum(self->t); }'
 	echo 'syscall::write:entry /pid == $target/ { @w["write"] = sum(self->t); }'
-	clauses 32 'tr$target:::pair'
-} >start.d
-for m in g u 0 r; do
-	unfit_run start $m "tick 3" pair "tick 2" pair
-done
-for m in g u 0; do
-	expect_eq "start ($m): status" 0 "$(cat start.$m.rc)"
-done
-expect_file_eq "start: DTRACE_KAGG=0's output" start.u start.g
-expect_file_eq "start: DTRACE_CGEN=0's output" start.0 start.g
+	clauses 32 "$1"
+}
+
+crowd 'tr$target:::pair' >start.d
+ways start "g u 0 r" "tick 3" pair "tick 2" pair
 # (tick 3 then 2: self->t 1, 3, 6, 7, 9; each pair's sums from them)
 expect_grep "start: the ticks' self->t" '^  tick  *26$' start.g
 expect_grep "start: -v, the event" \
@@ -102,19 +114,8 @@ expect_grep "start (DTRACE_UNFIT_USER=0): the reason" \
 
 # the plug-in's event comes after the process was armed, self->t the
 # kernel's: moved
-{
-	echo 'tr$target:::tick { self->t += arg0 + 1; @t["tick"] = sum(self->t); }'
-	echo 'syscall::write:entry /pid == $target/ { @w["write"] = sum(self->t); }'
-	clauses 32 'trplug$target:::hello'
-} >mid.d
-for m in g u 0 r; do
-	unfit_run mid $m "tick 3" "open ./trplug.so" "plug 4" "tick 3" "plug 2"
-done
-for m in g u 0; do
-	expect_eq "mid ($m): status" 0 "$(cat mid.$m.rc)"
-done
-expect_file_eq "mid: DTRACE_KAGG=0's output" mid.u mid.g
-expect_file_eq "mid: DTRACE_CGEN=0's output" mid.0 mid.g
+crowd 'trplug$target:::hello' >mid.d
+ways mid "g u 0 r" "tick 3" "open ./trplug.so" "plug 4" "tick 3" "plug 2"
 # (self->t 1, 3, 6 in the kernel, then 7, 9, 12 from the moved 6)
 expect_grep "mid: the ticks' self->t" '^  tick  *38$' mid.g
 expect_grep "mid: -v, the process moved" \
@@ -138,12 +139,7 @@ expect_eq "mid: every hit of the plug-in's (32 sums, 4 keys)" 128 \
 	echo 'tr$target:::tick { self->t += arg0 + 1; }'
 	clauses 32 'syscall::write:entry /pid == $target/' 2
 } >kern.d
-for m in g u 0; do
-	unfit_run kern $m "tick 3" "tick 2"
-	expect_eq "kern ($m): status" 0 "$(cat kern.$m.rc)"
-done
-expect_file_eq "kern: DTRACE_KAGG=0's output" kern.u kern.g
-expect_file_eq "kern: DTRACE_CGEN=0's output" kern.0 kern.g
+ways kern "g u 0" "tick 3" "tick 2"
 expect_grep "kern: -v, the generic program" \
 	'^dtrace: BPF: the clauses of syscall:vmlinux:write:entry that keep variables in the kernel do not fit one plan: .*; the generic program instead$' \
 	kern.g.err

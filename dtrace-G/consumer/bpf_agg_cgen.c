@@ -1177,10 +1177,6 @@ bool bpf_kagg_unfit_stub(struct consumer *c, struct bpf_kagg *k,
 }
 
 /*
- * pid fires an unfit event: kept in user space for its life (true), or
- * already armed where self-> is kept (false, said, the enable failed)
- */
-/*
  * pid, armed where self-> is kept, goes over to user space for good:
  * its entry 1, every event keeping self-> disarmed for it, a barrier
  * (every program that read the old state has ended), then each of its
@@ -1241,6 +1237,11 @@ static bool tls_go_user(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 	return true;
 }
 
+/*
+ * pid fires an unfit event: kept in user space for its life, from its
+ * first enable or moved there now (true); false where it cannot move
+ * (said, the enable failed)
+ */
 bool tls_unfit_user(struct consumer *c, struct bpf_kagg *k, pid_t pid,
 		    const char *ev)
 {

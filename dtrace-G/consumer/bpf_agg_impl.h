@@ -159,7 +159,7 @@ void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid);
 /* pid's hits at self-> keeping events stay in user space (enable) */
 bool tls_user(struct bpf_kagg *k, pid_t pid);
 /* ... for good, where it fires event ev (its name), which is unfit
- * (bpf_agg_cgen.c's "Unfit events"); false: it was armed already */
+ * (bpf_agg_cgen.c's "Unfit events"); false: it could not move there */
 bool tls_unfit_user(struct consumer *c, struct bpf_kagg *k, pid_t pid,
 		    const char *ev);
 

@@ -822,7 +822,7 @@ static long proc_unfit(struct consumer *c, struct bpf_kagg *k, struct tproc *pr)
 		struct tevent *e = c->up.evs[i];
 		struct tprobe *p;
 
-		if (!k->cgplan[i] || !(k->cgplan[i]->tls & UBPF_KTLS_UNFIT))
+		if (!ev_unfit(k, (uint32_t)i))
 			continue;
 		p = probe_at_site(c, pr->pid, e->file, e->off, false);
 		if (p && p->enabled && p->nclauses)

@@ -120,6 +120,28 @@ const char *clause_desc(const struct consumer *c, unsigned ci)
 	return c->ndescs[ci] ? c->descs[ci][0].text : "";
 }
 
+/*
+ * cgbar, an array of one map (cgbar_in), whose update is a barrier
+ * (bpf_agg_read.c's bpf_kagg_barrier(): the kernel waits for every
+ * program running to end); made once, at the start where a fold may
+ * need it, else when a process's self-> moves ("Unfit events")
+ */
+static bool bar_make(struct bpf_kagg *k)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o);
+
+	if (k->bar_fd >= 0)
+		return true;
+	if (k->barin_fd < 0)
+		k->barin_fd =
+			map_new(BPF_MAP_TYPE_ARRAY, "cgbar_in", 4, 4, 1, 0);
+	o.inner_map_fd = k->barin_fd;
+	if (k->barin_fd >= 0)
+		k->bar_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "cgbar",
+					   4, 4, 1, &o);
+	return k->bar_fd >= 0;
+}
+
 struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			       int *err)
 {
@@ -603,20 +625,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * before a read holding a speculation's close is run (records.c,
 	 * kspec_read.c) */
 	fold = d_kplan_horizon(k->kp) || d_kplan_kspec(k->kp);
-	/* ... and before a process's self-> moves to user space ("Unfit
-	 * events"), where the kernel keeps self-> (none: such a process
-	 * fails its enable) */
-	if (fold || tls) {
-		LIBBPF_OPTS(bpf_map_create_opts, o);
-
-		k->barin_fd =
-			map_new(BPF_MAP_TYPE_ARRAY, "cgbar_in", 4, 4, 1, 0);
-		o.inner_map_fd = k->barin_fd;
-		if (k->barin_fd >= 0)
-			k->bar_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS,
-						   "cgbar", 4, 4, 1, &o);
-		k->bar_fold = fold && k->bar_fd >= 0;
-	}
+	k->bar_fold = fold && bar_make(k);
 	/* the run's activity, 0 (active) until an exit() at a hit, or
 	 * one user space ran at a tick (kplan_exit.c's "The flood") */
 	if (d_kplan_kexit(k->kp) || d_kplan_horizon(k->kp))
@@ -773,8 +782,7 @@ static struct tls_hits *tls_hits_of(struct bpf_kagg *k, uint32_t ev, pid_t pid)
 	return &k->th[k->nth++];
 }
 
-/* Is event ev's program the one of an unfit event ("Unfit events")? */
-static bool ev_unfit(const struct bpf_kagg *k, uint32_t ev)
+bool ev_unfit(const struct bpf_kagg *k, uint32_t ev)
 {
 	return ev < UBPF_MAXEV && k->cgplan[ev] &&
 	       (k->cgplan[ev]->tls & UBPF_KTLS_UNFIT);
@@ -1095,18 +1103,32 @@ bool bpf_kagg_keeps_tls(const struct bpf_kagg *k)
  * by the program or here), an undecided process is kept in user space.
  * bpf_kagg_tls_reap() takes the entries of processes gone.
  */
+/*
+ * pid's cgtlsu entry, made v where it has none (*made): the value it
+ * has, 1 for a process undecided while the map is full
+ */
+static uint32_t tls_entry(struct bpf_kagg *k, pid_t pid, uint32_t v, bool *made)
+{
+	uint32_t key = (uint32_t)pid, cur = 0, zero = 0, one = 1;
+
+	*made = false;
+	if (bpf_map_lookup_elem(k->tlsu_fd, &key, &cur) == 0)
+		return cur;
+	if (bpf_map_lookup_elem(k->tlsufull_fd, &zero, &cur) < 0 || cur)
+		return 1;
+	if (bpf_map_update_elem(k->tlsu_fd, &key, &v, BPF_NOEXIST) == 0) {
+		*made = true;
+		return v;
+	}
+	(void)bpf_map_update_elem(k->tlsufull_fd, &zero, &one, BPF_ANY);
+	return 1;
+}
+
 bool tls_user(struct bpf_kagg *k, pid_t pid)
 {
-	uint32_t key = (uint32_t)pid, v = 0, zero = 0, one = 1;
+	bool made;
 
-	if (bpf_map_lookup_elem(k->tlsu_fd, &key, &v) == 0)
-		return v != 0;
-	if (bpf_map_lookup_elem(k->tlsufull_fd, &zero, &v) < 0 || v)
-		return true;
-	if (bpf_map_update_elem(k->tlsu_fd, &key, &zero, BPF_NOEXIST) == 0)
-		return false;
-	(void)bpf_map_update_elem(k->tlsufull_fd, &zero, &one, BPF_ANY);
-	return true;
+	return tls_entry(k, pid, 0, &made) != 0;
 }
 
 /*
@@ -1192,7 +1214,7 @@ static bool tls_go_user(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 	DIR *d;
 	struct dirent *de;
 
-	if (k->bar_fd < 0)
+	if (!bar_make(k))
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (bpf_map_update_elem(k->tlsu_fd, &key, &one, BPF_EXIST) < 0)
@@ -1213,24 +1235,8 @@ static bool tls_go_user(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
-	while (d && (de = readdir(d))) {
-		pid_t tid = (pid_t)atoi(de->d_name);
-		size_t n;
-		bool had = false;
-
-		if (tid <= 0)
-			continue;
-		for (size_t i = 0; i < k->ntmoved && !had; i++)
-			had = k->tmoved[i] == tid;
-		if (!had) {
-			k->tmoved = xpush_room(k->tmoved, k->ntmoved,
-					       sizeof(*k->tmoved));
-			k->tmoved[k->ntmoved++] = tid;
-		}
-		n = bpf_kagg_tls_move(k, tid);
-		k->tls_mthreads += n > 0;
-		k->tls_moved += n;
-	}
+	while (d && (de = readdir(d))) /* (as at a thread's record) */
+		bpf_kagg_tls_rec(k, pid, (pid_t)atoi(de->d_name));
 	if (d)
 		closedir(d);
 	k->unfit_moved++;
@@ -1245,21 +1251,10 @@ static bool tls_go_user(struct consumer *c, struct bpf_kagg *k, pid_t pid)
 bool tls_unfit_user(struct consumer *c, struct bpf_kagg *k, pid_t pid,
 		    const char *ev)
 {
-	uint32_t key = (uint32_t)pid, v = 0, zero = 0, one = 1;
+	uint32_t zero = 0, one = 1;
+	bool made;
 
-	if (bpf_map_lookup_elem(k->tlsu_fd, &key, &v) == 0) {
-		/* decided: at its first enable, or by a hit (its pid) */
-	} else if (bpf_map_update_elem(k->tlsu_fd, &key, &one, BPF_NOEXIST) ==
-		   0) {
-		v = 1;
-		k->unfit_procs++;
-	} else if (errno != EEXIST ||
-		   bpf_map_lookup_elem(k->tlsu_fd, &key, &v) < 0) {
-		/* no room: every undecided process user space's */
-		(void)bpf_map_update_elem(k->tlsufull_fd, &zero, &one, BPF_ANY);
-		v = 1;
-	}
-	if (!v && !tls_go_user(c, k, pid)) {
+	if (!tls_entry(k, pid, 1, &made) && !tls_go_user(c, k, pid)) {
 		say(c,
 		    "cannot trace pid %d at uprobe event %s/%s: the kernel "
 		    "keeps its self-> variables, clauses keeping them do not "
@@ -1269,6 +1264,7 @@ bool tls_unfit_user(struct consumer *c, struct bpf_kagg *k, pid_t pid,
 		c->enable_failed = true;
 		return false;
 	}
+	k->unfit_procs += made;
 	/* its kernel probes' hits look it up from now on (kp_tlsu()) */
 	(void)bpf_map_update_elem(k->tlsuw_fd, &zero, &one, BPF_ANY);
 	return true;

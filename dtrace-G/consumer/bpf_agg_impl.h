@@ -71,7 +71,8 @@ struct bpf_kagg {
 	/* cgbar, an array of one map (cgbar_in), updated as a barrier:
 	 * bpf_kagg_barrier(); folds: bpf_kagg_fold()'s calls */
 	int bar_fd, barin_fd;
-	/* ... made for those (else for tls_go_user()'s alone, or none) */
+	/* ... made for those (else for tls_go_user()'s alone, when it
+	 * first needs one, or none) */
 	bool bar_fold;
 	/* cgspec: the speculation buffers' words (kplan_spec.c's
 	 * d_kplan_kspec(): nspec u64 in one array entry, zeroed at its
@@ -156,6 +157,8 @@ void hz_marks(struct bpf_kagg *k, bool lent);
 void cgen_arm(struct consumer *c, struct bpf_kagg *k, uint32_t ev, pid_t pid,
 	      const struct ubpf_kplan *pl, bool pass);
 void cgen_disarm(struct bpf_kagg *k, uint32_t ev, pid_t pid);
+/* Is event ev's program the one of an unfit event ("Unfit events")? */
+bool ev_unfit(const struct bpf_kagg *k, uint32_t ev);
 /* pid's hits at self-> keeping events stay in user space (enable) */
 bool tls_user(struct bpf_kagg *k, pid_t pid);
 /* ... for good, where it fires event ev (its name), which is unfit

@@ -14,11 +14,16 @@
 #    in a clause, and after SIGINT;
 #  - no process holds a uprobe_multi link on this test's files (their
 #    /proc fdinfo), and tracefs's uprobe_events names none of them,
-#    after a -c run whose command exited (the sites' links closed by
-#    threads as the run goes on: close_later()), one that exit()
-#    ended with the command alive, and one on uprobe events
-#    (DTRACE_SITE_LINKS=0: the events are deleted only once every
-#    perf event on them is closed);
+#    after a -c run that exit() ended with the command alive, and one
+#    on uprobe events (DTRACE_SITE_LINKS=0: the events are deleted only
+#    once every perf event on them is closed);
+#  - after a -c run whose command exited, no process but a
+#    dtrace-closer holds such a link at once, and none does a few
+#    seconds later: the links of a process that exited, which nothing
+#    can hit, are closed by dtrace's closer, which outlives dtrace by
+#    their grace periods (fdclose.c's close_after()), and never by
+#    another process; with DTRACE_CLOSER=0, by dtrace's threads,
+#    nothing at once;
 #  - after the -p runs, no link holds the process's ld.so (dlhold.c's
 #    hold at its dlopen()s, closed in the sites' batch once every
 #    thread is detached: fdclose.c's close_with_next()) and a dlopen()
@@ -36,11 +41,18 @@
 
 bpf_test_setup trace
 
-# held: descriptors of uprobe_multi links on a file of this test's
-# directory, in any process, and uprobe events on one
+# held [COMM]: descriptors of uprobe_multi links on a file of this
+# test's directory, in any process (but those named COMM), and uprobe
+# events on one
 held() {
 	echo "$(grep -ls "^path:[[:space:]]*$tmp/" /proc/[0-9]*/fdinfo/* \
-		2>/dev/null | wc -l) $(grep -c "$tmp/" "$tfs/uprobe_events")"
+		2>/dev/null | while read -r f; do
+			p=${f%/fdinfo/*}
+			[ -n "${1:-}" ] &&
+				[ "$(cat "$p/comm" 2>/dev/null)" = "$1" ] &&
+				continue
+			echo "$f"
+		done | wc -l) $(grep -c "$tmp/" "$tfs/uprobe_events")"
 }
 
 # nothing WHAT: nothing held, read at once
@@ -49,22 +61,40 @@ nothing() {
 		"$(held)"
 }
 
+# closed WHAT: nothing held at once but by a dtrace-closer, and nothing
+# at all within 10 s
+closed() {
+	expect_eq "$1: nothing left attached but the closer's" "0 0" \
+		"$(held dtrace-closer)"
+	wait_until 100 nothing_yet ||
+		fail "$1: links left 10 s after dtrace: $(held)"
+}
+nothing_yet() {
+	[ "$(held)" = "0 0" ]
+}
+
 links=0
 set -- $(uname -r | tr '.-' '  ')
 if [ "$1" -gt 6 ] || { [ "$1" -eq 6 ] && [ "$2" -ge 12 ]; }; then
 	links=1
 fi
 
-# -c, the command exits: its links (or its events) closed by threads as
-# the run goes on
-for k in 1 0; do
-	w="-c, command exits (DTRACE_SITE_LINKS=$k)"
-	DTRACE_SITE_LINKS=$k timeout -s KILL 60 "$DTRACE" -q \
-		-n 'tr$target:::tick { @ = count(); }
+# -c, the command exits: its links closed by the closer (or dtrace's
+# threads, DTRACE_CLOSER=0), its events (DTRACE_SITE_LINKS=0) by
+# dtrace's threads as the run goes on
+for k in "1 1" "0 1" "1 0"; do
+	set -- $k
+	w="-c, command exits (DTRACE_SITE_LINKS=$1 DTRACE_CLOSER=$2)"
+	DTRACE_SITE_LINKS=$1 DTRACE_CLOSER=$2 timeout -s KILL 60 "$DTRACE" \
+		-q -n 'tr$target:::tick { @ = count(); }
 		    trlib$target:::call { @c = count(); }' \
 		-c "./trprog 'tick 12' 'lib 3'" >out.txt 2>err.txt
 	expect_eq "$w: status" 0 "$?"
-	nothing "$w"
+	if [ "$1$2" = 11 ]; then
+		closed "$w"
+	else
+		nothing "$w"
+	fi
 	expect_eq "$w: output" "ok tick|ok lib|12|3" \
 		"$(awk 'NF { $1 = $1; print }' out.txt | paste -sd'|')"
 done
@@ -103,7 +133,11 @@ for k in 1 0; do
 	*) fail "$w: links and uprobe events seen: '$seen', wanted '$want'" ;;
 	esac
 	wait "$dp"
-	nothing "$w, after"
+	if [ "$k" = 1 ]; then
+		closed "$w, after"
+	else
+		nothing "$w, after"
+	fi
 done
 
 # ldso PID: uprobe_multi links on process PID's ld.so (dlhold.c's hold

@@ -410,8 +410,9 @@ static int site_link(struct consumer *c, struct tevent *e, size_t idx)
 
 /*
  * pid's site links closed: now, before it runs on (its exec stop, or
- * its sites armed as uprobe events instead, up_site_relink()), or by a
- * thread while the run goes on (it exited: close_later()).
+ * its sites armed as uprobe events instead, up_site_relink()), or by
+ * the closer while the run goes on and after it (it exited, so nothing
+ * can hit them: fdclose.c's close_after()).
  */
 static size_t site_unlink(struct consumer *c, pid_t pid, bool later)
 {
@@ -432,7 +433,7 @@ static size_t site_unlink(struct consumer *c, pid_t pid, bool later)
 		}
 	}
 	if (later)
-		close_later(fds, n);
+		close_after(fds, n);
 	else
 		close_many(fds, n);
 	free(fds);

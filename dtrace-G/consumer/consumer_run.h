@@ -34,6 +34,9 @@ void close_many(const int *fds, size_t n);
 /* ... or, for the events of a process that exited, from a thread while
  * the run goes on; close_wait() joins what is still closing */
 void close_later(const int *fds, size_t n);
+/* ... or, where nothing waits for the close, not even dtrace's exit, by
+ * the closer, a child that outlives dtrace by those closes' waits */
+void close_after(const int *fds, size_t n);
 /* ... or with the next close_many()'s, in its batch (close_wait() at the
  * latest): descriptors whose close nothing waits on until then */
 void close_with_next(const int *fds, size_t n);

@@ -601,7 +601,7 @@ static void th_missed(struct dh_proc *dp, pid_t tid)
 /*
  * Thread i is gone (or its process is): nothing can hit its event, so
  * the close, which waits for the kernel's grace periods, is not waited
- * for (close_later()).
+ * for, not even by dtrace's exit (fdclose.c's close_after()).
  */
 static void th_del(struct dh_proc *dp, size_t i)
 {
@@ -609,7 +609,7 @@ static void th_del(struct dh_proc *dp, size_t i)
 
 	th_missed(dp, dp->th[i].tid);
 	if (dp->th[i].pfd >= 0)
-		close_later(&dp->th[i].pfd, 1);
+		close_after(&dp->th[i].pfd, 1);
 	(void)bpf_map_delete_elem(dh.map_fd, &k);
 	k |= DH_LAST;
 	(void)bpf_map_delete_elem(dh.map_fd, &k);
@@ -1337,12 +1337,17 @@ void dlhold_poll(struct consumer *c)
 	}
 }
 
-/* pr exited: what is left of it forgotten */
+/*
+ * pr exited: what is left of it forgotten, its links and events closed
+ * by the closer (nothing can hit them: close_after())
+ */
 void dlhold_gone(struct consumer *c, struct tproc *pr)
 {
 	struct dh_proc *dp = dh_find(pr->pid);
+	int pre = dh_pre_take(pr->pid);
 
-	dh_pre_drop(dh_pre_take(pr->pid));
+	if (pre >= 0)
+		close_after(&pre, 1);
 	if (!dp)
 		return;
 	dlhold_poll(c);
@@ -1350,7 +1355,7 @@ void dlhold_gone(struct consumer *c, struct tproc *pr)
 		if (dh.p[i] == dp)
 			dh.p[i] = dh.p[--dh.np];
 	if (dp->lfd >= 0)
-		close_later(&dp->lfd, 1);
+		close_after(&dp->lfd, 1);
 	dp->lfd = -1;
 	if (dp->nth) { /* the process's events closed by one thread */
 		int *fds = xcalloc(dp->nth, sizeof(*fds));
@@ -1359,7 +1364,7 @@ void dlhold_gone(struct consumer *c, struct tproc *pr)
 			fds[i] = dp->th[i].pfd;
 			dp->th[i].pfd = -1;
 		}
-		close_later(fds, dp->nth);
+		close_after(fds, dp->nth);
 		free(fds);
 	}
 	while (dp->nth)

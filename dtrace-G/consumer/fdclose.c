@@ -58,6 +58,31 @@
  * At most LATER_MAX such threads at once: one more first joins the
  * oldest.  Without a thread the close is done at once, as before.
  *
+ * close_after() is for those of close_later()'s whose close nothing in
+ * dtrace waits for, not even its exit: a process's site links once it
+ * exited (bpf_attach.c's site_unlink()), dlhold.c's links on ld.so and
+ * its threads' uprobe PMU events, none of them an event tracefs holds
+ * (the uprobe events that up_close() deletes need every perf event on
+ * them gone first, so uprobe.c's stay close_later()'s).  A run's -c
+ * command exits before dtrace does, and joining close_later()'s
+ * threads at the end was most of a short run's time: a grace period or
+ * two, 40-70 ms here, after the last output (a run of 60-130 ms).  So
+ * they go to the closer, a child of dtrace forked at the first such
+ * close with one end of a socket pair (as inproc_reap.c's reaper is):
+ * dtrace sends the descriptors (SCM_RIGHTS) and closes its own, which
+ * are no longer the last references and close at once; the closer
+ * closes them as close_later() would (its threads) and, at EOF (dtrace
+ * exited, however), joins them and exits.  Before dtrace goes on from
+ * the fork, the closer has closed its copies of every other descriptor
+ * of dtrace's (one it still held when dtrace closed its own would be
+ * released by it, later: an event up_close() must delete, a live
+ * process's link) and has /dev/null for stdin, stdout and stderr (no
+ * pipe of dtrace's caller waits on it).  It leaves dtrace's session (a
+ * ^C or SIGHUP for dtrace is not for it) and directory (for /), and is
+ * named dtrace-closer (ps).  Where it cannot be started, or a send
+ * fails (the socket full: thousands of exits faster than their grace
+ * periods), close_later() instead.  DTRACE_CLOSER=0 turns it off.
+ *
  * close_with_next() is for descriptors that must be closed but whose
  * close nothing waits on in between: dlhold.c's hold on ld.so at the
  * end of the run (dlhold_end(): the threads are detached and no longer
@@ -71,18 +96,25 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "consumer_impl.h"
 
 #define CLOSE_THREADS 64 /* at most */
 #define LATER_MAX 8 /* close_later()'s threads at once */
+#define CLOSER_BATCH 64 /* descriptors a message to the closer */
 
 struct close_job {
 	const int *fds;
@@ -215,4 +247,165 @@ void close_wait(void)
 		close_many(NULL, 0);
 	while (later_n)
 		later_join_oldest();
+}
+
+/* the closer: dtrace's end of its socket + 1 (0: not started yet), or
+ * -1 where it could not be or is not wanted */
+static int closer_fd;
+
+/* The closer: close_later() on what it is sent, until EOF. */
+static __attribute__((noreturn)) void closer(int sk)
+{
+	sigset_t none;
+	int nul;
+
+	(void)setsid();
+	(void)prctl(PR_SET_NAME, "dtrace-closer", 0, 0, 0); /* ps names it */
+	(void)chdir("/"); /* no file system kept busy */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL); /* dtrace's handlers are not its own */
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	/* the socket at 3, stdin, stdout and stderr /dev/null, the rest
+	 * of dtrace's closed */
+	if (sk != 3 && (dup2(sk, 3) < 0 || close(sk) < 0))
+		_exit(1);
+	(void)syscall(SYS_close_range, 4u, ~0u, 0u);
+	nul = open("/dev/null", O_RDWR);
+	if (nul >= 0) {
+		for (int f = 0; f < 3; f++)
+			if (f != nul)
+				(void)dup2(nul, f);
+		if (nul > 2)
+			close(nul);
+	}
+	/* dtrace may go on: this holds nothing of its own now */
+	if (send(3, "r", 1, MSG_NOSIGNAL) != 1)
+		_exit(1);
+	/* dtrace's threads are not the closer's: none of its own yet */
+	later_head = later_n = 0;
+	next_n = 0;
+	next_fds = NULL;
+	for (;;) {
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(CLOSER_BATCH * sizeof(int))];
+		} u;
+		char byte;
+		struct iovec iov = { &byte, 1 };
+		struct msghdr m = { .msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = u.b,
+				    .msg_controllen = sizeof(u.b) };
+		ssize_t r = recvmsg(3, &m, MSG_CMSG_CLOEXEC);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break; /* EOF: dtrace exited */
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h;
+		     h = CMSG_NXTHDR(&m, h)) {
+			int fds[CLOSER_BATCH];
+			size_t n;
+
+			if (h->cmsg_level != SOL_SOCKET ||
+			    h->cmsg_type != SCM_RIGHTS)
+				continue;
+			n = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			if (n > CLOSER_BATCH)
+				n = CLOSER_BATCH;
+			memcpy(fds, CMSG_DATA(h), n * sizeof(int));
+			close_later(fds, n);
+		}
+	}
+	close_wait();
+	_exit(0);
+}
+
+/* The closer started: false where it cannot be (fork, socketpair). */
+static bool closer_start(void)
+{
+	const char *e = getenv("DTRACE_CLOSER");
+	int sv[2];
+	pid_t pid;
+
+	closer_fd = -1;
+	if (e && !strcmp(e, "0"))
+		return false;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return false;
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return false;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		closer(sv[1]);
+	}
+	close(sv[1]);
+	/*
+	 * Its copies of every other descriptor of dtrace's closed first:
+	 * one it held when dtrace closed its own would be released by it,
+	 * later (an event up_close() must delete, a live process's link)
+	 */
+	for (;;) {
+		char r;
+		ssize_t got = recv(sv[0], &r, 1, 0);
+
+		if (got == 1 && r == 'r')
+			break;
+		if (got < 0 && errno == EINTR)
+			continue;
+		close(sv[0]);
+		return false;
+	}
+	closer_fd = sv[0] + 1;
+	return true;
+}
+
+/* fds[0..n) (none < 0) to the closer: false where not all went */
+static bool closer_send(const int *fds, size_t n)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(CLOSER_BATCH * sizeof(int))];
+	} u;
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *h;
+
+	memset(&u, 0, sizeof(u));
+	m.msg_control = u.b;
+	m.msg_controllen = CMSG_SPACE(n * sizeof(int));
+	h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(h), fds, n * sizeof(int));
+	return sendmsg(closer_fd - 1, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == 1;
+}
+
+void close_after(const int *fds, size_t n)
+{
+	int v[CLOSER_BATCH];
+	size_t k = 0;
+
+	if (!closer_fd)
+		(void)closer_start();
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && fds[i] >= 0)
+			v[k++] = fds[i];
+		if (!k || (k < CLOSER_BATCH && i < n))
+			continue;
+		if (closer_fd > 0 && closer_send(v, k)) {
+			for (size_t j = 0; j < k; j++)
+				close(v[j]); /* not the last reference */
+		} else {
+			close_later(v, k);
+		}
+		k = 0;
+	}
 }

@@ -361,6 +361,34 @@ size_t rb_bytes(const struct consumer *c, size_t percpu)
 }
 
 /*
+ * 1 where some clause of the run (or the ERROR clauses' firing,
+ * c->eneeds) needs what need names (D_NEED_*), or there is no program
+ * to ask: what usdt.bpf.c's generic program must keep
+ */
+static uint32_t run_needs(const struct consumer *c, unsigned need)
+{
+	if (!c->prog)
+		return 1;
+	for (unsigned ci = 0; ci < d_nclauses(c->prog); ci++)
+		if ((d_clause_needs(c->prog, ci) | c->eneeds) & need)
+			return 1;
+	return 0;
+}
+
+/* 1 where some clause copies an argument's bytes (ev_mem()'s memmask) */
+static uint32_t run_memargs(const struct consumer *c)
+{
+	uint32_t size[D_MAXARGS];
+
+	if (!c->prog)
+		return 1;
+	for (unsigned ci = 0; ci < d_nclauses(c->prog); ci++)
+		if (d_clause_memargs(c->prog, ci, size))
+			return 1;
+	return 0;
+}
+
+/*
  * Set the constant var of the program's .rodata map m to v before the
  * load: its offset is the one the object's BTF gives (.rodata's
  * section info), so the loader does not depend on the order clang
@@ -447,6 +475,13 @@ static int bpf_obj_load(struct consumer *c, size_t rbsz)
 		if (err || l < 7 || strcmp(nm + l - 7, ".rodata"))
 			continue;
 		err = rodata_set(b->obj, m, "self_pid", &self, sizeof(self));
+		/* usdt.bpf.c: the copies no clause reads, pruned */
+		u = run_memargs(c);
+		if (!err)
+			err = rodata_set(b->obj, m, "mem_on", &u, sizeof(u));
+		u = run_needs(c, D_NEED_USTACK);
+		if (!err)
+			err = rodata_set(b->obj, m, "ustk_on", &u, sizeof(u));
 		/* kprov.bpf.h: bpf_task_pt_regs() needs the kernel's BTF */
 		u = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 		if (!err)

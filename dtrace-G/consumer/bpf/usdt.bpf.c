@@ -52,7 +52,10 @@
  * in bounds the verifier need not know multiply its walk.  The record's
  * offset is passed through map memory where it would carry such bounds
  * into the string loop (rec_off()), and a run's optional parts are
- * gated on .rodata constants the verifier prunes.  The work done per
+ * gated on .rodata constants the verifier prunes (vtime_on, mem_on,
+ * ustk_on, hold_thread()'s offsets: a count()'s generic program
+ * verified 28,431 instructions with the stack's copy, copyin()'s and the
+ * hold, 18,655 without).  The work done per
  * argument and per string, and a direct plan's operator and bucket,
  * are in global functions (BPF-to-BPF calls: ubpf_arg_fetch(),
  * ubpf_args(), ubpf_strs(), kagg.bpf.h's ubpf_kalu() and
@@ -92,6 +95,13 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* dtrace's own pid, set by the loader: its hits are not traced */
 const volatile __u32 self_pid = 0;
+
+/*
+ * 0 where no clause of the run copies an argument's bytes (copyin()) or
+ * reads ustack(), set by the loader: the verifier prunes those parts
+ * (Verification above); an event's memmask and ustk are then 0 too
+ */
+const volatile __u32 mem_on = 1, ustk_on = 1;
 
 #if !defined(__TARGET_ARCH_arm64)
 /* x86-64 struct pt_regs (its offsets: uregs.h, checked below) */
@@ -156,11 +166,14 @@ const volatile __u32 hold_sighand = 0, hold_blocked = 0, hold_handler = 0;
 static __always_inline __u32 *hold_thread(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u32 *v = bpf_map_lookup_elem(&hold, &tid);
+	__u32 *v;
 	__u64 t, sh = 0, h = 2, bl = 1;
 
-	if (!v || *v != UBPF_HOLD_SEIZED || !hold_sighand || !hold_blocked ||
-	    !hold_handler)
+	/* first: a run that holds none (0s) has the verifier prune it all */
+	if (!hold_sighand || !hold_blocked || !hold_handler)
+		return 0;
+	v = bpf_map_lookup_elem(&hold, &tid);
+	if (!v || *v != UBPF_HOLD_SEIZED)
 		return 0;
 	t = bpf_get_current_task();
 	if (bpf_probe_read_kernel(&sh, 8, (void *)(t + hold_sighand - 1)) ||
@@ -941,7 +954,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 	 * 0.8 s here, and to minutes in check-kmod's emulated guest).  The
 	 * address is the argument already in the record.
 	 */
-	if (e->memmask) {
+	if (mem_on && e->memmask) {
 		__u32 a = e->memarg, n = 0;
 		__u16 *lp;
 
@@ -962,7 +975,7 @@ static __always_inline int usdt_fire(struct ureg *ctx, const int vt,
 		off += 2 + n;
 	}
 	off &= UBPF_SCRATCH / 2 - 1;
-	if (e->ustk) {
+	if (ustk_on && e->ustk) {
 		off = ustack_copy(s, off, R, e->ustk);
 		h->flags |= UBPF_RF_USTACK;
 	}

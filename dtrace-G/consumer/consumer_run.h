@@ -37,6 +37,10 @@ void close_later(const int *fds, size_t n);
 /* ... or, where nothing waits for the close, not even dtrace's exit, by
  * the closer, a child that outlives dtrace by those closes' waits */
 void close_after(const int *fds, size_t n);
+/* a helper child set apart from dtrace (the closer, the reaper), its
+ * socket at 3; child_wait(): dtrace waits until it holds nothing else */
+void child_detach(int sk, const char *name, bool keep_err);
+bool child_wait(int fd);
 /* ... or with the next close_many()'s, in its batch (close_wait() at the
  * latest): descriptors whose close nothing waits on until then */
 void close_with_next(const int *fds, size_t n);

@@ -253,35 +253,63 @@ void close_wait(void)
  * -1 where it could not be or is not wanted */
 static int closer_fd;
 
-/* The closer: close_later() on what it is sent, until EOF. */
-static __attribute__((noreturn)) void closer(int sk)
+/*
+ * A child of dtrace's that may outlive it (the closer, inproc_reap.c's
+ * reaper), set apart: sk, its end of a socket pair, made descriptor 3;
+ * stdin and stdout /dev/null, and stderr unless keep_err; every other
+ * descriptor of dtrace's closed; a session of its own (a ^C or SIGHUP
+ * for dtrace is not for it), name for ps.  Then a byte to dtrace, whose
+ * child_wait() waits for it: a copy the child still held when dtrace
+ * closed its own would be released by the child, later (an event
+ * up_close() must delete, a live process's link).  A child that cannot
+ * be set apart exits.
+ */
+void child_detach(int sk, const char *name, bool keep_err)
 {
-	sigset_t none;
 	int nul;
 
 	(void)setsid();
-	(void)prctl(PR_SET_NAME, "dtrace-closer", 0, 0, 0); /* ps names it */
-	(void)chdir("/"); /* no file system kept busy */
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL); /* dtrace's handlers are not its own */
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	/* the socket at 3, stdin, stdout and stderr /dev/null, the rest
-	 * of dtrace's closed */
+	(void)prctl(PR_SET_NAME, name, 0, 0, 0);
 	if (sk != 3 && (dup2(sk, 3) < 0 || close(sk) < 0))
 		_exit(1);
 	(void)syscall(SYS_close_range, 4u, ~0u, 0u);
 	nul = open("/dev/null", O_RDWR);
 	if (nul >= 0) {
-		for (int f = 0; f < 3; f++)
+		for (int f = 0; f < (keep_err ? 2 : 3); f++)
 			if (f != nul)
 				(void)dup2(nul, f);
-		if (nul > 2)
+		if (nul > 3) /* (0, 1 or 2 where dtrace had none there) */
 			close(nul);
 	}
-	/* dtrace may go on: this holds nothing of its own now */
 	if (send(3, "r", 1, MSG_NOSIGNAL) != 1)
 		_exit(1);
+}
+
+bool child_wait(int fd)
+{
+	for (;;) {
+		char r;
+		ssize_t got = recv(fd, &r, 1, 0);
+
+		if (got == 1 && r == 'r')
+			return true;
+		if (got < 0 && errno == EINTR)
+			continue;
+		return false;
+	}
+}
+
+/* The closer: close_later() on what it is sent, until EOF. */
+static __attribute__((noreturn)) void closer(int sk)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL); /* dtrace's handlers are not its own */
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	(void)chdir("/"); /* no file system kept busy after dtrace */
+	child_detach(sk, "dtrace-closer", false);
 	/* dtrace's threads are not the closer's: none of its own yet */
 	later_head = later_n = 0;
 	next_n = 0;
@@ -345,19 +373,7 @@ static bool closer_start(void)
 		closer(sv[1]);
 	}
 	close(sv[1]);
-	/*
-	 * Its copies of every other descriptor of dtrace's closed first:
-	 * one it held when dtrace closed its own would be released by it,
-	 * later (an event up_close() must delete, a live process's link)
-	 */
-	for (;;) {
-		char r;
-		ssize_t got = recv(sv[0], &r, 1, 0);
-
-		if (got == 1 && r == 'r')
-			break;
-		if (got < 0 && errno == EINTR)
-			continue;
+	if (!child_wait(sv[0])) { /* it holds nothing else of dtrace's */
 		close(sv[0]);
 		return false;
 	}

@@ -20,13 +20,14 @@
  * would widen what a flaw there gives), and a child of dtrace has
  * dtrace's code and knowledge already, down to how a file's symbols and
  * notes are read.  Its name is dtrace-reaper (ps).  It leaves dtrace's
- * session (a ^C or a SIGHUP for dtrace is not for it), closes every
- * descriptor dtrace had open but the socket and stderr (a probe's BPF
- * link or perf event would otherwise outlive dtrace in it), and exits
- * with _exit(), so nothing dtrace registered for its own exit runs
- * twice.  A dying dtrace closes its descriptors before it lets go of
- * the processes it traces (ptrace), and reparents its children after:
- * the reaper holds nothing before it is reparented.
+ * session (a ^C or a SIGHUP for dtrace is not for it), closes every descriptor
+ * dtrace had open but the socket and stderr (a probe's BPF link or perf event
+ * would otherwise outlive dtrace in it), before dtrace goes on (fdclose.c's
+ * child_detach(), as the closer's start), and exits with _exit(), so nothing
+ * dtrace registered for its own exit runs twice.  A dying dtrace closes its
+ * descriptors before it lets go of the processes it traces (ptrace), and
+ * reparents its children after: the reaper holds nothing before it is
+ * reparented.
  *
  * What is put back (reclaim()), the process held, exactly as dtrace's
  * end does it (inproc_stop.c's ip_disarm(), with its holding, its
@@ -75,9 +76,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -454,24 +453,12 @@ static __attribute__((noreturn)) void reaper(struct consumer *c, int sk)
 	size_t n = 0;
 	sigset_t none;
 	pid_t dt = getppid();
-	int nul;
 
-	(void)setsid();
-	(void)prctl(PR_SET_NAME, "dtrace-reaper", 0, 0, 0); /* ps names it */
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* the socket at 3, stderr kept, the rest of dtrace's closed */
-	if (sk != 3 && (dup2(sk, 3) < 0 || close(sk) < 0))
-		_exit(1);
-	(void)syscall(SYS_close_range, 4u, ~0u, 0u);
-	nul = open("/dev/null", O_RDWR);
-	if (nul >= 0) {
-		(void)dup2(nul, 0);
-		(void)dup2(nul, 1);
-		if (nul > 3)
-			close(nul);
-	}
+	child_detach(sk, "dtrace-reaper", true); /* ps names it */
 	c->out = stderr; /* say() flushes it: not dtrace's stdout's buffer */
 	for (;;) {
 		struct ip_told t;
@@ -523,6 +510,11 @@ static bool reap_start(struct consumer *c)
 		reaper(c, sv[1]);
 	}
 	close(sv[1]);
+	if (!child_wait(sv[0])) { /* it holds nothing else of dtrace's */
+		close(sv[0]);
+		errno = ECHILD;
+		goto bad;
+	}
 	ip->reap_fd = sv[0] + 1;
 	ip->reap_pid = pid;
 	return true;

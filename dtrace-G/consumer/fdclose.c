@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * fdclose.c - closing many uprobe perf events at once (close_many()),
- * and a gone process's in the background (close_later()).
+ * a gone process's in the background (close_later()) or after dtrace
+ * (close_after(), by dtrace-closer), and the start of a child set apart
+ * from dtrace (child_detach(): the closer's, inproc_reap.c's reaper's).
  *
  * The close that destroys a uprobe perf event (or the BPF link on it, the
  * event's last reference) unregisters the uprobe when it was the site's

@@ -23,7 +23,9 @@
 #    can hit, are closed by dtrace's closer, which outlives dtrace by
 #    their grace periods (fdclose.c's close_after()), and never by
 #    another process; with DTRACE_CLOSER=0, by dtrace's threads,
-#    nothing at once;
+#    nothing at once; and the closer, caught while a run goes on (its
+#    command's threads exited), holds nothing of dtrace's but its
+#    socket, in its own session, in /;
 #  - after the -p runs, no link holds the process's ld.so (dlhold.c's
 #    hold at its dlopen()s, closed in the sites' batch once every
 #    thread is detached: fdclose.c's close_with_next()) and a dlopen()
@@ -34,7 +36,7 @@
 #    that skipped close_wait() before deleting the uprobe events still
 #    passed: the backend's own closes, after, had taken a grace period
 #    and the exited process's closes were done by then.)
-# About 10 s (14 s loaded).  Needs root, BPF and tracefs; the links from
+# About 12 s (16 s loaded).  Needs root, BPF and tracefs; the links from
 # Linux 6.12.
 
 . "$top_srcdir/tests/lib.sh"
@@ -139,6 +141,47 @@ for k in 1 0; do
 		nothing "$w, after"
 	fi
 done
+
+# The closer, seen while the run goes on: a -c command's threads exit
+# before it does (DTRACE_UPROBE_MULTI=0: dlhold.c's per-thread events,
+# each thread's closed by the closer at its exit), so dtrace's child
+# dtrace-closer is there; it holds nothing of dtrace's but its socket
+# (stdin, stdout and stderr /dev/null: not this shell's out.txt nor a
+# pipe of its caller), in a session of its own, in /.
+if [ "$links" = 1 ]; then
+	rm -f out.txt
+	DTRACE_UPROBE_MULTI=0 timeout -s KILL 60 "$DTRACE" -q \
+		-n 'tr$target:::tick { @ = count(); }' \
+		-c "./trprog 'threads 4 2' 'sleep 2000'" >out.txt 2>err.txt &
+	dp=$!
+	bg_pids="$bg_pids $dp"
+	cl=
+	wait_until 100 grep -q "^ok threads" out.txt
+	dd=$(pgrep -P "$dp" -x dtrace | head -n 1) # timeout's child
+	wait_until 20 sh -c "pgrep -P '${dd:-0}' -x dtrace-closer >/dev/null"
+	cl=$(pgrep -P "${dd:-0}" -x dtrace-closer | head -n 1)
+	if [ -z "$cl" ]; then
+		fail "closer: no dtrace-closer child of dtrace while it runs"
+	else
+		expect_eq "closer: stdin, stdout, stderr" \
+			"/dev/null /dev/null /dev/null" \
+			"$(readlink "/proc/$cl/fd/0" "/proc/$cl/fd/1" \
+				"/proc/$cl/fd/2" | paste -sd' ')"
+		expect_eq "closer: nothing of dtrace's but its socket" "" \
+			"$(for f in /proc/"$cl"/fd/*; do
+				case ${f##*/} in 0|1|2) continue ;; esac
+				readlink "$f"
+			done | grep -v -e '^socket:' -e '^anon_inode:')"
+		expect_eq "closer: its directory" / "$(readlink "/proc/$cl/cwd")"
+		expect_eq "closer: a session of its own" "$cl" \
+			"$(ps -o sid= -p "$cl" | tr -d ' ')"
+	fi
+	wait "$dp"
+	expect_eq "closer: status" 0 "$?"
+	expect_eq "closer: output" "threads 8|ok threads|ok sleep|8" \
+		"$(awk 'NF { $1 = $1; print }' out.txt | paste -sd'|')"
+	closed "closer's run"
+fi
 
 # ldso PID: uprobe_multi links on process PID's ld.so (dlhold.c's hold
 # at its dlopen()s), in any process

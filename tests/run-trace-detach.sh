@@ -36,7 +36,7 @@
 #    that skipped close_wait() before deleting the uprobe events still
 #    passed: the backend's own closes, after, had taken a grace period
 #    and the exited process's closes were done by then.)
-# About 12 s (16 s loaded).  Needs root, BPF and tracefs; the links from
+# About 13 s (17 s loaded).  Needs root, BPF and tracefs; the links from
 # Linux 6.12.
 
 . "$top_srcdir/tests/lib.sh"
@@ -147,18 +147,20 @@ done
 # each thread's closed by the closer at its exit), so dtrace's child
 # dtrace-closer is there; it holds nothing of dtrace's but its socket
 # (stdin, stdout and stderr /dev/null: not this shell's out.txt nor a
-# pipe of its caller), in a session of its own, in /.
+# pipe of its caller), in a session of its own, in /.  The command
+# sleeps 3 s after its threads, so the closer is caught while dtrace
+# runs, also under load (the sanitizers' build).
 if [ "$links" = 1 ]; then
 	rm -f out.txt
 	DTRACE_UPROBE_MULTI=0 timeout -s KILL 60 "$DTRACE" -q \
 		-n 'tr$target:::tick { @ = count(); }' \
-		-c "./trprog 'threads 4 2' 'sleep 2000'" >out.txt 2>err.txt &
+		-c "./trprog 'threads 4 2' 'sleep 3000'" >out.txt 2>err.txt &
 	dp=$!
 	bg_pids="$bg_pids $dp"
 	cl=
 	wait_until 100 grep -q "^ok threads" out.txt
 	dd=$(pgrep -P "$dp" -x dtrace | head -n 1) # timeout's child
-	wait_until 20 sh -c "pgrep -P '${dd:-0}' -x dtrace-closer >/dev/null"
+	wait_until 25 sh -c "pgrep -P '${dd:-0}' -x dtrace-closer >/dev/null"
 	cl=$(pgrep -P "${dd:-0}" -x dtrace-closer | head -n 1)
 	if [ -z "$cl" ]; then
 		fail "closer: no dtrace-closer child of dtrace while it runs"

@@ -1090,22 +1090,9 @@ bool bpf_kagg_keeps_tls(const struct bpf_kagg *k)
 }
 
 /*
- * Whether pid's hits where the kernel keeps self-> variables stay in
- * user space, every clause run there with user space's copy, for the
- * process's whole life: decided at its first enable, with it held
- * still, and kept in cgtlsu.  A generated program that finds a process
- * not armed at such an event puts its pid there (cgen.c), so an entry
- * says that user space may have run one of its hits already (a forked
- * child firing through the events it inherited before its registration
- * reached dtrace): it stays unarmed there.  No entry: none did, and 0
- * goes in, which says armed from now on (the program's BPF_NOEXIST
- * leaves it).  When the map had no room for an entry (cgtlsufull, set
- * by the program or here), an undecided process is kept in user space.
- * bpf_kagg_tls_reap() takes the entries of processes gone.
- */
-/*
  * pid's cgtlsu entry, made v where it has none (*made): the value it
- * has, 1 for a process undecided while the map is full
+ * has (a program's, where one put the pid there meanwhile), 1 for a
+ * process undecided while the map is full
  */
 static uint32_t tls_entry(struct bpf_kagg *k, pid_t pid, uint32_t v, bool *made)
 {
@@ -1120,10 +1107,26 @@ static uint32_t tls_entry(struct bpf_kagg *k, pid_t pid, uint32_t v, bool *made)
 		*made = true;
 		return v;
 	}
+	if (errno == EEXIST && bpf_map_lookup_elem(k->tlsu_fd, &key, &cur) == 0)
+		return cur;
 	(void)bpf_map_update_elem(k->tlsufull_fd, &zero, &one, BPF_ANY);
 	return 1;
 }
 
+/*
+ * Whether pid's hits where the kernel keeps self-> variables stay in
+ * user space, every clause run there with user space's copy, for the
+ * process's whole life: decided at its first enable, with it held
+ * still, and kept in cgtlsu.  A generated program that finds a process
+ * not armed at such an event puts its pid there (cgen.c), so an entry
+ * says that user space may have run one of its hits already (a forked
+ * child firing through the events it inherited before its registration
+ * reached dtrace): it stays unarmed there.  No entry: none did, and 0
+ * goes in, which says armed from now on (the program's BPF_NOEXIST
+ * leaves it).  When the map had no room for an entry (cgtlsufull, set
+ * by the program or here), an undecided process is kept in user space.
+ * bpf_kagg_tls_reap() takes the entries of processes gone.
+ */
 bool tls_user(struct bpf_kagg *k, pid_t pid)
 {
 	bool made;

@@ -28,7 +28,9 @@
 #    (DTRACE_SITE_LINKS=0, bpf_attach.c);
 #  - a stack as a key under -c: bprov$target:::hit { @[ustack(1)] =
 #    count(); } on the same 1,000 hits against bpftrace's @[ustack(1)]
-#    (ours verifies the in-kernel unwinder at start, ustack_walk.c);
+#    (ours verifies the in-kernel unwinder on a thread of its own as
+#    the run goes on, ustack_walk.c; and with DTRACE_USTACK_WALK=start
+#    before the command goes, as before 2026-12-07);
 #  - thread churn: the same count under -c on bench/threads.c, 60
 #    threads created and joined one after another, 10 hits each (600),
 #    ours (the uprobe_multi link holding it at dlopen()) and with
@@ -162,6 +164,8 @@ while [ "$r" -lt "$ROUNDS" ]; do
 	timed b_count bpftrace -q -e "$bcount" -c "./ours 1000"
 	DTRACE_BACKEND=bpf timed d_ustk "$DTRACE" -q -n "$dustk" \
 		-c "./ours 1000"
+	DTRACE_BACKEND=bpf DTRACE_USTACK_WALK=start timed d_ustks "$DTRACE" \
+		-q -n "$dustk" -c "./ours 1000"
 	timed b_ustk bpftrace -q -e "$bustk" -c "./ours 1000"
 	if [ -n "$OURS2" ]; then
 		timed d_begin2 "$OURS2" -q -n 'BEGIN { exit(0); }'
@@ -174,12 +178,12 @@ while [ "$r" -lt "$ROUNDS" ]; do
 done
 printf '%-52s %12s %12s %8s\n' "figure (start to exit, mean of $ROUNDS)" \
 	"dtrace" "bpftrace" "ratio"
-for f in begin count count0 countpe countsl ustk ${OURS2:+begin2 count2 count02}; do
+for f in begin count count0 countpe countsl ustk ustks ${OURS2:+begin2 count2 count02}; do
 	set -- $(mean "d_$f")
 	dw=$1 dc=$2
 	case $f in
 	count*) set -- $(mean b_count) ;;
-	ustk) set -- $(mean b_ustk) ;;
+	ustk*) set -- $(mean b_ustk) ;;
 	*) set -- $(mean b_begin) ;;
 	esac
 	bw=$1 bc=$2
@@ -190,6 +194,7 @@ for f in begin count count0 countpe countsl ustk ${OURS2:+begin2 count2 count02}
 	countpe) what="-c one-clause count(), DTRACE_UPROBE_MULTI=0" ;;
 	countsl) what="-c one-clause count(), DTRACE_SITE_LINKS=0" ;;
 	ustk) what="-c @[ustack(1)] = count(), 1,000 hits" ;;
+	ustks) what="-c @[ustack(1)], DTRACE_USTACK_WALK=start" ;;
 	begin2) what="BEGIN { exit }, OURS2" ;;
 	count2) what="-c one-clause count(), OURS2" ;;
 	count02) what="-c one-clause count(), DTRACE_CGEN=0, OURS2" ;;

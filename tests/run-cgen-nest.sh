@@ -106,11 +106,13 @@ nested 0 "strings and profile-4999, the generic programs"
 # dtrace, slower to read them, walked 4 of 20,000 without the sleep and
 # dropped half the copies, ~7 KiB each, for a full ring); the ring holds
 # all 20,000 records (-x bufsize=32m a CPU), and the count cannot fall
-# for a reason other than cgbuf's.
+# for a reason other than cgbuf's.  The unwinder loaded before the
+# command goes (DTRACE_USTACK_WALK=start), not on its own thread as the
+# run goes on: the sleep is then for the tables alone.
 wait_ms=1000
 [ "${USDT_SANITIZERS:-no}" = yes ] && wait_ms=3000
 rm -f out.txt
-timeout -s KILL 120 "$DTRACE" -x bufsize=32m -v -q -o out.txt \
+DTRACE_USTACK_WALK=start timeout -s KILL 120 "$DTRACE" -x bufsize=32m -v -q -o out.txt \
 	-c "./nest 20000 $wait_ms" -n '
 pid$target::hit:entry { @n = count(); @s[ustack(1)] = count(); }
 END { printa("%@d\n", @n); }' >/dev/null 2>err.txt

@@ -1096,8 +1096,10 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 	$gcc -O2 -fomit-frame-pointer -I. -c "$data/uwalk.c" -o uwalk.o &&
 		"$DTRACE" -G -s "$data/ustk.d" uwalk.o -o uwalk-p.o &&
 		$gcc -o uwalk uwalk.o uwalk-p.o || fail "building uwalk"
-	# uwstart WALK NAME ARGS...: dtrace -v with the walk on (1) or off
-	# (0) started in the background: NAME.txt, NAME.err; uwend NAME:
+	# uwstart WALK NAME ARGS...: dtrace -v with the walk on (1: loaded
+	# before the command goes, DTRACE_USTACK_WALK=start, so that the
+	# counts below do not wait on its loading's thread) or off (0)
+	# started in the background: NAME.txt, NAME.err; uwend NAME:
 	# its end, its status checked, its walked and copied counts (from
 	# NAME.err) in $walked; uwrun: the two.  Each pair below, uwstart
 	# 0 NAME0 and uwstart 1 NAME1, runs side by side and is compared
@@ -1110,6 +1112,7 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		uw_w=$1
 		uw_n=$2
 		shift 2
+		[ "$uw_w" != 1 ] || uw_w=start
 		DTRACE_USTACK_WALK=$uw_w DTRACE_BACKEND=bpf setarch -R \
 			timeout -s KILL 120 "$DTRACE" -v -q "$@" \
 			>"$uw_n.txt" 2>"$uw_n.err" </dev/null &
@@ -1144,6 +1147,44 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		uwalk1.err
 	[ "${walked%% *}" -gt 0 ] && [ "${walked#* }" -ge 40 ] ||
 		fail "uwalk: walked and copied: ${walked:-none said}: $(cat uwalk1.err)"
+	# The default (DTRACE_USTACK_WALK unset): the unwinder loads on a
+	# thread of its own while the run goes on (ustack_walk.c's
+	# uw_fill()), the stacks copied until it is in.  uwalk waits for
+	# -v's line saying it loaded (UWALK_WAIT), so that its rounds after
+	# the first are walked; the output is the copy's, whose uwalk waits
+	# on a file of a name as long that says so already (the stack's
+	# place, and so pgend()'s frames, moves with the environment's
+	# size).  A run that ends before the loading does (no hit: uwalk
+	# 0) gives it up: no word of it (libbpf's or -v's "no stack
+	# walk"), status 0.
+	echo 'dtrace: BPF: the stack walk in the kernel for site links loaded' \
+		>uwdef0.rdy
+	UWALK_WAIT=$PWD/uwdef1.err
+	export UWALK_WAIT
+	uwstart '' uwdef1 -c './uwalk 3 exec' \
+		-n 'ustk$target:::fire { @[ustack()] = count(); }' \
+		-n 'ustk$target:::fire { trace(ustack()); }'
+	UWALK_WAIT=$PWD/uwdef0.rdy
+	uwstart 0 uwdef0 -c './uwalk 3 exec' \
+		-n 'ustk$target:::fire { @[ustack()] = count(); }' \
+		-n 'ustk$target:::fire { trace(ustack()); }'
+	unset UWALK_WAIT
+	uwstart '' uwnone -c './uwalk 0' \
+		-n 'ustk$target:::fire { @[ustack()] = count(); }'
+	uwend uwdef0
+	uwdef_n=$((${walked%% *} + ${walked#* }))
+	uwend uwdef1
+	expect_file_eq "uwalk, the unwinder loaded meanwhile: as unwound copies" \
+		uwdef0.txt uwdef1.txt
+	expect_grep "uwalk, the unwinder loaded meanwhile: -v says it loaded" \
+		'^dtrace: BPF: the stack walk in the kernel for site links loaded, [0-9]* ms after its start$' \
+		uwdef1.err
+	[ "${walked%% *}" -gt 0 ] &&
+		[ "$((${walked%% *} + ${walked#* }))" -eq "$uwdef_n" ] ||
+		fail "uwalk, the unwinder loaded meanwhile: walked and copied: ${walked:-none said} (some walked, $uwdef_n in all): $(cat uwdef1.err)"
+	uwend uwnone
+	expect_eq "uwalk 0, the loading given up: nothing said of it" "" \
+		"$(grep -e libbpf -e 'no stack walk' uwnone.err)"
 	uwstart 0 dlswap0 -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"
 	uwstart 1 dlswap1 -c "./dlswap 6 0 20 $PWD" -n "$dlswap_d"
 	uwend dlswap0

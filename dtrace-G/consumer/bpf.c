@@ -195,9 +195,15 @@ static void lb_note(const char *fmt, va_list ap)
 	free(m);
 }
 
+/* set on a thread whose loads libbpf must not speak of (nor note in
+ * lb, which the consumer's thread keeps): ustack_walk.c's loader */
+_Thread_local bool bpf_lb_mute;
+
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
+	if (bpf_lb_mute)
+		return 0;
 	if (level == LIBBPF_WARN && lb.on) {
 		va_list aq;
 
@@ -1615,6 +1621,7 @@ static void bpf_drain(struct consumer *c)
 	if (b->rb)
 		(void)ring_buffer__consume(b->rb);
 	drops_read(c);
+	uw_poll(c); /* the unwinder's loading, if it has ended */
 	/*
 	 * Then the fork tracker's records: a child's FORK record was
 	 * written before the child ran, so every hit just read has its

@@ -80,7 +80,11 @@ struct consumer_bpf {
 /* ustack_walk.c: the unwinder's maps (m->uwalk1), its loading, freed */
 int uw_load(struct consumer *c, struct cgen_maps *m);
 void uw_fill(struct consumer *c, int k);
+void uw_poll(struct consumer *c);
 void uw_free(struct consumer *c);
+/* bpf.c: libbpf says nothing of this thread's loads (uw_fill()'s
+ * loader, on a thread of its own) */
+extern _Thread_local bool bpf_lb_mute;
 
 /* bpf.c */
 void ev_ctx(const struct tevent *e, struct ubpf_ev *s);

@@ -26,6 +26,26 @@
  * DTRACE_USTACK_WALK=0; aarch64, which keeps the copy) the array stays
  * empty and the tail call falls through to the copy.
  *
+ * On a thread of its own.  That verification grew with the walk
+ * (41,548 instructions, 0.23 s of a 0.29 s run on this project's VM,
+ * 2026-12-07), and the walk has nothing to do before dtrace has
+ * unwound a process's first copy and built its tables anyway; so
+ * uw_fill() loads it on a thread (uw_start(): copies of the maps'
+ * descriptors, every signal blocked but UW_SIG) while the run goes on,
+ * and the thread puts it into the array when it is in: from the next
+ * hit on the tail call lands (a prog array is looked up at each call;
+ * the generated programs, loaded first, made it theirs with the same
+ * type and attach type).  Until then the array is empty and every
+ * stack copied, which gives the same output.  uw_poll() joins a
+ * loading that has ended at each read (-v says when it loaded);
+ * uw_free() gives up one still running (a short run: most of the CPU
+ * saved) by sending UW_SIG until the thread ends, since the verifier
+ * returns EAGAIN when a signal is pending and libbpf tries again a few
+ * times.  DTRACE_USTACK_WALK=start loads it before the commands go, as
+ * before: tests whose counts need every hit after the first walked.
+ * libbpf says nothing of the thread's loads (bpf.c's bpf_lb_mute):
+ * its failure is said by uw_join(), a loading given up not at all.
+ *
  * Tables (uw_build(), from ustack.c when it has unwound a copy with a
  * session).  Each r-x mapping of a file in the session's maps text
  * whose libdwfl module has .eh_frame_hdr, and has it where the mapping
@@ -58,8 +78,12 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,11 +121,26 @@ struct uw_proc {
 	const char *maps;
 };
 
+/* a loading of the unwinder into one prog array, on a thread of its
+ * own (uw_fill()): the descriptors its own copies */
+struct uw_loader {
+	pthread_t th;
+	bool on;	  /* the thread made, not joined yet */
+	int fds[9];	  /* uw_obj()'s maps */
+	int arr;	  /* the prog array */
+	int k;		  /* 0 a perf event's, 1 uprobe_multi's */
+	int err;	  /* its errno where it failed, else 0 */
+	atomic_bool stop; /* uw_join(): give up */
+	struct bpf_object *obj;
+	uint64_t t0, done; /* CLOCK_MONOTONIC ns: started, ended */
+};
+
 struct uwalk {
 	int rows, mods, px, seen, pages;
 	int arr[2]; /* the prog arrays: perf event's, uprobe_multi's */
 	struct bpf_object *obj[2];
 	bool tried[2]; /* uw_fill() */
+	struct uw_loader ld[2];
 	uint32_t nrows, npages;
 	uint32_t gen; /* slots filled: each filling's own (uw_px.gen) */
 	struct uw_file *files;
@@ -116,26 +155,36 @@ struct uwalk {
 /* Loading */
 
 #if defined(__x86_64__)
-static int uw_obj(struct consumer *c, struct uwalk *uw,
-		  const struct cgen_maps *m, int k)
+/* the unwinder's maps, as uw_obj() names them */
+static const char *const uw_names[9] = { "cgbuf", "rb",	    "drops",
+					 "urows", "umods",  "upx",
+					 "useen", "upages", "rbwake" };
+
+static void uw_fds(const struct uwalk *uw, const struct cgen_maps *m,
+		   int fds[9])
 {
-	static char log[1 << 20];
+	const int f[9] = { m->buf, m->rb,    m->drops,	uw->rows, uw->mods,
+			   uw->px, uw->seen, uw->pages, m->wake };
+
+	memcpy(fds, f, sizeof(f));
+}
+
+/* the unwinder loaded for prog array k with the maps fds (uw_names'),
+ * into *obj: its program's fd, or -1 */
+static int uw_obj(const int fds[9], int k, struct bpf_object **obj)
+{
 	struct bpf_object *o;
 	struct bpf_program *p;
-	const char *names[9] = { "cgbuf", "rb",	 "drops", "urows",
-				 "umods", "upx", "useen", "upages",
-				 "rbwake" };
-	int fds[9] = { m->buf,	 m->rb,	 m->drops, uw->rows,
-		       uw->mods, uw->px, uw->seen, uw->pages,
-		       m->wake };
+	char *log = NULL;
+	int fd = -1;
 
-	(void)c;
 	o = bpf_object__open_mem(unw_bpf_obj, unw_bpf_obj_len, NULL);
 	if (!o)
 		return -1;
-	uw->obj[k] = o;
+	*obj = o;
 	for (int i = 0; i < 9; i++) {
-		struct bpf_map *mp = bpf_object__find_map_by_name(o, names[i]);
+		struct bpf_map *mp =
+			bpf_object__find_map_by_name(o, uw_names[i]);
 
 		if (!mp || bpf_map__reuse_fd(mp, fds[i]))
 			return -1;
@@ -146,17 +195,154 @@ static int uw_obj(struct consumer *c, struct uwalk *uw,
 	if (k)
 		bpf_program__set_expected_attach_type(
 			p, (enum bpf_attach_type)UMULTI_ATTACH);
-	if (getenv("DTRACE_CGEN_LOG")) /* the verifier's log, as cg_load_as() */
-		bpf_program__set_log_buf(p, log, sizeof(log));
-	log[0] = '\0';
-	if (bpf_object__load(o)) {
-		if (getenv("DTRACE_CGEN_LOG"))
-			fputs(log, stderr);
-		return -1;
+	/* the verifier's log, as cg_load_as() (a loading's own: two may
+	 * run at once) */
+	if (getenv("DTRACE_CGEN_LOG") && (log = calloc(1, 1 << 20)))
+		bpf_program__set_log_buf(p, log, 1 << 20);
+	if (!bpf_object__load(o))
+		fd = bpf_program__fd(p);
+	else if (log)
+		fputs(log, stderr);
+	free(log);
+	return fd;
+}
+
+/* the signal uw_join() interrupts a loading's verification with (the
+ * verifier gives up with EAGAIN when one is pending; libbpf tries a
+ * few times more, so it is sent until the thread ends) */
+#define UW_SIG (SIGRTMIN + 5)
+
+static void uw_sig_none(int sig)
+{
+	(void)sig;
+}
+
+static uint64_t uw_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *uw_loader_main(void *arg)
+{
+	struct uw_loader *l = arg;
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, UW_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	bpf_lb_mute = true; /* its failure said by uw_join() */
+	errno = 0;
+	fd = atomic_load(&l->stop) ? -1 : uw_obj(l->fds, l->k, &l->obj);
+	if (fd >= 0 && !bpf_map_update_elem(l->arr, &(uint32_t){ 0 }, &fd, 0))
+		l->err = 0;
+	else
+		l->err = errno ? errno : EINVAL;
+	for (int i = 0; i < 9; i++)
+		close(l->fds[i]);
+	close(l->arr);
+	l->done = uw_now();
+	return NULL;
+}
+
+/* the loading into array k (uw_fill()'s thread) joined where it has
+ * ended; with stop, given up where it still runs (a run that ended
+ * before it was done walks nothing).  -v says when it loaded, or why
+ * it failed. */
+static void uw_join(struct consumer *c, struct uwalk *uw, int k, bool stop)
+{
+	struct uw_loader *l = &uw->ld[k];
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+	const char *what = k ? "site links" : "uprobe events";
+	int64_t ms;
+
+	if (!l->on)
+		return;
+	if (!stop && pthread_tryjoin_np(l->th, NULL))
+		return;
+	if (stop) {
+		atomic_store(&l->stop, true);
+		while (pthread_tryjoin_np(l->th, NULL) == EBUSY) {
+			pthread_kill(l->th, UW_SIG);
+			nanosleep(&ts, NULL);
+		}
 	}
-	return bpf_program__fd(p);
+	l->on = false;
+	uw->obj[k] = l->obj;
+	l->obj = NULL;
+	ms = (int64_t)(l->done - l->t0) / 1000000;
+	if (!c->o->verbose)
+		return;
+	if (!l->err)
+		say(c,
+		    "BPF: the stack walk in the kernel for %s loaded, "
+		    "%" PRId64 " ms after its start",
+		    what, ms);
+	else if (!atomic_load(&l->stop))
+		say(c,
+		    "BPF: no stack walk in the kernel for %s (%s): stacks "
+		    "copied",
+		    what, strerror(l->err));
+}
+
+/* uw_fill()'s loading on a thread of its own, the run going on
+ * meanwhile; false where none could be made */
+static bool uw_start(struct uwalk *uw, const struct cgen_maps *m, int k)
+{
+	struct uw_loader *l = &uw->ld[k];
+	struct sigaction sa = { .sa_handler = uw_sig_none };
+	int fds[9];
+	sigset_t set, old;
+	bool ok = true;
+
+	uw_fds(uw, m, fds);
+	for (int i = 0; i < 9; i++)
+		l->fds[i] = -1;
+	l->arr = fcntl(uw->arr[k], F_DUPFD_CLOEXEC, 3);
+	for (int i = 0; i < 9; i++)
+		if ((l->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) < 0)
+			ok = false;
+	sigemptyset(&sa.sa_mask); /* no SA_RESTART: the load is let go */
+	if (!ok || l->arr < 0 || sigaction(UW_SIG, &sa, NULL) < 0)
+		goto fail;
+	/* the thread takes no signal but its own (unblocked there) */
+	sigfillset(&set);
+	pthread_sigmask(SIG_SETMASK, &set, &old);
+	l->k = k;
+	l->err = 0;
+	l->obj = NULL;
+	l->t0 = l->done = uw_now();
+	atomic_init(&l->stop, false);
+	l->on = pthread_create(&l->th, NULL, uw_loader_main, l) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (l->on)
+		return true;
+fail:
+	for (int i = 0; i < 9; i++)
+		if (l->fds[i] >= 0)
+			close(l->fds[i]);
+	if (l->arr >= 0)
+		close(l->arr);
+	return false;
 }
 #endif
+
+/* uw_fill()'s loadings that have ended joined (bpf.c's drain, at each
+ * read: -v says so then) */
+void uw_poll(struct consumer *c)
+{
+#if defined(__x86_64__)
+	struct uwalk *uw = c->bpf ? c->bpf->uw : NULL;
+
+	for (int k = 0; uw && k < 2; k++)
+		uw_join(c, uw, k, false);
+#else
+	(void)c;
+#endif
+}
 
 void uw_free(struct consumer *c)
 {
@@ -164,6 +350,10 @@ void uw_free(struct consumer *c)
 
 	if (!uw)
 		return;
+#if defined(__x86_64__)
+	for (int k = 0; k < 2; k++)
+		uw_join(c, uw, k, true);
+#endif
 	for (int k = 0; k < 2; k++) {
 		bpf_object__close(uw->obj[k]);
 		if (uw->arr[k] >= 0)
@@ -245,13 +435,17 @@ void uw_fill(struct consumer *c, int k)
 {
 #if defined(__x86_64__)
 	struct uwalk *uw = c->bpf ? c->bpf->uw : NULL;
-	int fd;
+	const char *env = getenv("DTRACE_USTACK_WALK");
+	int fds[9], fd;
 
 	if (!uw || uw->tried[k])
 		return;
 	uw->tried[k] = true;
+	if (!(env && !strcmp(env, "start")) && uw_start(uw, &c->bpf->cgm, k))
+		return;
 	errno = 0;
-	fd = uw_obj(c, uw, &c->bpf->cgm, k);
+	uw_fds(uw, &c->bpf->cgm, fds);
+	fd = uw_obj(fds, k, &uw->obj[k]);
 	if (fd >= 0 &&
 	    !bpf_map_update_elem(uw->arr[k], &(uint32_t){ 0 }, &fd, 0))
 		return;

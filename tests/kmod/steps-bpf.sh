@@ -705,8 +705,10 @@ check "ustack() at a USDT probe names trprog's main" \
 	grep -q 'trprog`main' bu.txt
 grep -q 'trprog`main' bu.txt || diag "$(cat bu.txt; tail -n 40 bu.err)"
 # ... and the unwinder its generated program tail-calls (bpf/unw.bpf.c:
-# bpf_loop(), bpf_find_vma()) loads on this verifier (-v says if not)
-DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bu.txt \
+# bpf_loop(), bpf_find_vma()) loads on this verifier (-v says if not;
+# loaded before the command goes, DTRACE_USTACK_WALK=start, so that a
+# short run cannot give the loading up)
+DTRACE_USTACK_WALK=start DTRACE_BACKEND=bpf timeout 120 dtrace -v -q -o bu.txt \
 	-n 'tr$target:::tick { @u[ustack()] = count(); }' \
 	-c "/kt/trprog 'tick 2'" >bu.prog 2>bv.err </dev/null
 check "ustack()'s stack walk in the kernel loads" \

@@ -17,10 +17,14 @@
  *     of more): the walk's first read of the stack goes on into that
  *     page (unw.bpf.c)
  * With a second argument "exec" it then exec()s itself for as many
- * rounds more: the new image's tables are built anew.
+ * rounds more: the new image's tables are built anew.  With UWALK_WAIT
+ * set to a file, it first waits (up to 60 s) until the file says the
+ * unwinder loaded (dtrace -v's line, written by its loading's thread:
+ * ustack_walk.c's uw_fill()), so that its rounds meet the unwinder.
  * Usage: uwalk ROUNDS [exec]
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,9 +110,30 @@ KEEP void sig(void)
 	sink++;
 }
 
+static void wait_loaded(const char *path)
+{
+	for (int i = 0; i < 1200; i++) {
+		FILE *f = fopen(path, "r");
+		char line[512];
+		int ok = 0;
+
+		while (f && fgets(line, sizeof(line), f))
+			ok |= strstr(line, "stack walk in the kernel for") &&
+			      strstr(line, " loaded");
+		if (f)
+			fclose(f);
+		if (ok)
+			return;
+		usleep(50000);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 10;
+
+	if (getenv("UWALK_WAIT"))
+		wait_loaded(getenv("UWALK_WAIT"));
 
 	signal(SIGUSR1, onsig);
 	for (int r = 0; r < rounds; r++) {

@@ -251,7 +251,7 @@ static void *uw_loader_main(void *arg)
 /* the loading into array k (uw_fill()'s thread) joined where it has
  * ended; with stop, given up where it still runs (a run that ended
  * before it was done walks nothing).  -v says when it loaded, or why
- * it failed. */
+ * it failed where it ended of itself. */
 static void uw_join(struct consumer *c, struct uwalk *uw, int k, bool stop)
 {
 	struct uw_loader *l = &uw->ld[k];
@@ -261,9 +261,9 @@ static void uw_join(struct consumer *c, struct uwalk *uw, int k, bool stop)
 
 	if (!l->on)
 		return;
-	if (!stop && pthread_tryjoin_np(l->th, NULL))
-		return;
-	if (stop) {
+	if (pthread_tryjoin_np(l->th, NULL)) { /* still loading */
+		if (!stop)
+			return;
 		atomic_store(&l->stop, true);
 		while (pthread_tryjoin_np(l->th, NULL) == EBUSY) {
 			pthread_kill(l->th, UW_SIG);

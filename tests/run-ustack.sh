@@ -1161,11 +1161,11 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		>uwdef0.rdy
 	UWALK_WAIT=$PWD/uwdef1.err
 	export UWALK_WAIT
-	uwstart '' uwdef1 -c './uwalk 3 exec' \
+	uwstart '' uwdef1 -c './uwalk 10 exec' \
 		-n 'ustk$target:::fire { @[ustack()] = count(); }' \
 		-n 'ustk$target:::fire { trace(ustack()); }'
 	UWALK_WAIT=$PWD/uwdef0.rdy
-	uwstart 0 uwdef0 -c './uwalk 3 exec' \
+	uwstart 0 uwdef0 -c './uwalk 10 exec' \
 		-n 'ustk$target:::fire { @[ustack()] = count(); }' \
 		-n 'ustk$target:::fire { trace(ustack()); }'
 	unset UWALK_WAIT

@@ -248,6 +248,26 @@ static void *uw_loader_main(void *arg)
 	return NULL;
 }
 
+/* -v's word on the unwinder for array k: loaded ms after its loading
+ * began (ms >= 0), or not, for err */
+static void uw_say(struct consumer *c, int k, int64_t ms, int err)
+{
+	const char *what = k ? "site links" : "uprobe events";
+
+	if (!c->o->verbose)
+		return;
+	if (ms >= 0)
+		say(c,
+		    "BPF: the stack walk in the kernel for %s loaded, "
+		    "%" PRId64 " ms after its start",
+		    what, ms);
+	else
+		say(c,
+		    "BPF: no stack walk in the kernel for %s (%s): stacks "
+		    "copied",
+		    what, strerror(err));
+}
+
 /* the loading into array k (uw_fill()'s thread) joined where it has
  * ended; with stop, given up where it still runs (a run that ended
  * before it was done walks nothing).  -v says when it loaded, or why
@@ -256,8 +276,6 @@ static void uw_join(struct consumer *c, struct uwalk *uw, int k, bool stop)
 {
 	struct uw_loader *l = &uw->ld[k];
 	struct timespec ts = { 0, 2 * 1000 * 1000 };
-	const char *what = k ? "site links" : "uprobe events";
-	int64_t ms;
 
 	if (!l->on)
 		return;
@@ -273,19 +291,10 @@ static void uw_join(struct consumer *c, struct uwalk *uw, int k, bool stop)
 	l->on = false;
 	uw->obj[k] = l->obj;
 	l->obj = NULL;
-	ms = (int64_t)(l->done - l->t0) / 1000000;
-	if (!c->o->verbose)
-		return;
 	if (!l->err)
-		say(c,
-		    "BPF: the stack walk in the kernel for %s loaded, "
-		    "%" PRId64 " ms after its start",
-		    what, ms);
+		uw_say(c, k, (int64_t)((l->done - l->t0) / 1000000), 0);
 	else if (!atomic_load(&l->stop))
-		say(c,
-		    "BPF: no stack walk in the kernel for %s (%s): stacks "
-		    "copied",
-		    what, strerror(l->err));
+		uw_say(c, k, -1, l->err);
 }
 
 /* uw_fill()'s loading on a thread of its own, the run going on
@@ -449,12 +458,7 @@ void uw_fill(struct consumer *c, int k)
 	if (fd >= 0 &&
 	    !bpf_map_update_elem(uw->arr[k], &(uint32_t){ 0 }, &fd, 0))
 		return;
-	if (c->o->verbose)
-		say(c,
-		    "BPF: no stack walk in the kernel for %s (%s): stacks "
-		    "copied",
-		    k ? "site links" : "uprobe events",
-		    strerror(errno ? errno : EINVAL));
+	uw_say(c, k, -1, errno ? errno : EINVAL);
 #else
 	(void)c;
 	(void)k;

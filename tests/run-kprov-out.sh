@@ -295,4 +295,26 @@ expect_file_eq "prb: the lines" prb.exp prb.g
 expect_grep "prb: -v kernel aggregation" \
 	'^dtrace: 1 clause aggregated in the kernel$' prb.g.err
 
+# Two literals compared (kp_ident_cmp(): a constant, as run.c's
+# binop() has it, both whole): in a predicate, printed, keyed; the
+# tree before left all three clauses to user space ("a string
+# comparison the kernel does not make")
+cat >lit.d <<'EOF'
+syscall::openat:entry,syscall::close:entry /pid == $target && "b" > "a"/ { printf("%s %d %d %d %d\n", probefunc, "abc" == "abc", "" < "a", "x" != "x", "ab" >= "abc"); }
+syscall::close:entry /pid == $target && "a" == "b"/ { printf("never\n"); }
+syscall::openat:entry /pid == $target/ { @["a" <= "a", "b" < "a"] = count(); }
+EOF
+three lit 2 "opens 2" -s lit.d
+: >lit.exp
+for i in 1 2; do
+	printf '%s\n' 'close 1 1 0 0' 'openat 1 1 0 0' 'close 1 1 0 0' \
+		>>lit.exp
+done
+printf '\n        1        0                2\n' >>lit.exp
+expect_file_eq "lit: the lines" lit.exp lit.g
+expect_grep "lit: -v kernel aggregation" \
+	'^dtrace: 1 clause aggregated in the kernel$' lit.g.err
+expect_eq "lit: no clause in user space" 0 \
+	"$(grep -c 'runs in user space' lit.g.err)"
+
 finish

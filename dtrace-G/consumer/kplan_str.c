@@ -591,9 +591,10 @@ const char *kp_ident_str(const struct d_probe *pr, const struct node *n)
 
 /*
  * probeprov, probemod, probefunc or probename compared with a string
- * literal or with another of the four (== != < <= > >=, either way
+ * literal or with another of the four, or two literals ("a" < "b",
+ * $$1 == "" once the macro is read) (== != < <= > >=, either way
  * round): run.c's binop() compares the probe's d_probe strings and the
- * literal whole with strcmp(), cutting neither, so at one probe the
+ * literals whole with strcmp(), cutting neither, so at one probe the
  * truth is a constant, which kplan_expr.c's emit() folds into that
  * probe's plan (a CONST, kp_ident_fold()).  It reads nothing at the
  * hit and cannot fault.  A program several kernel probes share
@@ -606,8 +607,6 @@ bool kp_ident_cmp(const struct d_kplan *k, const struct node *n)
 	if (k && !k->vars)
 		return false;
 	if (n->op != N_BIN || !d_op_cmp(n->sub))
-		return false;
-	if (ident(n->a) < 0 && ident(n->b) < 0)
 		return false;
 	return (ident(n->a) >= 0 || (n->a->op == N_STR && n->a->sval)) &&
 	       (ident(n->b) >= 0 || (n->b->op == N_STR && n->b->sval));

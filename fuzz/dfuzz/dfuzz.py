@@ -20,6 +20,10 @@ dfz:::mix once a round and dfz:::done at the end, and writes a string
 to /dev/null a round (syscall::write:entry, the kernel's provider),
 with the same arguments every run; nothing the generator writes reads a clock, a
 thread or process id, or anything else that differs between two runs.
+A program marked FORKMARK (one in five) runs it as `dfz N fork`: a
+child forked mid-run fires four rounds of its own before the parent
+goes on, and some of its clauses are at dfz*, the probes of every
+process, the child's among them.
 
 	dfuzz.py --dtrace DTRACE --target DIR [--seed S] [--count N]
 		 [--keep DIR] [--rounds R]
@@ -60,7 +64,10 @@ CONSTS = ["0", "1", "2", "3", "7", "-1", "-2", "100", "127", "128", "255",
 LITS = ['""', '"a"', '"abc"', '"hello"', '"/usr/lib"', '"x/y"', '"ABC"',
         '"-"', '"<null>"', '"Hello World"']
 FNS = ["count", "sum", "min", "max", "avg", "quantize", "lquantize",
-       "stddev"]
+       "stddev", "llquantize"]
+# strings every hit of a probe has alike: what the kernel keys arrays by
+# beside integers (the probe's names and literals)
+NAMEKEYS = ["probename", "probefunc", "probemod", '"k"', '"key two"', '""']
 
 
 class Gen:
@@ -74,6 +81,9 @@ class Gen:
         self.arrs = set()   # self->aN[int]
         self.garrs = set()  # gN[int]
         self.gsc = set()    # gsN, a global scalar
+        self.narrs = set()  # self->bN[string], keyed by names
+        self.ngarrs = set()  # hN[int, string]
+        self.cuts = False   # this->c0, a copy cut at a length (at wr)
         self.aggs = {}      # @name -> (nkeys signature, fn)
         self.depth = 0
         # a lean program keeps to what the kernel runs (strings copied,
@@ -81,6 +91,11 @@ class Gen:
         # most of its clauses are the kernel's and the comparison has
         # something to compare; the others roam the whole language
         self.lean = rnd.random() < 0.7
+        # the target forks mid-run ("dfz N fork"), and some clauses are
+        # at dfz*, every process's probes: the child's hits too, armed
+        # at its fork or not at all (bpf_agg_cgen.c's "Forks")
+        self.fork = rnd.random() < 0.2
+        self.anyproc = False  # the clause being written is at dfz*
 
     def ch(self, xs):
         return self.r.choice(xs)
@@ -104,7 +119,8 @@ class Gen:
         if k < 0.35:
             ints = [i for i, a in enumerate(args) if a[1] == 0]
             i = self.ch(ints)
-            return "args[%d]" % i if self.p(0.6) else "arg%d" % i
+            return "args[%d]" % i if self.p(0.4 if self.lean else 0.6) \
+                else "arg%d" % i
         if k < 0.55:
             return self.ch(CONSTS)
         if k < 0.75:
@@ -115,12 +131,32 @@ class Gen:
         if k < 0.88 and self.arrs:
             return "self->a%d[%s]" % (self.ch(sorted(self.arrs)),
                                       self.ikey(probe))
-        if k < 0.94 and self.garrs:
+        if k < 0.94 and self.garrs and self.gok():
             return "g%d[%s]" % (self.ch(sorted(self.garrs)),
                                 self.ikey(probe))
-        if k < 0.97 and self.gsc:
+        if k < 0.97 and self.gsc and not self.lean:
             return "gs0"
+        if k < 0.985 and self.narrs:
+            return "self->b%d[%s]" % (self.ch(sorted(self.narrs)),
+                                      self.nkey(probe))
+        if self.ngarrs and self.gok() and self.p(0.5):
+            return "h%d[%s, %s]" % (self.ch(sorted(self.ngarrs)),
+                                    self.ikey(probe), self.nkey(probe))
         return self.ch(CONSTS)
+
+    def gok(self):
+        # a global array where a lean program may have one: the kernel
+        # keeps one only where no clause touches it at probes of any
+        # process (dfz*), so a lean program has none there
+        return not (self.lean and self.anyproc)
+
+    def nkey(self, probe):
+        # a string key: a name or literal (the kernel's), rarely a copy
+        # (user space's: the array goes there whole)
+        strs = [i for i, a in enumerate(PROBES[probe]) if a[1] == 1]
+        if strs and self.p(0.1):
+            return "copyinstr(arg%d)" % self.ch(strs)
+        return self.ch(NAMEKEYS)
 
     def ikey(self, probe):
         # keys of arrays: small values, so elements meet again
@@ -170,7 +206,17 @@ class Gen:
         if k < 0.7:
             op = self.ch(["==", "!=", "<", ">"])
             s = self.sleaf(probe) if self.lean else self.sexpr(probe, d)
+            if self.p(0.25):
+                # two strings of the hit (the kernel compares a copy
+                # with execname, not with another copy or a name)
+                return "%s %s %s" % (s, op, "execname" if self.lean
+                                     else self.sleaf(probe))
             return "%s %s %s" % (s, op, self.ch(LITS))
+        if k < 0.74 and self.svars["self"]:
+            # a self-> string tested against NULL (the *_malloc.d
+            # scripts' /self->name == NULL/)
+            return "self->s%d %s NULL" % (self.ch(sorted(
+                self.svars["self"])), self.ch(["==", "!="]))
         if k < 0.8:
             strs = [i for i, x in enumerate(PROBES[probe]) if x[1] == 1]
             return "arg%d != 0" % self.ch(strs) if strs else "arg0 != 0"
@@ -188,7 +234,14 @@ class Gen:
         if k < 0.80:
             return self.var("s", LITS)
         if k < 0.9:
-            return self.ch(["probename", "probefunc", "probemod"])
+            return self.ch(["probename", "probefunc", "probemod",
+                            "execname"])
+        if k < 0.95 and strs:
+            return "%s(copyinstr(arg%d))" % (self.ch(["basename",
+                                                      "dirname"]),
+                                             self.ch(strs))
+        if k < 0.97 and self.cuts:
+            return "this->c0"
         return self.ch(LITS)
 
     def sexpr(self, probe, d=2):
@@ -242,15 +295,23 @@ class Gen:
             kinds, fn = self.aggs[name]
         else:
             kinds = [self.ch("is") for _ in range(self.r.randint(0, 3))]
+            if self.p(0.05):
+                # a user stack as a key (the kernel's walk or dtrace's
+                # unwinding of a copy: the same frames)
+                kinds.insert(self.r.randint(0, len(kinds)),
+                             self.ch(["u1", "u3", "u"]))
             fn = self.ch(FNS)
             self.aggs[name] = (kinds, fn)
-        keys = [self.iexpr(probe, 1) if k == "i" else self.sexpr(probe, 1)
-                for k in kinds]
+        keys = [self.iexpr(probe, 1) if k == "i" else
+                self.sexpr(probe, 1) if k == "s" else
+                "ustack(%s)" % k[1:] for k in kinds]
         v = self.iexpr(probe, 2)
         if fn == "count":
             call = "count()"
         elif fn == "lquantize":
             call = "lquantize(%s, -10, 300, 10)" % v
+        elif fn == "llquantize":
+            call = "llquantize(%s, 10, 0, 6, 20)" % v
         else:
             call = "%s(%s)" % (fn, v)
         k = "[%s]" % ", ".join(keys) if keys else ""
@@ -269,6 +330,12 @@ class Gen:
                         "%hhu": "(unsigned char)", "%ld": "(long)",
                         "%lx": "(long)", "%lld": "(long long)"}.get(f, "")
                 args.append(cast + self.iexpr(probe, 2))
+            elif self.p(0.15):
+                # a width from the hit (the toolkit's indents)
+                fmts.append(self.ch(["%*s", "%-*s", "%*d"]))
+                args.append("(%s) & 15" % self.iexpr(probe, 1))
+                args.append(self.iexpr(probe, 1) if fmts[-1] == "%*d"
+                            else self.sexpr(probe, 2))
             else:
                 fmts.append(self.ch(["%s", "%10s", "%-8s", "%.3s", "%s"]))
                 args.append(self.sexpr(probe, 2))
@@ -283,10 +350,10 @@ class Gen:
             if t < 0.3 and self.arrs:
                 v = "self->a%d[%s]" % (self.ch(sorted(self.arrs)),
                                        self.ikey(probe))
-            elif t < 0.5 and self.garrs:
+            elif t < 0.5 and self.garrs and self.gok():
                 v = "g%d[%s]" % (self.ch(sorted(self.garrs)),
                                  self.ikey(probe))
-            elif t < 0.7:
+            elif t < 0.7 and not self.lean:
                 if not self.gsc:  # (D asks a store first)
                     st = "gs0 = %s;" % self.iexpr(probe, 1)
                     self.gsc.add(0)
@@ -319,12 +386,34 @@ class Gen:
                                           self.iexpr(probe))
             self.arrs.add(n)
             return st
-        if k < 0.46:
+        if k < 0.46 and self.gok():
             n = self.r.randint(0, 1)
             st = "g%d[%s] = %s;" % (n, self.ikey(probe),
                                     self.iexpr(probe))
             self.garrs.add(n)  # (read after its first store, as D asks)
             return st
+        if k < 0.49:
+            n = self.r.randint(0, 1)
+            if self.p(0.5) or not self.gok():
+                st = "self->b%d[%s] = %s;" % (n, self.nkey(probe),
+                                              self.iexpr(probe))
+                self.narrs.add(n)
+            else:
+                st = "h%d[%s, %s] = %s;" % (n, self.ikey(probe),
+                                            self.nkey(probe),
+                                            self.iexpr(probe))
+                self.ngarrs.add(n)
+            return st
+        if k < 0.51 and probe == "wr":
+            # a copy cut at a length (the hotspot scripts' idiom): the
+            # buffer and its length, NULL and 0 once a round in three
+            if self.p(0.5):
+                self.cuts = True
+                return ("this->c0 = stringof((char *)copyin(arg1, "
+                        "arg2 + 1)); this->c0[arg2] = '\\0';")
+            return ("this->p0 = (char *)copyin(arg1, arg2 + 1); "
+                    "this->p0[arg2] = '\\0'; "
+                    'printf("%s|\\n", stringof(this->p0));')
         if k < 0.70:
             return self.agg(probe)
         if k < 0.88:
@@ -351,6 +440,7 @@ class Gen:
 
     def clause(self):
         probe = self.ch(list(PROBES))
+        self.anyproc = False
         if probe == "wr":
             out = "syscall::write:entry\n"
             if self.p(0.4):
@@ -358,7 +448,9 @@ class Gen:
             else:
                 out += "/pid == $target/\n"
         else:
-            out = ",".join("dfz$target:::%s" % x
+            prov = "dfz*" if self.fork and self.p(0.6) else "dfz$target"
+            self.anyproc = prov == "dfz*"
+            out = ",".join("%s:::%s" % (prov, x)
                            for x in probe.split(",")) + "\n"
             if self.p(0.4):
                 out += "/%s/\n" % self.pred(probe)
@@ -376,6 +468,7 @@ class Gen:
     def spec_clauses(self):
         """A speculation per thread: opened at ints, printed into at
         mix, committed or discarded at strs by an argument."""
+        self.anyproc = False
         out = ["dfz$target:::ints\n/!self->spec/\n{\n\t"
                "self->spec = speculation();\n}\n"]
         out.append("dfz$target:::mix\n/self->spec/\n{\n\t"
@@ -394,6 +487,8 @@ class Gen:
 
     def program(self):
         src = ["#pragma D option quiet\n"]
+        if self.fork:
+            src.append(FORKMARK + "\n")
         if self.p(0.3):
             src.append("#pragma D option strsize=%d\n" %
                        self.ch([8, 16, 32, 100]))
@@ -459,14 +554,18 @@ class Gen:
 
 
 PIDRE = re.compile(r"\b(dfz)\d+\b")
+FORKMARK = "/* dfz forks */"
 
 
 def run(dtrace, target, rounds, path, env, flags=()):
     e = dict(os.environ)
     e.update(env)
+    with open(path) as f:
+        fork = " fork" if FORKMARK in f.read() else ""
     try:
         p = subprocess.run([dtrace] + list(flags) + ["-s", path, "-c",
-                            "./dfz %d" % rounds], cwd=target, env=e,
+                            "./dfz %d%s" % (rounds, fork)], cwd=target,
+                           env=e,
                            capture_output=True, timeout=60)
     except subprocess.TimeoutExpired:
         return (None, b"", b"timeout")

@@ -15,11 +15,19 @@
  * basename() and dirname(), strings past the kernel's 64-byte keys and
  * past strsize 256, bytes above 0x7f.  Each round also writes one of
  * them to /dev/null, for syscall::write:entry.
+ *
+ * "dfz N fork": at round N/2 the process forks; the child fires rounds
+ * N/2 to N/2+3 itself (through the sites it inherited: the probes of
+ * provider dfz<child>, which a dfz* description matches), stays alive
+ * 200 ms for dtrace to read its strings, and exits; the parent waits
+ * for it, then goes on.  So the hits are still one sequence, the
+ * child's between the parent's, whichever way dtrace runs them.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dfz.h"
@@ -56,23 +64,47 @@ static char *s(unsigned i)
 	return (char *)strs[i % NSTRS];
 }
 
+/* round i: the three probes, and the write */
+static int round1(unsigned i, int fd)
+{
+	DFZ_INTS((int)v(i), (long)v(i * 7 + 3), (unsigned char)v(i + 5),
+		 (short)v(i * 3 + 1), (unsigned int)v(i * 5 + 2),
+		 (char)v(i * 11 + 4));
+	DFZ_STRS(s(i), s(i * 5 + 3), (int)i);
+	DFZ_MIX((long)v(i * 13 + 6), s(i * 7 + 1),
+		(unsigned short)v(i * 2 + 9));
+	/* a system call the kernel's syscall provider sees: a string and
+	 * its length (NULL and 0 for the NULL one) */
+	const char *w = s(i * 3 + 2);
+
+	return fd >= 0 && write(fd, w, w ? strlen(w) : 0) < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 40;
+	int forks = argc > 2 && strcmp(argv[2], "fork") == 0;
 	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 	for (unsigned i = 0; i < n; i++) {
-		DFZ_INTS((int)v(i), (long)v(i * 7 + 3), (unsigned char)v(i + 5),
-			 (short)v(i * 3 + 1), (unsigned int)v(i * 5 + 2),
-			 (char)v(i * 11 + 4));
-		DFZ_STRS(s(i), s(i * 5 + 3), (int)i);
-		DFZ_MIX((long)v(i * 13 + 6), s(i * 7 + 1),
-			(unsigned short)v(i * 2 + 9));
-		/* a system call the kernel's syscall provider sees: a
-		 * string and its length (NULL and 0 for the NULL one) */
-		const char *w = s(i * 3 + 2);
+		if (forks && i == n / 2) {
+			pid_t c = fork();
+			int st;
 
-		if (fd >= 0 && write(fd, w, w ? strlen(w) : 0) < 0)
+			if (c < 0)
+				return 1;
+			if (c == 0) {
+				for (unsigned j = i; j < i + 4; j++)
+					if (round1(j, fd) < 0)
+						_exit(1);
+				usleep(200000);
+				_exit(0);
+			}
+			if (waitpid(c, &st, 0) != c || !WIFEXITED(st) ||
+			    WEXITSTATUS(st) != 0)
+				return 1;
+		}
+		if (round1(i, fd) < 0)
 			return 1;
 	}
 	DFZ_DONE((int)n);

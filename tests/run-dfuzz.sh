@@ -16,11 +16,17 @@
 #     space's.
 #  3. stddev() keyed by a short pair (kaggs_x): wrong keys and values,
 #     the output different from DTRACE_KAGG=0's.
-#  4. DFUZZ_COUNT (20) programs of fuzz/dfuzz/dfuzz.py from seed 5000,
+#  4. exit() at dfz$target beside a dfz* clause, the target forking
+#     (dfz 23 fork): the exit test, compiled from the parent's clauses
+#     into the event's program, ran at the child's hits too, so the
+#     child's hit with arg2 == 255 won an exit its probe does not have,
+#     and every later hit was dropped (the parent's exit round among
+#     them: @n[1] 11, not 12; sites.c's exit_scope()).
+#  5. DFUZZ_COUNT (20) programs of fuzz/dfuzz/dfuzz.py from seed 5000,
 #     each run with its clauses compiled to BPF and with dtrace's own
 #     interpreter (DTRACE_KAGG=0), every output alike (make fuzz-d
 #     runs more).
-# Each of 1 to 3 fails on the tree before (1 and 2: the run's status 1).
+# Each of 1 to 4 fails on the tree before (1 and 2: the run's status 1).
 # About 20 s idle.
 # Needs root, uprobes, a dtrace with the BPF backend (HAVE_BPF), and
 # python3 for 3.
@@ -37,16 +43,18 @@ here=$top_srcdir/fuzz/dfuzz
 	finish
 }
 
-# three WHAT KERNEL SCRIPT: SCRIPT on ./dfz three ways, each run's
-# status 0 and the outputs alike; -v of the generated programs says
-# KERNEL clauses aggregated in the kernel
+# three WHAT KERNEL SCRIPT: SCRIPT on ./dfz three ways (./dfz 23
+# $DFZ_MODE), each run's status 0 and the outputs alike; -v of the
+# generated programs says KERNEL clauses aggregated (or printing, where
+# DFZ_KWHAT says so) in the kernel
 three() {
 	printf '%s\n' "$3" >t.d
-	ways_start 120 -v -q -s t.d -c './dfz 23'
+	ways_start 120 -v -q -s t.d -c "./dfz 23${DFZ_MODE:+ $DFZ_MODE}"
 	ways_wait "$1"
 	ways_same "$1"
 	expect_grep "$1: clauses in the kernel" \
-		"^dtrace: $2 clauses* aggregated in the kernel\$" errg.txt
+		"^dtrace: $2 clauses* ${DFZ_KWHAT:-aggregated} in the kernel\$" \
+		errg.txt
 }
 
 three "format-time key beside self->" 1 \
@@ -72,6 +80,21 @@ three "stddev() of a short pair" 2 \
 	@a["x", this->s] = stddev(arg2); }
 dfz$target:::strs { self->x = 1; @b["hello", copyinstr(arg1)] = stddev(arg2);
 	@c[execname, copyinstr(arg1)] = stddev(arg2 * 3); }'
+
+# exit() of the -c process's probe, at a site its forked child fires:
+# the child's hits are not tested (sites.c's exit_scope()), the parent's
+# exit round counted, the child's four hits before it printed
+DFZ_MODE=fork DFZ_KWHAT="printing values computed" three \
+	"exit() at \$target, a child at dfz*" 1 \
+	'dfz*:::mix { @n[pid == $target] = count();
+	printf("%d %d\n", pid == $target, arg2); }
+dfz$target:::mix /arg2 == 255/ { exit(0); }'
+printf '\n        0                4\n        1               12\n' \
+	>fexit.exp
+tail -n 3 outg.txt >fexit.g
+expect_file_eq "exit() at \$target: the counts" fexit.exp fexit.g
+expect_eq "exit() at \$target: the child's four hits printed" 4 \
+	"$(grep -c '^0 ' outg.txt)"
 
 if command -v python3 >/dev/null 2>&1; then
 	python3 "$here/dfuzz.py" --dtrace "$DTRACE" --target . \

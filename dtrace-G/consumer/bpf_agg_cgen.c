@@ -175,6 +175,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	m->spec = m->rcon = -1;
 	m->ival_base = m->ival_per = 0;
 	m->xpl = NULL; /* each event's own (bpf_kagg_xplan()) */
+	m->xpid = 0;
 	if (env && !strcmp(env, "0"))
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
@@ -741,6 +742,24 @@ int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 			return -1;
 	}
 	return xpl->nops > 0;
+}
+
+static bool xcl_of(const void *kp, unsigned ci)
+{
+	return d_kplan_xclause(kp, ci);
+}
+
+/*
+ * Whose hits of tprobe p's events bpf_kagg_xplan()'s tests are for
+ * (sites.c's exit_scope()): 0 every process's, a pid, or -1 none
+ * exactly (the event is not traced: its exit cannot be decided).
+ */
+int bpf_kagg_xscope(struct consumer *c, struct bpf_kagg *k,
+		    const struct tprobe *p)
+{
+	if (!k || k->act_fd < 0)
+		return 0;
+	return exit_scope(c, p, xcl_of, k->kp);
 }
 
 /*

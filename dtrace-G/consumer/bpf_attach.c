@@ -237,6 +237,22 @@ static int cg_prog(struct consumer *c, struct tevent *e, size_t idx, bool multi)
 			free(pl);
 			goto refused;
 		}
+		if (xpl->nops) {
+			int xs = bpf_kagg_xscope(c, b->kagg, p);
+
+			if (xs < 0) {
+				snprintf(c->be_why, sizeof(c->be_why),
+					 "the exit() clauses of uprobe event "
+					 "%s fire in some processes' probes "
+					 "and not others' (a provider glob "
+					 "naming some pids), which one test "
+					 "at the hit cannot tell",
+					 e->name);
+				free(pl);
+				goto refused;
+			}
+			m.xpid = (uint32_t)xs;
+		}
 		m.xpl = xpl;
 	}
 	/*

@@ -67,6 +67,9 @@ struct cgen_maps {
 	 * traced probe"), or -1; the event's exit() tests, or NULL */
 	int act;
 	const struct ubpf_kplan *xpl;
+	/* ... tested at that process's hits alone (sites.c's exit_scope():
+	 * the exit clauses pin it), or 0: at every hit */
+	uint32_t xpid;
 	/* cgrcon, the run constants (u64 0: BEGIN not yet fired, then
 	 * UBPF_KRCON slots: kplan_fkey.c's "Run constants in the
 	 * kernel"), or -1 */
@@ -212,6 +215,9 @@ void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h);
 uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k);
 void bpf_exited(struct consumer *c);
 bool bpf_kagg_exit_lost(struct consumer *c);
+struct tprobe;
+int bpf_kagg_xscope(struct consumer *c, struct bpf_kagg *k,
+		    const struct tprobe *p);
 int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 		   const struct d_probe *dp, const unsigned *cl, unsigned n,
 		   struct ubpf_kplan *xpl);

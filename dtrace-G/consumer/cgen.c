@@ -385,13 +385,25 @@ static void hz_lease(struct em *e, const struct cgen_maps *m)
  * it after would lose the winner's record.
  */
 static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
-		     const int *fds, bool strs, size_t *xj, unsigned *nxj)
+		     const int *fds, bool strs, bool lazy, size_t *xj,
+		     unsigned *nxj)
 {
-	size_t jno, jwon;
+	size_t jno, jwon, jother = SIZE_MAX;
 
 	/* cgact's load and test came first, before the clock (act_load()) */
 	if (!m->xpl || !m->xpl->nops)
 		return;
+	/* tests another process's probe does not have (m->xpid): its hit
+	 * is not tested, as one that found no exit (a lazy program's hits
+	 * are its link's process's, m->lpid) */
+	if (m->xpid && lazy) {
+		if (m->xpid != m->lpid)
+			jother = jmp_i(e, BPF_JA, 0, 0);
+	} else if (m->xpid) {
+		alu_r(e, BPF_MOV, 1, 7);
+		alu_i(e, BPF_RSH, 1, 32);
+		jother = jmp_i(e, BPF_JNE, 1, (int32_t)m->xpid);
+	}
 	cgen_plan(e, m->xpl, nargs, fds);
 	ldx(e, BPF_DW, 1, 10, S_FLAGS);
 	jno = jmp_i(e, BPF_JEQ, 1, 0);
@@ -410,6 +422,8 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 	st(e, BPF_DW, 10, S_FLAGS, UBPF_RF_XWON);
 	jwon = jmp_i(e, BPF_JA, 0, 0);
 	fix(e, jno);
+	if (jother != SIZE_MAX)
+		fix(e, jother);
 	st(e, BPF_DW, 10, S_FLAGS, 0);
 	fix(e, jwon);
 }
@@ -1116,7 +1130,8 @@ static bool emit_prologue(struct em *e, struct cgprog *p)
 		stx(e, BPF_DW, 10, S_OBUF, 1);
 	}
 	if (m->act >= 0)
-		act_test(e, m, p->nargs, p->fds, p->strs, p->xj, &p->nxj);
+		act_test(e, m, p->nargs, p->fds, p->strs, p->lazy, p->xj,
+			 &p->nxj);
 	/* the plan's vtimestamp (cgen_rec.c): after the exit tests (a hit
 	 * they end reads no clock), before the lease and the plan; r9 is
 	 * free, the scratch (S_STK, S_KEY8) written before it is read */

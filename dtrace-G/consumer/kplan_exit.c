@@ -444,7 +444,18 @@
  * kernel's exit not run.  A kernel probe's hits are every process's
  * and the activity cuts them as it cuts a uprobe's: a system call, a
  * process's end or a profile sample is one more hit in the kernel's
- * order (tests/run-kagg-kexit.sh).  What keeps the old refusal, the
+ * order (tests/run-kagg-kexit.sh).  The tests are made from the
+ * clauses of the event's probe in one process, and a uprobe event's
+ * program also runs at the hits of processes it has not armed (a
+ * forked child, which inherited the site; any process, where a
+ * description pins none): there they are tested only where every
+ * process's probe at the site has those exit clauses (sites.c's
+ * exit_scope(): dfz*, no provider); where the exit clauses name the
+ * probe's own process (dfz$target, a pid probe) they are tested at its
+ * hits alone (cgen_maps' xpid), another's hit writing its record as one
+ * that found no exit; where they name some processes and not others (a
+ * provider glob over pids) the event is refused, with the reason.
+ * What keeps the old refusal, the
  * whole program in user space:
  *  - a predicate the kernel cannot decide at the hit (`/++self->n ==
  *    100/`, or a global, which the kernel does not keep): which hit

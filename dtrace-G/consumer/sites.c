@@ -466,6 +466,61 @@ bool probe_child_same(const struct consumer *c, const struct tprobe *p)
 }
 
 /*
+ * Which processes' probes at p's site match the clauses of p's that
+ * exit() at the hit (xcl(arg, ci): kplan_exit.c's "exit() at a traced
+ * probe")?  Their tests are compiled into the event's program from p's
+ * clauses (bpf_kagg_xplan()) and run before it knows the process, so at
+ * a hit of another process that fires the site (a forked child, which
+ * inherited it; any process, where a description pins none) they must
+ * be that process's too.  A clause is every process's where one of its
+ * descriptions that may match the site does whatever the pid
+ * (prov_pid_free(): dfz*, none), p's alone where each names p's
+ * provider exactly (dfz$target; a pid probe's, pid1234, is p's process's
+ * alone whatever its description).  0: every exit clause is
+ * every process's (or there is none), so the tests hold for any hit;
+ * p's pid: each is p's alone, so the tests are for p's hits (a hit of
+ * another process has no exit clause at the site, its record's clauses
+ * run in user space as any unarmed hit's); -1: some clause is neither
+ * (srv1*, naming some pids), or they differ, which one test cannot
+ * be.  Before 2026-12-07 the tests ran at every hit: a child of the -c
+ * process, forked with the sites armed, won the exit of a
+ * dfz$target:::mix /arg2 == 255/ clause its probe does not have, and
+ * every later hit of the run, its parent's too, was dropped.
+ */
+int exit_scope(const struct consumer *c, const struct tprobe *p,
+	       bool (*xcl)(const void *arg, unsigned ci), const void *arg)
+{
+	bool any = false, own = false;
+
+	for (unsigned i = 0; i < p->nclauses; i++) {
+		unsigned ci = p->clauses[i];
+		bool all = false, mine = true;
+
+		if (ci >= c->nclauses || !xcl(arg, ci))
+			continue;
+		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
+			const struct dt_desc *d = &c->descs[ci][j];
+
+			if (!desc_may_match_site(d, p) || p->pidkind)
+				continue; /* a pid probe's is p's alone */
+			if (p->bprov && prov_pid_free(d->prov, p->bprov))
+				all = true;
+			else if (strcmp(d->prov, p->prov))
+				mine = false;
+		}
+		if (all)
+			any = true;
+		else if (mine)
+			own = true;
+		else
+			return -1;
+	}
+	if (any && own)
+		return -1;
+	return own ? (int)p->pid : 0;
+}
+
+/*
  * Match a probe against every clause; count the descriptions' matches.
  * A matched probe's needs add what the ERROR clauses read (c->eneeds):
  * a fault in any of its clauses fires ERROR in its firing's context.

@@ -395,11 +395,13 @@ static void act_test(struct em *e, const struct cgen_maps *m, unsigned nargs,
 		return;
 	/* tests another process's probe does not have (m->xpid): its hit
 	 * is not tested, as one that found no exit (a lazy program's hits
-	 * are its link's process's, m->lpid) */
-	if (m->xpid && lazy) {
-		if (m->xpid != m->lpid)
-			jother = jmp_i(e, BPF_JA, 0, 0);
-	} else if (m->xpid) {
+	 * are its link's process's, m->lpid: no code, for the verifier
+	 * takes none it cannot reach) */
+	if (m->xpid && lazy && m->xpid != m->lpid) {
+		st(e, BPF_DW, 10, S_FLAGS, 0);
+		return;
+	}
+	if (m->xpid && !lazy) {
 		alu_r(e, BPF_MOV, 1, 7);
 		alu_i(e, BPF_RSH, 1, 32);
 		jother = jmp_i(e, BPF_JNE, 1, (int32_t)m->xpid);

@@ -642,7 +642,14 @@ static void dyn_key(struct ectx *x, const struct node *n, struct sbuf *k)
 {
 	unsigned sc = (unsigned)x->p->vars[n->sub].scope, i;
 	uint32_t id = (uint32_t)n->sub;
+	/* the keys first, in the firing's scratch: one that faults
+	 * (copyinstr(NULL)) unwinds before k holds memory to lose */
+	struct dv *kv =
+		n->nargs ? d_ar_alloc(&x->scratch, n->nargs * sizeof(*kv))
+			 : NULL;
 
+	for (i = 0; i < n->nargs; i++)
+		kv[i] = d_eval(x, n->args[i]);
 	d_sb_add(k, (const char *)&sc, sizeof(sc));
 	if (sc == SC_SELF || sc == SC_SELFASSOC) {
 		int32_t tid = (int32_t)x->f->tid;
@@ -650,11 +657,8 @@ static void dyn_key(struct ectx *x, const struct node *n, struct sbuf *k)
 		d_sb_add(k, (const char *)&tid, sizeof(tid));
 	}
 	d_sb_add(k, (const char *)&id, sizeof(id));
-	for (i = 0; i < n->nargs; i++) {
-		struct dv v = d_eval(x, n->args[i]);
-
-		d_dyn_key_add(k, &v);
-	}
+	for (i = 0; i < n->nargs; i++)
+		d_dyn_key_add(k, &kv[i]);
 }
 
 static struct dv zero_of(struct ectx *x, unsigned var)

@@ -32,10 +32,11 @@
 #     each run with its clauses compiled to BPF and with dtrace's own
 #     interpreter (DTRACE_KAGG=0), every output alike (make fuzz-d
 #     runs more).
-# Each of 1 to 4 fails on the tree before (1 and 2: the run's status 1).
+# Each of 1 to 4 fails on the tree before (1 and 2: the run's status 1),
+# and 5 under the sanitizers (each run's status 1).
 # About 20 s idle.
 # Needs root, uprobes, a dtrace with the BPF backend (HAVE_BPF), and
-# python3 for 3.
+# python3 for 6.
 
 . "$top_srcdir/tests/lib.sh"
 

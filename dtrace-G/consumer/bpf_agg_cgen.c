@@ -744,11 +744,6 @@ int bpf_kagg_xplan(struct consumer *c, struct bpf_kagg *k,
 	return xpl->nops > 0;
 }
 
-static bool xcl_of(const void *kp, unsigned ci)
-{
-	return d_kplan_xclause(kp, ci);
-}
-
 /*
  * Whose hits of tprobe p's events bpf_kagg_xplan()'s tests are for
  * (sites.c's exit_scope()): 0 every process's, a pid, or -1 none
@@ -759,7 +754,7 @@ int bpf_kagg_xscope(struct consumer *c, struct bpf_kagg *k,
 {
 	if (!k || k->act_fd < 0)
 		return 0;
-	return exit_scope(c, p, xcl_of, k->kp);
+	return exit_scope(c, p, k->kp);
 }
 
 /*

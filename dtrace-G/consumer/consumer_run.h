@@ -103,8 +103,9 @@ const struct tnote *file_note_at(const struct tfile *f, uint64_t off);
  * would a child's probe at p's site match p's clauses (sites.c) */
 bool descs_may_pass(const struct consumer *c);
 bool probe_child_same(const struct consumer *c, const struct tprobe *p);
+struct d_kplan;
 int exit_scope(const struct consumer *c, const struct tprobe *p,
-	       bool (*xcl)(const void *arg, unsigned ci), const void *arg);
+	       const struct d_kplan *kp);
 bool probe_matches(const struct dt_desc *d, const char *provider,
 		   const char *mod, const char *func, const char *name);
 bool proc_refresh(struct consumer *c, struct tproc *pr,

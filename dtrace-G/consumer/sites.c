@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "consumer_impl.h"
+#include "kplan.h"
 #include "elfsec.h"
 #include "objfile.h"
 #include "procfs.h"
@@ -467,8 +468,8 @@ bool probe_child_same(const struct consumer *c, const struct tprobe *p)
 
 /*
  * Which processes' probes at p's site match the clauses of p's that
- * exit() at the hit (xcl(arg, ci): kplan_exit.c's "exit() at a traced
- * probe")?  Their tests are compiled into the event's program from p's
+ * exit() at the hit (d_kplan_xclause() of kp: kplan_exit.c's "exit() at
+ * a traced probe")?  Their tests are compiled into the event's program from p's
  * clauses (bpf_kagg_xplan()) and run before it knows the process, so at
  * a hit of another process that fires the site (a forked child, which
  * inherited it; any process, where a description pins none) they must
@@ -488,7 +489,7 @@ bool probe_child_same(const struct consumer *c, const struct tprobe *p)
  * every later hit of the run, its parent's too, was dropped.
  */
 int exit_scope(const struct consumer *c, const struct tprobe *p,
-	       bool (*xcl)(const void *arg, unsigned ci), const void *arg)
+	       const struct d_kplan *kp)
 {
 	bool any = false, own = false;
 
@@ -496,7 +497,7 @@ int exit_scope(const struct consumer *c, const struct tprobe *p,
 		unsigned ci = p->clauses[i];
 		bool all = false, mine = true;
 
-		if (ci >= c->nclauses || !xcl(arg, ci))
+		if (ci >= c->nclauses || !d_kplan_xclause(kp, ci))
 			continue;
 		for (unsigned j = 0; j < c->ndescs[ci]; j++) {
 			const struct dt_desc *d = &c->descs[ci][j];

@@ -542,6 +542,63 @@ vpair_case() {
 cgout_bg vpair vpair_case ''
 cgout_bg vpair-9 vpair_case '-x strsize=9'
 
+# Three string variables as the keys of one statement (kplan.c's
+# vkey_third(): a pair's rooms and a third after them, three rooms of 256
+# bytes at strsize 256, kaggs_v's key 808 bytes), on cut's strings: each
+# hit's string beside the last two, so every room full to its last byte
+# and differing there, or "", in each position; a pair of this-> and
+# execname with a variable third, beside an integer key; the same
+# variable twice.  And the Ruby toolkit's rb_malloc.d shape, a self->
+# basename() (kplan_fkey.c's format-time variable: unset apart from ""),
+# a ?: of literals and a strjoin() as one key, tested against NULL,
+# beside literal keys.  At 9 the same rooms of 8.  Byte for byte
+# DTRACE_CGEN=0's, ERROR's messages included, every clause the kernel's
+# (-v; this tree before left the three-string statements' clauses, and
+# those tied to their variables, to user space).
+cat >tri.d <<'EOF2'
+pid$target::hit:entry { this->c = copyinstr(arg0); @t[self->s2, self->s, this->c] = count(); @u[this->c, execname, self->s2, arg1 & 3] = sum(arg1); self->s2 = self->s; self->s = this->c; }
+pid$target::hit:return { @r[self->s, self->s2, self->s] = count(); }
+pid$target::hit:entry /arg1 % 3/ { self->f = basename(copyinstr(arg0)); self->t = arg1 & 1 ? "odd" : "even"; self->n = strjoin(copyinstr(arg0), "::x"); }
+pid$target::hit:return /self->f != NULL/ { @m[self->f, self->t, self->n] = quantize(arg1); }
+pid$target::hit:return /self->f == NULL/ { @m["ruby", "startup", "-"] = quantize(arg1); }
+dtrace:::ERROR { printf("ERROR %d %d %d %d 0x%x\n", arg1, arg2, arg3, arg4, arg5); }
+EOF2
+tri_case() {
+	cut_both tri "three string variables as keys${1:+ ($1)}" $1
+	# (hit 7: cut's strings 5, 6 and 7, the last cut to 8 bytes at 9)
+	t3=abcdefgXYZ
+	[ -z "$1" ] || t3=abcdefgX
+	expect_grep "three string variables as keys${1:+ ($1)}: all three" \
+		"^ *abcdefgh *abcdefgX *$t3 *1\$" tri1.cmp
+}
+cgout_bg tri tri_case ''
+cgout_bg tri-9 tri_case '-x strsize=9'
+# ... but not four, nor a third that is no variable: user space's, and
+# -v says which key (this tree before: "key 1, a string the kernel does
+# not key by", the variables not kept because the clause was not); the
+# output byte for byte DTRACE_CGEN=0's
+cat >quad.d <<'EOF2'
+pid$target::hit:entry { self->a = copyinstr(arg0); self->b = "x"; self->c = self->a; self->d = "y"; }
+pid$target::hit:return { @q[self->a, self->b, self->c, self->d] = count(); }
+EOF2
+cat >trix.d <<'EOF2'
+pid$target::hit:entry { self->a = copyinstr(arg0); self->b = "x"; }
+pid$target::hit:return { @e[self->a, self->b, execname] = count(); }
+EOF2
+late=1 # (clause 2 is user space's)
+same_bg quad quad.d pair
+same_bg trix trix.d pair
+late=
+run_join
+same_check quad ""
+same_check trix ""
+expect_grep "four string variables as keys: -v names the keys" \
+	'^dtrace: clause 2 (.*) runs in user space, from its record: .*: its 4 string keys (the kernel keys by three at most, the third a string variable)$' \
+	quad.1.txt.err
+expect_grep "execname the third string key: -v names it" \
+	'^dtrace: clause 2 (.*) runs in user space, from its record: .*: key 3: a third string key, which the kernel keys by only where it is a string variable$' \
+	trix.1.txt.err
+
 # A string variable ordered against copyinstr(arg0) (VACMP with an
 # order, cgen_svar.c's vacmp_ord(): both zero-padded, the argument cut
 # to strsize - 1 bytes as copyinstr() cuts it), < <= > >= either way

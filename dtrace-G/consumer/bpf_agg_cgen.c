@@ -500,7 +500,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * with none, execname's 16 or the longest literal's, cut; a pair
 	 * of two, both rooms (kplan_merge.c's kp_vkey_imm()) */
 	k->vroom = d_kplan_vkey_room(k->kp);
-	if (vkeyed && k->vroom && k->vroom <= UBPF_KVPAIRMAX)
+	if (vkeyed && k->vroom && k->vroom <= UBPF_KVROOMMAX)
 		k->vaggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_v",
 				      sizeof(struct ubpf_kkey) + k->vroom,
 				      sizeof(struct ubpf_kval),
@@ -511,7 +511,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	 * "alpha"'s take 72 (the selfkey row of bench/perhit.sh); a key
 	 * is in one map or the other by its bytes, and both are merged
 	 * (d_kplan_merge() adds) */
-	if (vkeyed && k->vroom > UBPF_KVSHORT && k->vroom <= UBPF_KVPAIRMAX)
+	if (vkeyed && k->vroom > UBPF_KVSHORT && k->vroom <= UBPF_KVROOMMAX)
 		k->waggs_fd = map_new(BPF_MAP_TYPE_PERCPU_HASH, "kaggs_w",
 				      sizeof(struct ubpf_kvwkey),
 				      sizeof(struct ubpf_kval),

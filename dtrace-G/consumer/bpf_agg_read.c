@@ -184,11 +184,11 @@ _Static_assert(offsetof(struct ubpf_kskey, s) ==
 			       offsetof(struct ubpf_kvskey, s) &&
 		       offsetof(struct ubpf_kvwkey, s) ==
 			       offsetof(struct ubpf_kvskey, s) &&
-		       UBPF_KSKEY <= UBPF_KVPAIRMAX &&
-		       UBPF_KVSHORT <= UBPF_KVPAIRMAX &&
+		       UBPF_KSKEY <= UBPF_KVROOMMAX &&
+		       UBPF_KVSHORT <= UBPF_KVROOMMAX &&
 		       offsetof(struct ubpf_klkey, s) ==
 			       offsetof(struct ubpf_kvskey, s) &&
-		       UBPF_KVPAIRMAX <= UBPF_KSLONG(3),
+		       UBPF_KVROOMMAX <= UBPF_KSLONG(3),
 	       "the string keys' layouts: one buffer reads them all");
 /*
  * Intervals (kplan_exit.c's "Intervals"): a key's pad word is the low 32

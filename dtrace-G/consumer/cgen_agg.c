@@ -571,7 +571,8 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 	 * short_pair() rewrites the key in place, so the second would
 	 * hash the first's short key as a kaggs_v one) */
 	if (vkeyed && (o->flags & UBPF_KF_VPAIR) && fds[14] >= 0 && e->vp1 &&
-	    e->vp1 + e->vp2 > 2 * UBPF_KVSHORT && o->n != UBPF_F_STDDEV) {
+	    !e->vp3 && e->vp1 + e->vp2 > 2 * UBPF_KVSHORT &&
+	    o->n != UBPF_F_STDDEV) {
 		size_t jlong[2], jend;
 		unsigned nlong = 0;
 
@@ -583,6 +584,7 @@ static void agg_at(struct em *e, const struct ubpf_kop *o, const int *fds,
 		agg_find(e, fds, fn, map, kat);
 		fix(e, jend);
 		e->vp1 = e->vp2 = 0;
+		e->vp3 = false;
 		return;
 	}
 	agg_find(e, fds, fn, map, kat);
@@ -666,4 +668,5 @@ void agg(struct em *e, const struct ubpf_kop *o, const int *fds)
 	 * its pair's rooms (vkey_at()) */
 	e->kw = 0;
 	e->vp1 = e->vp2 = 0;
+	e->vp3 = false;
 }

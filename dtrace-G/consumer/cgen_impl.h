@@ -123,8 +123,10 @@ struct em {
 	uint16_t lroom;
 	int lkj1, lkj2, lkj3;
 	/* the kaggs_v pair being built: its second room's offset and
-	 * bytes (vkey_at()), 0: none; cgen_agg.c's short_pair() */
+	 * bytes (vkey_at()), 0: none; cgen_agg.c's short_pair(); vp3: a
+	 * third room too (kplan.c's vkey_third()), no short key then */
 	unsigned vp1, vp2;
+	bool vp3;
 	bool vbuf; /* S_SBUF holds cgbuf for VKEY, VVCMP (cgen_plan()) */
 	unsigned nsarg;
 	/* ... and mem_read()'s two, and a PROG walk's cut */

@@ -494,7 +494,7 @@ static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
 	unsigned room = UBPF_KVROOM(v->step > v->imm ? v->step : v->imm);
 	size_t jnone, jbig;
 
-	if (v->imm < 1 || v->imm > UBPF_STRMAX - 1 || room > UBPF_KVPAIRMAX ||
+	if (v->imm < 1 || v->imm > UBPF_STRMAX - 1 || room > UBPF_KVROOMMAX ||
 	    !e->vbuf || (v->n != UBPF_KV_SELF && v->n != UBPF_KV_THIS)) {
 		e->bad = true;
 		return;
@@ -529,16 +529,21 @@ static void svar_copy(struct em *e, const struct ubpf_kplan *pl,
  * string, room bytes: the key's s in cgbuf's key room (e->vkoff, past
  * the owner word: cgen.c's cg_room_off()), or o->sz words into it, a
  * pair's second string (kplan_expr.c's vkey_room(), UBPF_KF_VPAIR), its
- * room after the first's; both within s (UBPF_KVPAIRMAX bytes: kplan.c's
+ * room after the first's, or a third's after the second's (kplan.c's
+ * vkey_third(): the keys' instructions come in their order, so its
+ * offset is the greater); all within s (UBPF_KVROOMMAX bytes: kplan.c's
  * vkey_pair()), else the program is refused.
  */
 static int32_t vkey_at(struct em *e, const struct ubpf_kop *o, unsigned room)
 {
 	unsigned off = 8u * o->sz;
 
-	if (off + room > UBPF_KVPAIRMAX || !e->vkoff)
+	if (off + room > UBPF_KVROOMMAX || !e->vkoff)
 		e->bad = true;
-	if (o->sz) { /* a pair's second room: where, and its own bytes */
+	if (o->sz && e->vp1 && off > e->vp1) {
+		/* a third room: kaggs_x's short key holds two */
+		e->vp3 = true;
+	} else if (o->sz) { /* a pair's second room: where, its bytes */
 		e->vp1 = off;
 		e->vp2 = UBPF_KVROOM(o->imm);
 	}
@@ -810,7 +815,7 @@ void ckey(struct em *e, const struct ubpf_kop *o)
 	 * of the key, a pair's second room rewritten after it) */
 	int32_t at = vkey_at(e, o, room > (unsigned)sz ? room : (unsigned)sz);
 
-	if (o->imm < 1 || o->imm > UBPF_KVPAIRMAX - 1 || !e->vbuf || sz < 2 ||
+	if (o->imm < 1 || o->imm > UBPF_KVROOMMAX - 1 || !e->vbuf || sz < 2 ||
 	    sz > UBPF_KCOMM || e->bad) {
 		e->bad = true;
 		return;
@@ -889,7 +894,7 @@ static void lkey_tab(struct em *e, const struct ubpf_kplan *pl, unsigned *pc,
 	int32_t at = vkey_at(e, o, room);
 	size_t jend[UBPF_KLEAVES];
 
-	if (o->imm < 1 || o->imm > UBPF_KVPAIRMAX - 1 || !e->vbuf || e->bad ||
+	if (o->imm < 1 || o->imm > UBPF_KVROOMMAX - 1 || !e->vbuf || e->bad ||
 	    o->agg < 2 || o->agg > UBPF_KLEAVES) {
 		e->bad = true;
 		return;
@@ -938,7 +943,7 @@ void lkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 		lkey_tab(e, pl, pc, sp);
 		return;
 	}
-	if (o->imm < 1 || o->imm > UBPF_KVPAIRMAX - 1 || !e->vbuf || e->bad ||
+	if (o->imm < 1 || o->imm > UBPF_KVROOMMAX - 1 || !e->vbuf || e->bad ||
 	    o->step > UBPF_KSTRMAX || (sel && o->levels > UBPF_KSTRMAX) ||
 	    *pc + n1 + n2 >= pl->nops + 1u) {
 		e->bad = true;
@@ -1008,7 +1013,7 @@ void mkey(struct em *e, const struct ubpf_kplan *pl, unsigned *pc, unsigned *sp)
 	int16_t kw = (int16_t)(S_KKEY + 8 + 8 * (int)kn);
 	size_t jelse, jend;
 
-	if (o->imm < 1 || o->imm > UBPF_KVPAIRMAX - 1 || !e->vbuf ||
+	if (o->imm < 1 || o->imm > UBPF_KVROOMMAX - 1 || !e->vbuf ||
 	    o->agg < 1 || o->agg > 3 || o->slot < 2 || o->slot > UBPF_KCOMM ||
 	    e->bad || (!ca && o->step > UBPF_KSTRMAX) ||
 	    (!cb && o->levels > UBPF_KSTRMAX) ||

@@ -657,7 +657,7 @@ static int arg_room(const struct d_kplan *k, const struct node *n)
  * for a variable), then the second's, each NUL-padded: fixed rooms
  * tell every pair apart ("ab" "c" from "a" "bc"), where a
  * concatenation would not.  Both rooms fit the s of struct
- * ubpf_kvskey (UBPF_KVPAIRMAX bytes: two variables' at strsize 256),
+ * ubpf_kvskey (UBPF_KVROOMMAX bytes: three variables' at strsize 256),
  * the key built in cgbuf's room for it (cgen.c's cg_room_off()); the
  * map's key is as long as the program's longest room (kplan_merge.c's
  * kp_vkey_imm()), 552 bytes hashed at each hit for two variables at
@@ -683,6 +683,9 @@ static int arg_room(const struct d_kplan *k, const struct node *n)
  * sx2, svar2, an argument's sx or sarg2), else false and ks as it
  * was.
  */
+static bool vkey_third(const struct d_kplan *k, const struct stmt *st,
+		       unsigned i, struct kstmt *ks);
+
 static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 		      unsigned i, struct kstmt *ks)
 {
@@ -695,7 +698,9 @@ static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 		    arg_room(k, st->keys[ks->skey]) >= 0;
 	int a;
 
-	if (ks->skey < 0 || ks->vkey2 ||
+	if (ks->vkey2)
+		return vkey_third(k, st, i, ks);
+	if (ks->skey < 0 ||
 	    (ks->svar < 0 && ks->sx != KSX_COMM && ks->sx != KSX_LIT &&
 	     ks->sx != KSX_MIX && ks->sx != KSX_ARG && !arg1))
 		return false;
@@ -729,7 +734,38 @@ static bool vkey_pair(const struct d_kplan *k, const struct stmt *st,
 	if (!kp_vkey_bound(k, st->keys[ks->skey],
 			   ks->svar >= 0 ? KSX_NONE : ks->sx) ||
 	    !kp_vkey_bound(k, n, t.sx2) ||
-	    kp_vkey_pair(k, &t, NULL) > UBPF_KVPAIRMAX)
+	    kp_vkey_pair(k, &t, NULL) > UBPF_KVROOMMAX)
+		return false;
+	*ks = t;
+	return true;
+}
+
+/*
+ * Key i of st after ks's pair (vkey_pair()), a third kaggs_v string key:
+ * the Ruby toolkit's @mallocs[self->file, self->type, self->name] at
+ * every malloc() (rb_malloc.d), which was user space's, a record a
+ * call.  A KV_STR variable alone (its bytes as kept: VKEY), its room
+ * after the second's, strsize - 1 bytes rounded to a word, so that
+ * three variables at strsize 256 fill the s of struct ubpf_kvskey
+ * (UBPF_KVROOMMAX, 768 bytes; the map's key 808 bytes, hashed at each
+ * hit).  Exact as a pair is: fixed rooms, each NUL-padded, each the
+ * bytes run.c keys by; the merge splits the rooms (kplan_merge.c's
+ * kp_vkey_rooms()).  Its entries are kaggs_v's alone, as a pair's, and
+ * never kaggs_x's (cgen_svar.c's vkey_at(): a short key holds two
+ * rooms).  Into ks (vkey3, svar3), else false and ks as it was.
+ */
+static bool vkey_third(const struct d_kplan *k, const struct stmt *st,
+		       unsigned i, struct kstmt *ks)
+{
+	const struct node *n = st->keys[i];
+	struct kstmt t = *ks;
+
+	if (!ks->vkey2 || ks->vkey3 || !kp_out_svar(k, n))
+		return false;
+	t.vkey3 = (uint8_t)(i + 1);
+	t.svar3 = n->sub;
+	if (!kp_vkey_bound(k, n, KSX_NONE) ||
+	    kp_vkey_pair(k, &t, NULL) > UBPF_KVROOMMAX)
 		return false;
 	*ks = t;
 	return true;

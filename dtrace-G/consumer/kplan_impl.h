@@ -82,6 +82,11 @@ struct kstmt {
 	 * KSX_NONE: the KV_STR variable svar2); 0: none */
 	uint8_t vkey2, sx2;
 	int svar2;
+	/* ... and a third kaggs_v string key + 1 after the pair, the
+	 * KV_STR variable svar3, its room after the second's (kplan.c's
+	 * vkey_third()); 0: none */
+	uint8_t vkey3;
+	int svar3;
 	/* the open bits (vbit) of self->, this-> integers the statement is
 	 * dispatched on at the hit, one form per subset of them typed
 	 * unset (kplan_vars.c's clause_typed(), kplan_stmt.c's
@@ -1026,10 +1031,13 @@ int64_t kp_vkey_imm(const struct d_kplan *k);
  * UBPF_KVROOM() of it */
 size_t kp_vkey_bound(const struct d_kplan *k, const struct node *n,
 		     unsigned sx);
-/* ... a pair's (ks->vkey2) rooms' bytes, the two side by side, the
- * first's as its own key's */
+/* ... a pair's (ks->vkey2) rooms' bytes, the two side by side, and a
+ * third's after them (ks->vkey3), the first's as its own key's;
+ * kp_vkey_rooms(): each room's (0: no third), and their sum */
 unsigned kp_vkey_pair(const struct d_kplan *k, const struct kstmt *ks,
 		      unsigned *room1);
+unsigned kp_vkey_rooms(const struct d_kplan *k, const struct kstmt *ks,
+		       unsigned room[3]);
 /* kplan_out.c: OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
  * false when the out area is full */
 bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,

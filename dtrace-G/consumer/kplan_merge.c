@@ -94,7 +94,8 @@ void d_kplan_vpair_short(const struct d_kplan *k, const struct ubpf_kkey *key,
 	unsigned r1, r;
 
 	memset(out, 0, UBPF_KSLONG(3) + 1);
-	if (!d_kplan_vpair(k, key->agg))
+	/* (a third room is never in kaggs_x: cgen_svar.c's vkey_at()) */
+	if (!d_kplan_vpair(k, key->agg) || k->st[key->agg].vkey3)
 		return;
 	r = kp_vkey_pair(k, &k->st[key->agg], &r1);
 	memcpy(out, s, r1 < UBPF_KVSHORT ? r1 : UBPF_KVSHORT);
@@ -144,16 +145,28 @@ size_t kp_vkey_bound(const struct d_kplan *k, const struct node *n, unsigned sx)
 	return l < max ? l : max;
 }
 
+unsigned kp_vkey_rooms(const struct d_kplan *k, const struct kstmt *ks,
+		       unsigned room[3])
+{
+	room[0] = UBPF_KVROOM(kp_vkey_bound(k, ks->st->keys[ks->skey],
+					    ks->svar >= 0 ? KSX_NONE : ks->sx));
+	room[1] = UBPF_KVROOM(
+		kp_vkey_bound(k, ks->st->keys[ks->vkey2 - 1], ks->sx2));
+	room[2] = !ks->vkey3
+			  ? 0
+			  : UBPF_KVROOM(kp_vkey_bound(
+				    k, ks->st->keys[ks->vkey3 - 1], KSX_NONE));
+	return room[0] + room[1] + room[2];
+}
+
 unsigned kp_vkey_pair(const struct d_kplan *k, const struct kstmt *ks,
 		      unsigned *room1)
 {
-	unsigned r1 = UBPF_KVROOM(kp_vkey_bound(
-		k, ks->st->keys[ks->skey], ks->svar >= 0 ? KSX_NONE : ks->sx));
+	unsigned r[3], all = kp_vkey_rooms(k, ks, r);
 
 	if (room1)
-		*room1 = r1;
-	return r1 + UBPF_KVROOM(kp_vkey_bound(k, ks->st->keys[ks->vkey2 - 1],
-					      ks->sx2));
+		*room1 = r[0];
+	return all;
 }
 
 /*
@@ -164,9 +177,10 @@ unsigned kp_vkey_pair(const struct d_kplan *k, const struct kstmt *ks,
  * A smaller room is a shorter key to hash at every hit: 16 bytes for
  * @[execname] where strsize 256 would make 256.  Two string keys of a
  * statement (kplan.c's vkey_pair()) take their two rooms side by side,
- * which may pass strsize - 1 (a variable's beside execname's) up to
- * UBPF_KVPAIRMAX (two variables' at strsize 256): the room is then at
- * least their sum (UBPF_KVROOM() of one byte less).
+ * and a third's after them (vkey_third()), which may pass strsize - 1
+ * (a variable's beside execname's) up to UBPF_KVROOMMAX (three
+ * variables' at strsize 256): the room is then at least their sum
+ * (UBPF_KVROOM() of one byte less).
  */
 int64_t kp_vkey_imm(const struct d_kplan *k)
 {
@@ -251,18 +265,28 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 		size_t max;
 		bool tagged;
 
-		if (ks->vkey2 && ((int)i == ks->skey || i == ks->vkey2 - 1u)) {
-			/* two kaggs_v keys: fixed rooms side by side, each
-			 * NUL-padded (kp_vkey_pair()), each to its NUL, cut
-			 * as agg.c cuts a key and tainted by its own kind
-			 * as a lone one's (below) */
-			unsigned r1, r = kp_vkey_pair(k, ks, &r1);
-			bool first = (int)i == ks->skey;
-			unsigned sx = !first	      ? ks->sx2
+		if (ks->vkey2 && ((int)i == ks->skey || i == ks->vkey2 - 1u ||
+				  i == ks->vkey3 - 1u)) {
+			/* two or three kaggs_v keys: fixed rooms side by
+			 * side, each NUL-padded (kp_vkey_rooms()), each to
+			 * its NUL, cut as agg.c cuts a key and tainted by
+			 * its own kind as a lone one's (below) */
+			unsigned r[3];
+			unsigned nth = (int)i == ks->skey    ? 0
+				       : i == ks->vkey2 - 1u ? 1
+							     : 2;
+			unsigned sx = nth == 2	      ? (unsigned)KSX_NONE
+				      : nth == 1      ? ks->sx2
 				      : ks->svar >= 0 ? (unsigned)KSX_NONE
 						      : ks->sx;
-			const char *p = !str ? "" : first ? str : str + r1;
-			size_t l = strnlen(p, first ? r1 : r - r1);
+			unsigned at;
+			const char *p;
+			size_t l;
+
+			(void)kp_vkey_rooms(k, ks, r);
+			at = nth == 0 ? 0 : nth == 1 ? r[0] : r[0] + r[1];
+			p = !str ? "" : str + at;
+			l = strnlen(p, r[nth]);
 
 			if (str && absent_room(k, ks, i, p))
 				absent |= (uint8_t)(1u << i);

@@ -72,14 +72,14 @@ static struct ubpf_kop *apre_ostr(const struct d_kplan *k, struct em *m,
  * elsewhere)
  */
 static void whole_room(const struct d_kplan *k, const struct kstmt *ks,
-		       struct ubpf_kop *o, bool second)
+		       struct ubpf_kop *o, unsigned nth)
 {
 	o->imm = (int64_t)k->prog->strsize - 1;
-	if (second) {
-		unsigned r1;
+	if (nth) { /* a pair's second, or the third after it */
+		unsigned r[3];
 
-		(void)kp_vkey_pair(k, ks, &r1);
-		o->sz = (uint8_t)(r1 / 8);
+		(void)kp_vkey_rooms(k, ks, r);
+		o->sz = (uint8_t)((nth == 1 ? r[0] : r[0] + r[1]) / 8);
 	} else if (kp_vkey_imm(k) > o->imm) {
 		o->step = (uint16_t)kp_vkey_imm(k);
 	}
@@ -584,14 +584,18 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 		/* a pair of kaggs_v keys (kplan.c's vkey_pair()): the
 		 * second's room after the first's (vkey_room()) */
 		bool second = ks->vkey2 && j + 1 == ks->vkey2;
+		bool vthird = ks->vkey3 && j + 1 == ks->vkey3;
 		unsigned sx = second ? ks->sx2 : ks->sx;
 
 		if (((int)j == ks->skey && ks->svar >= 0) ||
-		    (second && sx == KSX_NONE)) {
+		    (second && sx == KSX_NONE) || vthird) {
 			/* a string variable's bytes, as kept: its room
 			 * zeroed whole where the map's is longer (step:
-			 * a pair's elsewhere) */
-			unsigned sv = (unsigned)(second ? ks->svar2 : ks->svar);
+			 * a pair's elsewhere); a third's after the pair
+			 * (kplan.c's vkey_third()) */
+			unsigned sv = (unsigned)(vthird	  ? ks->svar3
+						 : second ? ks->svar2
+							  : ks->svar);
 
 			o = put(m, UBPF_K_VKEY, 0, 0);
 			var_op(m, o, sv);
@@ -601,7 +605,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 				o->flags |= UBPF_KF_PRES;
 			o->levels = o->n;
 			o->n = (uint8_t)j;
-			whole_room(k, ks, o, second);
+			whole_room(k, ks, o, vthird ? 2 : second ? 1 : 0);
 			continue;
 		}
 		if (((int)j == ks->skey || second) && sx == KSX_ARG) {
@@ -618,7 +622,7 @@ static void emit_stmt(struct em *m, const struct clause *c, unsigned clause,
 			o->n = (uint8_t)j;
 			o->slot = (uint16_t)an;
 			fault_site(m, o, st->keys[j]); /* fmode's */
-			whole_room(k, ks, o, second);
+			whole_room(k, ks, o, second ? 1 : 0);
 			continue;
 		}
 		if ((j + 1 == ks->skey2 || j + 1 == ks->skey3) &&

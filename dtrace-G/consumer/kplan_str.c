@@ -114,7 +114,7 @@
  * keys").  Two keys of kaggs_v's kinds (execname, a
  * literal or ?: of them, a KV_STR variable) are one kaggs_v key, their
  * rooms side by side in its s (kplan.c's vkey_pair(): where both fit
- * UBPF_KVPAIRMAX bytes; the second's instruction offset by its sz,
+ * UBPF_KVROOMMAX bytes; the second's instruction offset by its sz,
  * cgen_svar.c's vkey_at(); split by kplan_merge.c's kp_vkey_pair()),
  * and so are a KV_STR variable and copyinstr(argN), either way round
  * (UBPF_K_AKEY: the argument's room strsize - 1 bytes of seq_read()'s

@@ -560,6 +560,7 @@ static bool typed_all(struct d_kplan *k, unsigned ci)
 				ok = ks->kid[j] >= 0 || (int)j == ks->skey ||
 				     j + 1 == ks->kcomm || j + 1 == ks->skey2 ||
 				     j + 1 == ks->skey3 || j + 1 == ks->vkey2 ||
+				     j + 1 == ks->vkey3 ||
 				     (kp_ty(k, st->keys[j], &z, &g) &&
 				      z == ks->ksz[j] && g == ks->ksg[j]);
 			}

@@ -895,6 +895,37 @@ const char *kp_stmt_name(const struct d_kplan *k, const struct stmt *st,
 
 /* The keys among st's first n that are copyinstr(argN) (kplan_str.c's
  * kp_arg_str()) */
+/*
+ * Statement st's string keys other than literals (a literal is a
+ * format-time key's 0, kplan_fkey.c) as kaggs_v's rooms: more than
+ * three, or a third that is no string variable (kplan.c's
+ * vkey_third()), said into buf; false where neither.
+ */
+static bool rooms_why(const struct stmt *st, char *buf, size_t len)
+{
+	unsigned n = 0, third = 0;
+
+	for (unsigned j = 0; j < st->nkeys; j++)
+		if (st->keys[j]->kind == T_STR && st->keys[j]->op != N_STR &&
+		    ++n == 3)
+			third = j + 1;
+	if (n > 3) {
+		snprintf(buf, len,
+			 "its %u string keys (the kernel keys by three at "
+			 "most, the third a string variable)",
+			 n);
+		return true;
+	}
+	if (n == 3 && st->keys[third - 1]->op != N_VAR) {
+		snprintf(buf, len,
+			 "key %u: a third string key, which the kernel keys "
+			 "by only where it is a string variable",
+			 third);
+		return true;
+	}
+	return false;
+}
+
 static unsigned arg_keys(const struct d_kplan *k, const struct stmt *st,
 			 unsigned n)
 {
@@ -1363,6 +1394,7 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 					 * variable's */
 					pair = kp_stmt_ok(k, kst, &pks);
 					if (pks.vkey2 == j + 1 ||
+					    pks.vkey3 == j + 1 ||
 					    pks.skey2 == j + 1 ||
 					    pks.kid[j] >= 0 || pair) {
 						if (!kp_nifs(c) ||
@@ -1414,6 +1446,12 @@ static void stmt_why(const struct d_kplan *k, unsigned ci, unsigned i,
 						 UBPF_KTSTR);
 					return;
 				}
+				/* a string variable refused only as one of
+				 * more rooms than kaggs_v's key holds (its
+				 * clause user space's, it is not kept, and
+				 * so not keyed by) */
+				if (x->op == N_VAR && rooms_why(kst, buf, len))
+					return;
 				snprintf(buf, len,
 					 "key %u%s%s, a string the kernel "
 					 "does not key by",

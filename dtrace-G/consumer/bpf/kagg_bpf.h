@@ -810,13 +810,15 @@ struct ubpf_kskey {
 };
 /* kaggs_v (generated programs): a key with one string variable's
  * bytes, execname's or a literal's, or two such strings' rooms side by
- * side (a pair, UBPF_KF_VPAIR: two variables at strsize 256 fill all
- * of s); the map's key is k and the first bytes of s its room
- * (../kplan_merge.c's kp_vkey_imm()), NUL-padded */
-#define UBPF_KVPAIRMAX (2 * UBPF_STRMAX)
+ * side (a pair, UBPF_KF_VPAIR), or a pair and a third string
+ * variable's room after them (../kplan.c's vkey_third(): three
+ * variables at strsize 256 fill all of s); the map's key is k and the
+ * first bytes of s its room (../kplan_merge.c's kp_vkey_imm()),
+ * NUL-padded */
+#define UBPF_KVROOMMAX (3 * UBPF_STRMAX)
 struct ubpf_kvskey {
 	struct ubpf_kkey k; /* k.k[n] of the string's key n: 0 */
-	char s[UBPF_KVPAIRMAX];
+	char s[UBPF_KVROOMMAX];
 };
 /* kaggs_w (generated programs): kaggs_v's key of a string that ends
  * within UBPF_KVSHORT bytes (its NUL there), where kaggs_v's room is

@@ -79,6 +79,13 @@
 #		kaggs_x, a 104-byte key (cgen_agg.c's "Short pairs"; the
 #		rooms whole, 552 bytes, before 2026-12-06); before
 #		2026-12-03, a record a hit
+#  - selftri:	enter { self->s = copyinstr(arg1); self->t = self->s;
+#		self->u = self->s; } leave { @[self->s, self->t,
+#		self->u] = count(); } (bpftrace: three tid maps of
+#		str(arg1), @[@s[tid], @t[tid], @u[tid]]): three string
+#		variables keyed side by side (kplan.c's vkey_third()),
+#		their rooms whole in kaggs_v, an 808-byte key at strsize
+#		256; before 2026-12-07, a record a hit
 #  - execkey:	enter { @[execname] = count(); } (bpftrace: @[comm]),
 #		the comm read into kaggs_v's key at the hit (kplan_str.c's
 #		"execname and literals"); before, a record a hit
@@ -175,6 +182,7 @@ d_of() {
 	gsum) printf '%s\n' "$e { n += arg0; } tick-1s { printf(\"%d\\n\", n); n = 0; }" ;;
 	selfkey) echo "$e { self->s = copyinstr(arg1); } $l { @[self->s] = count(); }" ;;
 	selfpair) echo "$e { self->s = copyinstr(arg1); self->t = self->s; } $l { @[self->s, self->t] = count(); }" ;;
+	selftri) echo "$e { self->s = copyinstr(arg1); self->t = self->s; self->u = self->s; } $l { @[self->s, self->t, self->u] = count(); }" ;;
 	execkey) echo "$e { @[execname] = count(); }" ;;
 	execpred) echo "$e /execname == \"pair\"/ { @ = count(); }" ;;
 	argself) echo "$e /self->t/ { @[copyinstr(arg1)] = quantize(timestamp - self->t); } $e { self->t = timestamp; }" ;;
@@ -204,6 +212,7 @@ bt_of() {
 	gsum) echo "$e { @n = sum(arg0); } interval:s:1 { print(@n); clear(@n); }" ;;
 	selfkey) echo "$e { @s[tid] = str(arg1); } $l { @[@s[tid]] = count(); }" ;;
 	selfpair) echo "$e { @s[tid] = str(arg1); @t[tid] = str(arg1); } $l { @[@s[tid], @t[tid]] = count(); }" ;;
+	selftri) echo "$e { @s[tid] = str(arg1); @t[tid] = str(arg1); @u[tid] = str(arg1); } $l { @[@s[tid], @t[tid], @u[tid]] = count(); }" ;;
 	execkey) echo "$e { @[comm] = count(); }" ;;
 	execpred) echo "$e /comm == \"pair\"/ { @ = count(); }" ;;
 	argself) echo "$e /@t[tid]/ { @[str(arg1)] = hist(nsecs - @t[tid]); } $e { @t[tid] = nsecs; }" ;;
@@ -269,7 +278,7 @@ median() {
 		}'
 }
 
-rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa tickself gsum selfkey selfpair execkey execpred argself joined garr longkey nullkey}
+rows=${ROWS:-count strpred printf pfname predpf self ustack selfstr keyed keyexit keyhexit selfcmp tickpa tickself gsum selfkey selfpair selftri execkey execpred argself joined garr longkey nullkey}
 printf '%-8s %10s %10s %7s  %s\n' row bpftrace dtrace ratio \
 	'verified insns (bpftrace; dtrace)'
 : >table

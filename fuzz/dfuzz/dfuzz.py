@@ -74,8 +74,12 @@ class Gen:
     """One program: clauses over the dfz probes, with the variables each
     scope has been given so far (so reads mostly find a store)."""
 
-    def __init__(self, rnd):
+    def __init__(self, rnd, seed=0):
         self.r = rnd
+        # choices added since a seed's program was first written, drawn
+        # from a generator of their own so that the programs of seeds
+        # that do not take them stay as they were
+        self.r3 = random.Random(seed * 31 + 7)
         self.ivars = {"this": set(), "self": set()}
         self.svars = {"this": set(), "self": set()}
         self.arrs = set()   # self->aN[int]
@@ -301,9 +305,15 @@ class Gen:
                 kinds.insert(self.r.randint(0, len(kinds)),
                              self.ch(["u1", "u3", "u"]))
             fn = self.ch(FNS)
+            if self.r3.random() < 0.1:
+                # three string variables as the keys, maybe beside an
+                # integer (kplan.c's vkey_pair(), vkey_third())
+                kinds = ["v", "v", "v"] + [k for k in kinds
+                                           if k == "i"][:1]
             self.aggs[name] = (kinds, fn)
         keys = [self.iexpr(probe, 1) if k == "i" else
                 self.sexpr(probe, 1) if k == "s" else
+                self.var("s", LITS) if k == "v" else
                 "ustack(%s)" % k[1:] for k in kinds]
         v = self.iexpr(probe, 2)
         if fn == "count":
@@ -595,7 +605,7 @@ def main():
     first_err = b""
     for i in range(a.count):
         seed = a.seed + i
-        src = Gen(random.Random(seed)).program()
+        src = Gen(random.Random(seed), seed).program()
         if a.print:
             sys.stdout.write(src)
             return 0

@@ -548,7 +548,9 @@ cgout_bg vpair-9 vpair_case '-x strsize=9'
 # hit's string beside the last two, so every room full to its last byte
 # and differing there, or "", in each position; a pair of this-> and
 # execname with a variable third, beside an integer key; the same
-# variable twice.  And the Ruby toolkit's rb_malloc.d shape, a self->
+# variable twice; an argument's string first or second (AKEY, its
+# copy's faults the kernel's fault sites, the clause ended at the hit).
+# And the Ruby toolkit's rb_malloc.d shape, a self->
 # basename() (kplan_fkey.c's format-time variable: unset apart from ""),
 # a ?: of literals and a strjoin() as one key, tested against NULL,
 # beside literal keys.  At 9 the same rooms of 8.  Byte for byte
@@ -558,6 +560,7 @@ cgout_bg vpair-9 vpair_case '-x strsize=9'
 cat >tri.d <<'EOF2'
 pid$target::hit:entry { this->c = copyinstr(arg0); @t[self->s2, self->s, this->c] = count(); @u[this->c, execname, self->s2, arg1 & 3] = sum(arg1); self->s2 = self->s; self->s = this->c; }
 pid$target::hit:return { @r[self->s, self->s2, self->s] = count(); }
+pid$target::hit:return { @a[copyinstr(arg0), self->s, self->s2] = count(); @b[self->s, copyinstr(arg0), self->s2, arg1 & 1] = sum(arg1); }
 pid$target::hit:entry /arg1 % 3/ { self->f = basename(copyinstr(arg0)); self->t = arg1 & 1 ? "odd" : "even"; self->n = strjoin(copyinstr(arg0), "::x"); }
 pid$target::hit:return /self->f != NULL/ { @m[self->f, self->t, self->n] = quantize(arg1); }
 pid$target::hit:return /self->f == NULL/ { @m["ruby", "startup", "-"] = quantize(arg1); }

@@ -39,6 +39,10 @@
 #    user space's with -v's reason;
 #  - c ? copyinstr(arg0) : copyinstr(arg2) keys (SMKEY's agg 3) on
 #    cgout's pairs, the faults of the branch taken alone reported;
+#  - argN ? copyinstr(argN) : "lit" keys (argN != NULL, 0 != argN too)
+#    on cgout null's NULLs: no string read at an address 0, so those
+#    hits are the kernel's whole (-v: only 0x10's record read, which
+#    faults in user space as before; the tree before read one a NULL);
 #  - c ? copyinstr(arg0) : "a" keys, either way round (SMKEY, kaggs_s),
 #    the taint as above, and a string that cannot be read in a branch
 #    not taken (the hit user space's, no fault) and taken (its fault);
@@ -242,6 +246,21 @@ expect_eq "?: of a string that faults: the literal's" "small 2" \
 	"$(awk 'NF == 2 { print $1, $2 }' smflt1.txt)"
 expect_eq "?: of a string that faults: in the key" 2 \
 	"$(grep -c 'hit:entry): invalid address (.*) in action #3$' smflt1.txt.err)"
+
+# The NULL idiom, argN ? copyinstr(argN) : "lit" (SMKEY flagged
+# UBPF_KF_ANULL: seq_read() reads no string at an address 0, where the
+# ?: takes the literal); 0x10 (condition true) still faults, its hit
+# user space's, the fault reported there, once a clause
+cat >nul.d <<'EOF2'
+pid$target::hit:entry { @a[arg0 ? copyinstr(arg0) : "<null>"] = count(); }
+pid$target::hit:entry { @b[arg1 & 1, arg0 != NULL ? copyinstr(arg0) : ""] = sum(arg1); }
+pid$target::hit:entry { @c[0 != arg0 ? copyinstr(arg0) : "none"] = max(arg1); }
+EOF2
+same nul nul.d null 3
+expect_grep "NULL idiom: one record read (0x10's)" ' 1 record read$' \
+	nul.1.txt.err
+expect_eq "NULL idiom: the faults" 3 \
+	"$(grep -c 'hit:entry): invalid address (0x10) in action #[12]$' nul.1.txt.err)"
 
 # ?: of two copyinstr() keys (SMKEY's agg 3, in kaggs_s), alone and
 # beside an integer key, with count(), sum(), max(), quantize(), on

@@ -116,6 +116,9 @@ struct em {
 	 * (cgen_agg.c's "Long string keys"), and SMKEY's, held to
 	 * UBPF_KSKEY bytes */
 	bool klarg[UBPF_KSTRARGS], snl[UBPF_KSTRARGS];
+	/* ... read by SMKEYs flagged UBPF_KF_ANULL alone: an address 0
+	 * is not read (the literal is the key there) */
+	bool anarg[UBPF_KSTRARGS];
 	/* kaggs_l's strings' bytes (UBPF_KSLONG()), 0: no kaggs_l; and
 	 * the arguments (their j) of the kaggs_s key being built, SKEY's
 	 * and SKEY2's (skey(), skey2(): -1 none), which AGG's key

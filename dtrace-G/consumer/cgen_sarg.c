@@ -466,7 +466,7 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 	      unsigned nargs)
 {
 	bool fs = cgen_fsites(e, pl);
-	size_t jn;
+	size_t jn, jnull;
 
 	e->sn = 0; /* in cgbuf, unless seq_stack() */
 
@@ -508,8 +508,11 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 				e->skarg[j] = e->czarg[j] = e->rbarg[j] = false;
 				e->snl[j] = e->klarg[j] = false;
 				e->oparg[j] = false;
+				e->anarg[j] = true;
 				e->sarg[e->nsarg++] = (uint8_t)a;
 			}
+			e->anarg[j] &= o->op == UBPF_K_SMKEY && o->agg == 1 &&
+				       (o->flags & UBPF_KF_ANULL) && q == 0;
 			e->skarg[j] |=
 				o->op == UBPF_K_SKEY || o->op == UBPF_K_SMKEY;
 			e->snl[j] |= o->op == UBPF_K_SMKEY;
@@ -552,6 +555,11 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			alu_i(e, BPF_MOV, 2, fs ? pl->fstr : UBPF_STRMAX);
 		}
 		arg_addr(e, 3, e->sarg[j]);
+		/* an address 0 that only an SMKEY flagged UBPF_KF_ANULL
+		 * reads: not read (its ?: takes the literal), its length 0 */
+		jnull = SIZE_MAX;
+		if (e->anarg[j] && !fs)
+			jnull = jmp_i(e, BPF_JEQ, 3, 0);
 		call(e, BPF_FUNC_probe_read_user_str);
 		if (fs) {
 			/* a fault, for SEQ: -1 at the string's address, -2
@@ -591,6 +599,13 @@ void seq_read(struct em *e, const struct ubpf_kplan *pl, int buf,
 			else if (cut && (!e->skarg[j] || lng))
 				e->fj[e->nfj++] =
 					jmp_i(e, BPF_JEQ, 0, UBPF_STRMAX);
+		}
+		if (jnull != SIZE_MAX) {
+			size_t jover = jmp_i(e, BPF_JA, 0, 0);
+
+			fix(e, jnull);
+			alu_i(e, BPF_MOV, 0, 0);
+			fix(e, jover);
 		}
 		stx(e, BPF_DW, 10, (int16_t)S_SLEN(j), 0); /* for SEQ */
 		/* a key longer than kaggs_s keeps: the hit is user space's,

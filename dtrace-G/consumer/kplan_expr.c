@@ -473,6 +473,28 @@ void mix_key(struct em *m, const struct kstmt *ks, const struct node *n,
  * (the merge cuts it as it cuts SKEY's string); or c ? copyinstr(arg
  * a) : copyinstr(arg b): SMKEY's agg 3, b in levels, no literal.
  */
+/*
+ * Is c argument a's truth: argN, or argN != 0 (NULL), or 0 != argN?
+ * Then argN ? copyinstr(argN) : "lit" copies where the address is not
+ * 0 and nowhere else, as run.c's ?: evaluates one branch: seq_read()
+ * reads no string at an address 0 (UBPF_KF_ANULL), where it would
+ * fault and send the hit to user space, a record for every NULL.
+ */
+static bool arg_truth(const struct node *c, uint8_t a)
+{
+	int64_t z;
+
+	if (c->op == N_ARGN)
+		return c->sub == a;
+	if (c->op != N_BIN || c->sub != OP_NE)
+		return false;
+	if (c->a->op == N_ARGN && c->a->sub == a)
+		return d_const_int(c->b, &z) && z == 0;
+	if (c->b->op == N_ARGN && c->b->sub == a)
+		return d_const_int(c->a, &z) && z == 0;
+	return false;
+}
+
 void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
 {
 	bool first = kp_copyinstr_arg(n->b) >= 0;
@@ -489,6 +511,8 @@ void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
 		return;
 	}
 	o->agg = first ? 1 : 2;
+	if (first && arg_truth(n->a, a))
+		o->flags |= UBPF_KF_ANULL;
 	o->step = (uint16_t)strlen(l->sval);
 	sdata(m, l->sval, strlen(l->sval));
 }

@@ -508,6 +508,9 @@ struct ubpf_kop {
 #define UBPF_KF_IMM 0x1	 /* binary: b is imm, only a is popped */
 #define UBPF_KF_FLAT 0x2 /* AGG: kflat[slot + bucket], not kaggs */
 #define UBPF_KF_NEG 0x4	 /* SEQ: not equal */
+/* SMKEY agg 1: c is a's argument itself (argN, argN != 0): at an
+ * address 0 the literal is taken, and seq_read() reads nothing */
+#define UBPF_KF_ANULL 0x4
 #define UBPF_KSTRMAX 63	 /* SEQ: the longest string compared */
 #define UBPF_KSTRARGS 4	 /* SEQ, SKEY: arguments a plan reads */
 /* ... an argument number at or past UBPF_KBSTR0 is a bounded copy's

@@ -18,6 +18,9 @@
  *                    addresses a read faults at go to file F first
  *   cgout refault    hit() of "alpha", of an unmapped address (0x10),
  *                    then of ""
+ *   cgout null       hit() of NULL (0) beside strings, "" and an
+ *                    unmapped address (0x10): the argN ? copyinstr(argN)
+ *                    : "lit" idiom
  *   cgout order      strings to order (strcmp()'s): prefixes, bytes
  *                    above 0x7f, equal up to 20 or 290 bytes
  *   cgout pair       hit2(p, i, q) of two strings: pairs of
@@ -404,6 +407,13 @@ int main(int argc, char **argv)
 			if (prctl(PR_SET_NAME, (unsigned long)after, 0, 0, 0))
 				return 1;
 		}
+	} else if (!strcmp(mode, "null")) {
+		static const char *const v[] = { NULL, "one", NULL,
+						 "",   NULL,  (const char *)16,
+						 "six" };
+
+		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			hit(v[i], (long)i);
 	} else if (!strcmp(mode, "pair")) {
 		static char big[101];
 		static const char *const v[][2] = {

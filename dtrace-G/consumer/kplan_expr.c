@@ -468,12 +468,6 @@ void mix_key(struct em *m, const struct kstmt *ks, const struct node *n,
 }
 
 /*
- * SMKEY: key j is c ? copyinstr(arg a) : "lit" or the other way round
- * (kplan_str.c's kp_smix_key()): c pushed, then SMKEY, the literal whole
- * (the merge cuts it as it cuts SKEY's string); or c ? copyinstr(arg
- * a) : copyinstr(arg b): SMKEY's agg 3, b in levels, no literal.
- */
-/*
  * Is c argument a's truth: argN, or argN != 0 (NULL), or 0 != argN?
  * Then argN ? copyinstr(argN) : "lit" copies where the address is not
  * 0 and nowhere else, as run.c's ?: evaluates one branch: seq_read()
@@ -495,6 +489,14 @@ static bool arg_truth(const struct node *c, uint8_t a)
 	return false;
 }
 
+/*
+ * SMKEY: key j is c ? copyinstr(arg a) : "lit" or the other way round
+ * (kplan_str.c's kp_smix_key()): c pushed, then SMKEY, the literal whole
+ * (the merge cuts it as it cuts SKEY's string); or c ? copyinstr(arg
+ * a) : copyinstr(arg b): SMKEY's agg 3, b in levels, no literal.
+ * Flagged UBPF_KF_ANULL where c is the copy's argument's truth
+ * (arg_truth()).
+ */
 void smix_key(struct em *m, const struct node *n, unsigned j, uint8_t a)
 {
 	bool first = kp_copyinstr_arg(n->b) >= 0;

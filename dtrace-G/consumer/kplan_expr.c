@@ -261,14 +261,11 @@ static const char *lit_bytes(struct em *m, const struct node *n, size_t *len)
 void vkey_room(struct em *m, const struct kstmt *ks, struct ubpf_kop *o,
 	       unsigned j)
 {
-	unsigned r1;
-
 	o->imm = kp_vkey_imm(m->k);
 	if (!ks->vkey2 || j + 1 != ks->vkey2)
 		return;
-	(void)kp_vkey_pair(m->k, ks, &r1);
 	o->imm = (int64_t)kp_vkey_bound(m->k, ks->st->keys[j], ks->sx2);
-	o->sz = (uint8_t)(r1 / 8);
+	o->sz = (uint8_t)(kp_vkey_room_at(m->k, ks, 1, NULL) / 8);
 }
 
 /* The leaves of a ?: tree */

@@ -1038,6 +1038,9 @@ unsigned kp_vkey_pair(const struct d_kplan *k, const struct kstmt *ks,
 		      unsigned *room1);
 unsigned kp_vkey_rooms(const struct d_kplan *k, const struct kstmt *ks,
 		       unsigned room[3]);
+/* ... room nth's (0 to 2) offset in the key's s, and its bytes (len) */
+unsigned kp_vkey_room_at(const struct d_kplan *k, const struct kstmt *ks,
+			 unsigned nth, unsigned *len);
 /* kplan_out.c: OUT, OSTR (of argument a) or ODONE pl->ops[at]: its slot or n;
  * false when the out area is full */
 bool kp_out_op(const struct d_kplan *k, struct ubpf_kplan *pl, unsigned at,

@@ -159,6 +159,17 @@ unsigned kp_vkey_rooms(const struct d_kplan *k, const struct kstmt *ks,
 	return room[0] + room[1] + room[2];
 }
 
+unsigned kp_vkey_room_at(const struct d_kplan *k, const struct kstmt *ks,
+			 unsigned nth, unsigned *len)
+{
+	unsigned r[3];
+
+	(void)kp_vkey_rooms(k, ks, r);
+	if (len)
+		*len = r[nth];
+	return nth == 0 ? 0 : nth == 1 ? r[0] : r[0] + r[1];
+}
+
 unsigned kp_vkey_pair(const struct d_kplan *k, const struct kstmt *ks,
 		      unsigned *room1)
 {
@@ -271,7 +282,7 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 			 * side, each NUL-padded (kp_vkey_rooms()), each to
 			 * its NUL, cut as agg.c cuts a key and tainted by
 			 * its own kind as a lone one's (below) */
-			unsigned r[3];
+			unsigned room;
 			unsigned nth = (int)i == ks->skey    ? 0
 				       : i == ks->vkey2 - 1u ? 1
 							     : 2;
@@ -279,14 +290,9 @@ void d_kplan_merge(const struct d_kplan *k, const struct ubpf_kkey *key,
 				      : nth == 1      ? ks->sx2
 				      : ks->svar >= 0 ? (unsigned)KSX_NONE
 						      : ks->sx;
-			unsigned at;
-			const char *p;
-			size_t l;
-
-			(void)kp_vkey_rooms(k, ks, r);
-			at = nth == 0 ? 0 : nth == 1 ? r[0] : r[0] + r[1];
-			p = !str ? "" : str + at;
-			l = strnlen(p, r[nth]);
+			unsigned at = kp_vkey_room_at(k, ks, nth, &room);
+			const char *p = !str ? "" : str + at;
+			size_t l = strnlen(p, room);
 
 			if (str && absent_room(k, ks, i, p))
 				absent |= (uint8_t)(1u << i);

@@ -75,14 +75,10 @@ static void whole_room(const struct d_kplan *k, const struct kstmt *ks,
 		       struct ubpf_kop *o, unsigned nth)
 {
 	o->imm = (int64_t)k->prog->strsize - 1;
-	if (nth) { /* a pair's second, or the third after it */
-		unsigned r[3];
-
-		(void)kp_vkey_rooms(k, ks, r);
-		o->sz = (uint8_t)((nth == 1 ? r[0] : r[0] + r[1]) / 8);
-	} else if (kp_vkey_imm(k) > o->imm) {
+	if (nth) /* a pair's second, or the third after it */
+		o->sz = (uint8_t)(kp_vkey_room_at(k, ks, nth, NULL) / 8);
+	else if (kp_vkey_imm(k) > o->imm)
 		o->step = (uint16_t)kp_vkey_imm(k);
-	}
 }
 
 /* Statement i of clause's flat list (not an if), as kp_clause_emit()

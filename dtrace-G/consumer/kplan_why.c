@@ -893,8 +893,6 @@ const char *kp_stmt_name(const struct d_kplan *k, const struct stmt *st,
 	return buf;
 }
 
-/* The keys among st's first n that are copyinstr(argN) (kplan_str.c's
- * kp_arg_str()) */
 /*
  * Statement st's string keys other than literals (a literal is a
  * format-time key's 0, kplan_fkey.c) as kaggs_v's rooms: more than
@@ -926,6 +924,8 @@ static bool rooms_why(const struct stmt *st, char *buf, size_t len)
 	return false;
 }
 
+/* The keys among st's first n that are copyinstr(argN) (kplan_str.c's
+ * kp_arg_str()) */
 static unsigned arg_keys(const struct d_kplan *k, const struct stmt *st,
 			 unsigned n)
 {

@@ -1365,6 +1365,17 @@ trg_ctor() {
 	expect_eq "constructors: status" 0 "$status"
 	expect_out "constructors: every hit, the library's constructor's too" \
 		'lib call 4\nlib ctor 7\nprog ctor 3\nprog main 5\n\n'
+	# the breakpoint way (rtld.c), a kernel's without sigtrap events
+	DTRACE_RTLD_HOLD=breakpoint
+	export DTRACE_RTLD_HOLD
+	trun -q -n 'ctl$target:::hit { @l[arg0 < 100 ? "ctor" : "call"] = count(); }' \
+		-n 'ctp$target:::hit { @p[arg0 < 10 ? "ctor" : "main"] = count(); }' \
+		-n 'END { printa("lib %s %@d\n", @l); printa("prog %s %@d\n", @p); }' \
+		-c ./ctorprog
+	unset DTRACE_RTLD_HOLD
+	expect_eq "constructors, held by a breakpoint: status" 0 "$status"
+	expect_out "constructors, held by a breakpoint: every hit" \
+		'lib call 4\nlib ctor 7\nprog ctor 3\nprog main 5\n\n'
 	# an LD_AUDIT module's namespace reports to the debugger first
 	printf '#include <link.h>\nunsigned la_version(unsigned v) { return v; }\n' \
 		>audit.c && $CC -shared -fPIC audit.c -o libaudit.so
@@ -1430,9 +1441,12 @@ bg_join
 # _dl_debug_state (dlhold.c), and its tr*:::tick puts a uprobe in the
 # second command as trprog is mapped, so the kernel took the second
 # run's int3 at that function for the uprobe's and its command ran to
-# its end unheld ("exited before its libraries were mapped"); a
-# hardware breakpoint comes first now (rtld.c).  Run alone, when no group
-# is: the first run's tr*:::tick is in every trprog there.
+# its end unheld ("exited before its libraries were mapped").  A
+# hardware breakpoint came first, then, but a machine may take the
+# debug registers and never fire them (this project's Firecracker VM:
+# this check failed there on every run); the hold is a uprobe of its own
+# now (rtld.c).  Run alone, when no group is: the first run's
+# tr*:::tick is in every trprog there.
 mkdir beside && cd beside || exit 99
 trg_dir
 timeout -s KILL 120 "$DTRACE" -q -n 'tr*:::tick { }' \

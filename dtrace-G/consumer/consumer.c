@@ -380,6 +380,7 @@ static void teardown(struct consumer *c)
 	c->be->close(c);
 	/* the hold's link (dlhold_end()) where the backend closed nothing */
 	close_many(NULL, 0);
+	rtld_holds_close(); /* after every wait on event_mutex: rtld.c */
 }
 
 /* ------------------------------------------------------------------ */

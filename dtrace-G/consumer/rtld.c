@@ -13,27 +13,51 @@
  * the empty function _dl_debug_state() each time its list of objects
  * changes, with _r_debug.r_state saying how (RT_ADD while it maps,
  * RT_CONSISTENT once the objects are all mapped, before their
- * constructors run; dl_main and dl_open_worker).  The command, stopped
- * by ptrace after its exec, gets a breakpoint (int3; brk on aarch64) on
- * that function's first instruction; each hit is stepped over by doing
- * what the function does, a `ret` (x86-64: rip from the stack, rsp + 8;
- * aarch64: pc = x30), so the breakpoint never has to be lifted while
- * the process runs.  A hardware breakpoint at the same address comes
- * first where the machine gives one (arch_hwbreak()): the software one
- * alone is lost where anyone has a uprobe on that function (dlhold.c's,
- * of another dtrace -c or -p run) and the process any uprobe (a run
- * tracing every process's probes of the same program): the kernel
- * takes the trap for the uprobe's, runs `ret` out of line and the
- * process runs on to its end; the hardware one stops it before the
- * instruction, and the int3 is kept for a machine without one.  The
- * thread stops with the pc at the function (hardware) or past the
- * int3; the first hit with RT_CONSISTENT after one with
- * RT_ADD (the state starts RT_CONSISTENT, and an LD_AUDIT module's
- * namespace reports earlier) leaves the process stopped there with the
- * function's code back.  Only an ld.so of dtrace's own machine is taken,
- * and only a function that is exactly `ret` (or `endbr64; ret`, `bti c;
- * ret`): another body could not be stepped over by emulating it.  The
- * machine's breakpoint, pc and `ret` are arch.c's.
+ * constructors run; dl_main and dl_open_worker).  The first hit with
+ * RT_CONSISTENT after one with RT_ADD (the state starts RT_CONSISTENT,
+ * and an LD_AUDIT module's namespace reports earlier) leaves the
+ * process stopped, as it is under ptrace after its exec.  Two ways to
+ * stop the command at each hit, the first where the kernel has it:
+ *
+ *  - A uprobe the kernel owns (hold_event()): a perf event of the
+ *    uprobe PMU on that function for the command's thread alone, with
+ *    perf_event_attr.sigtrap (Linux 5.13), so each hit sends the thread
+ *    a SIGTRAP whose si_code is TRAP_PERF, which puts it in a
+ *    signal-delivery-stop as the function returns (the kernel runs the
+ *    function's `ret` after the uprobe, and a signal waits for that:
+ *    uprobe_deny_signal()).  It is one more consumer of whatever uprobe
+ *    is already there: dlhold.c's on ld.so, of another dtrace -c or -p
+ *    run, takes nothing from it.  Once the process is held the event
+ *    is disabled (no later dlopen() can send the signal, dtrace having
+ *    let the process go), and at the end of the run
+ *    (rtld_holds_close(), teardown()'s last step) handed to the
+ *    closer (fdclose.c's close_after()).  Not before: the close of a
+ *    uprobe's last perf event waits for grace periods (45 ms here)
+ *    under the kernel's event_mutex, which the run's own tracefs reads
+ *    and writes take (uprobe_ev.c's reap of dead runs' events at the
+ *    start waited 28 ms for it: 87 ms from start to exit of a -c
+ *    count() against 55).  Meanwhile the disabled event costs a
+ *    dlopen() a trap into the kernel and nothing else.
+ *
+ *  - A breakpoint (hold_breakpoint(); DTRACE_RTLD_HOLD=breakpoint, and
+ *    a kernel without the PMU or sigtrap): an int3 (brk on aarch64) on
+ *    the function's first instruction; each hit is stepped over by
+ *    doing what the function does, a `ret` (x86-64: rip from the stack,
+ *    rsp + 8; aarch64: pc = x30), so the breakpoint never has to be
+ *    lifted while the process runs.  A hardware breakpoint at the same
+ *    address comes first where the machine gives one (arch_hwbreak()):
+ *    the int3 alone is lost where anyone has a uprobe on that function
+ *    and the process any uprobe (a run tracing every process's probes
+ *    of the same program): the kernel takes the trap for the uprobe's,
+ *    runs `ret` out of line and the process runs on to its end.  Not
+ *    every machine that takes the debug registers fires them: this
+ *    project's VM (Firecracker) takes DR7 and never stops, which is why
+ *    the uprobe is the first way.  The thread stops with the pc at the
+ *    function (hardware) or past the int3, and is left there with the
+ *    function's code back.  Only an ld.so of dtrace's own machine is
+ *    taken, and only a function that is exactly `ret` (or `endbr64;
+ *    ret`, `bti c; ret`): another body could not be stepped over by
+ *    emulating it.  The machine's breakpoint, pc and `ret` are arch.c's.
  *
  * The addresses come from ld.so's own ELF symbols (dynsym), ld.so being
  * the file /proc/PID/maps shows at AT_BASE (/proc/PID/auxv), read
@@ -49,11 +73,15 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <link.h>
+#include <linux/perf_event.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,6 +90,10 @@
 #include "consumer_impl.h"
 #include "objfile.h"
 #include "procfs.h"
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6 /* <asm-generic/siginfo.h>, Linux 5.13 */
+#endif
 
 /*
  * A path that reads the file mapped at `start` in pid (procfs.h: the
@@ -141,15 +173,138 @@ int rtld_ldso_symbols(const char *path, uint64_t *brk, uint64_t *rdebug,
 	return err;
 }
 
+/*
+ * The process let run until a stop whose hit of _dl_debug_state is the
+ * first RT_CONSISTENT after an RT_ADD: 0, left stopped there.  -ESRCH
+ * with *exited where it exited first, -EIO where ptrace failed.  ours()
+ * tells the hit's stop (a SIGTRAP) from one of the process's signals,
+ * which is delivered; then the state is read at st_at and, for a
+ * breakpoint, the `ret` done (step).
+ */
+static int run_until(pid_t pid, uint64_t st_at, bool *exited,
+		     bool (*ours)(pid_t pid, const void *arg), const void *arg,
+		     bool step)
+{
+	int st;
+
+	for (int sig = 0, added = 0;;) {
+		long state;
+
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) < 0 ||
+		    waitpid(pid, &st, 0) < 0)
+			return -EIO;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			*exited = true;
+			return -ESRCH;
+		}
+		sig = WSTOPSIG(st);
+		if (sig != SIGTRAP || !ours(pid, arg))
+			continue; /* not ours: deliver it */
+		sig = 0;
+		errno = 0;
+		state = ptrace(PTRACE_PEEKDATA, pid, (void *)st_at, NULL);
+		if (errno || (step && arch_return(pid) < 0))
+			return -EIO;
+		/*
+		 * r_state starts RT_CONSISTENT: an LD_AUDIT module's
+		 * namespace can report before dl_main's RT_ADD
+		 */
+		added |= (int)state == RT_ADD;
+		if (added && (int)state == RT_CONSISTENT)
+			return 0;
+	}
+}
+
+/* the events of the holds done, disabled (rtld_holds_close()) */
+static int *held_fds;
+static size_t nheld;
+
+/* the stop is the uprobe event's signal */
+static bool event_stop(pid_t pid, const void *arg)
+{
+	siginfo_t si;
+
+	(void)arg;
+	return ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 &&
+	       si.si_code == TRAP_PERF;
+}
+
+/*
+ * The uprobe on ld.so's _dl_debug_state (file offset off) as a perf event
+ * of pid's thread that sends it SIGTRAP at each hit: fd, or -1 where the
+ * kernel makes none (no uprobe PMU; before 5.13, no sigtrap).
+ */
+static int hold_event(pid_t pid, const char *ldso, uint64_t off)
+{
+	struct perf_event_attr a;
+	char *s = read_file("/sys/bus/event_source/devices/uprobe/type", NULL);
+	int type = s ? atoi(s) : -1;
+
+	free(s);
+	if (type <= 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = (__u32)type;
+	a.config1 = (__u64)(uintptr_t)ldso;
+	a.config2 = off;
+	a.sample_period = 1;
+	a.sigtrap = 1;
+	a.remove_on_exec = 1; /* which sigtrap asks for */
+	return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* the stop is the breakpoint's: pc past the int3, or at the hardware's */
+struct bp_at {
+	uint64_t at;
+	bool hw;
+};
+
+static bool bp_stop(pid_t pid, const void *arg)
+{
+	const struct bp_at *b = arg;
+	uint64_t pc;
+
+	return arch_get_pc(pid, &pc) == 0 &&
+	       (pc == arch_trap_pc(b->at) || (b->hw && pc == b->at));
+}
+
+/* the breakpoint way: -ENOTSUP where the function is not empty */
+static int hold_breakpoint(pid_t pid, uint64_t at, uint64_t st_at, bool *exited)
+{
+	unsigned char body[8];
+	struct bp_at b = { .at = at };
+	long orig, bp;
+	int err;
+
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)at, NULL);
+	if (errno)
+		return -errno;
+	memcpy(body, &orig, sizeof(body));
+	if (!arch_empty_function(body, sizeof(body)))
+		return -ENOTSUP; /* not an empty function */
+	bp = arch_breakpoint(orig);
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)bp) < 0)
+		return -errno;
+	b.hw = arch_hwbreak(pid, at) == 0;
+	err = run_until(pid, st_at, exited, bp_stop, &b, true);
+	if (err)
+		return err; /* the caller kills it: a stray int3 would anyway */
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)orig) < 0 ||
+	    (b.hw && arch_hwbreak(pid, 0) < 0))
+		return -EIO;
+	return 0;
+}
+
 int rtld_run_to_consistent(pid_t pid, bool *exited)
 {
-	uint64_t base = 0, brk = 0, rdebug = 0, lo = 0;
+	uint64_t base = 0, brk = 0, rdebug = 0, lo = 0, off = 0;
+	const char *how = getenv("DTRACE_RTLD_HOLD");
 	uint64_t at, st_at;
-	unsigned char body[8];
 	char *path;
-	long orig, bp;
-	bool hw;
-	int st;
+	int st, fd = -1;
 
 	*exited = false;
 	if (proc_auxv(pid, AT_BASE, &base) < 0 || !base)
@@ -157,56 +312,31 @@ int rtld_run_to_consistent(pid_t pid, bool *exited)
 	path = rtld_mapped_at(pid, base);
 	if (!path)
 		return -ENOENT;
-	st = rtld_ldso_symbols(path, &brk, &rdebug, &lo, NULL);
+	st = rtld_ldso_symbols(path, &brk, &rdebug, &lo, &off);
+	if (!st && !(how && !strcmp(how, "breakpoint")))
+		fd = hold_event(pid, path, off);
+	else if (st == -ENOENT) /* no offset, perhaps: the breakpoint */
+		st = rtld_ldso_symbols(path, &brk, &rdebug, &lo, NULL);
 	free(path);
 	if (st)
 		return st;
 	at = base - lo + brk;
 	st_at = base - lo + rdebug + offsetof(struct r_debug, r_state);
-	errno = 0;
-	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)at, NULL);
-	if (errno)
-		return -errno;
-	memcpy(body, &orig, sizeof(body));
-	if (!arch_empty_function(body, sizeof(body)))
-		return -ENOTSUP;	/* not an empty function */
-	bp = arch_breakpoint(orig);
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)bp) < 0)
-		return -errno;
-	hw = arch_hwbreak(pid, at) == 0;
-	for (int sig = 0, added = 0;;) {
-		uint64_t pc;
-		long state;
+	if (fd < 0)
+		return hold_breakpoint(pid, at, st_at, exited);
+	st = run_until(pid, st_at, exited, event_stop, NULL, false);
+	/* no later hit may signal a process dtrace no longer traces */
+	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) < 0 && !st)
+		st = -EIO;
+	held_fds = xpush_room(held_fds, nheld, sizeof(*held_fds));
+	held_fds[nheld++] = fd;
+	return st;
+}
 
-		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) < 0 ||
-		    waitpid(pid, &st, 0) < 0)
-			goto fail;
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			*exited = true;
-			return -ESRCH;
-		}
-		sig = WSTOPSIG(st);
-		if (sig != SIGTRAP || arch_get_pc(pid, &pc) < 0 ||
-		    (pc != arch_trap_pc(at) && !(hw && pc == at)))
-			continue;		/* not ours: deliver it */
-		sig = 0;
-		errno = 0;
-		state = ptrace(PTRACE_PEEKDATA, pid, (void *)st_at, NULL);
-		if (errno || arch_return(pid) < 0)
-			goto fail;
-		/*
-		 * r_state starts RT_CONSISTENT: an LD_AUDIT module's
-		 * namespace can report before dl_main's RT_ADD
-		 */
-		added |= (int)state == RT_ADD;
-		if (added && (int)state == RT_CONSISTENT)
-			break;
-	}
-	if (ptrace(PTRACE_POKETEXT, pid, (void *)at, (void *)orig) < 0 ||
-	    (hw && arch_hwbreak(pid, 0) < 0))
-		goto fail;
-	return 0;
-fail:
-	/* the caller kills it: a stray breakpoint would crash it anyway */
-	return -EIO;
+void rtld_holds_close(void)
+{
+	close_after(held_fds, nheld);
+	free(held_fds);
+	held_fds = NULL;
+	nheld = 0;
 }

@@ -1113,7 +1113,13 @@ if [ "${HAVE_BPF:-no}" = yes ] && [ "$(uname -m)" = x86_64 ] &&
 		uw_n=$2
 		shift 2
 		[ "$uw_w" != 1 ] || uw_w=start
-		DTRACE_USTACK_WALK=$uw_w DTRACE_BACKEND=bpf setarch -R \
+		# every run's environment as long (the value's length
+		# made up): the stack's place, so pgend()'s frames, moves
+		# with it (make check's environment left uwalk0 one pgend()
+		# frame more than uwalk1's "start", each round)
+		uw_pad=$(printf '%*s' $((5 - ${#uw_w})) '')
+		UW_PAD=$uw_pad DTRACE_USTACK_WALK=$uw_w DTRACE_BACKEND=bpf \
+			setarch -R \
 			timeout -s KILL 120 "$DTRACE" -v -q "$@" \
 			>"$uw_n.txt" 2>"$uw_n.err" </dev/null &
 		eval "uw_pid_$uw_n=\$!"

@@ -236,6 +236,7 @@ static bool event_stop(pid_t pid, const void *arg)
  */
 static int hold_event(pid_t pid, const char *ldso, uint64_t off)
 {
+#ifdef PERF_ATTR_SIZE_VER7 /* sigtrap's headers: Linux 5.13 */
 	struct perf_event_attr a;
 	char *s = read_file("/sys/bus/event_source/devices/uprobe/type", NULL);
 	int type = s ? atoi(s) : -1;
@@ -253,6 +254,12 @@ static int hold_event(pid_t pid, const char *ldso, uint64_t off)
 	a.remove_on_exec = 1; /* which sigtrap asks for */
 	return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1,
 			    PERF_FLAG_FD_CLOEXEC);
+#else
+	(void)pid;
+	(void)ldso;
+	(void)off;
+	return -1;
+#endif
 }
 
 /* the stop is the breakpoint's: pc past the int3, or at the hardware's */

@@ -466,8 +466,9 @@ bool d_kplan_skey(const struct d_kplan *k, unsigned st);
 unsigned d_kplan_skey_long(const struct d_kplan *k, unsigned st);
 
 /*
- * Statement st has a pair of kaggs_v keys (kplan.c's vkey_pair()): their
- * rooms' bytes, else 0.  d_kplan_vpair_short(): key's kaggs_x bytes s
+ * Statement st has a pair of kaggs_v keys (kplan.c's vkey_pair()) and
+ * no third (vkey_third()): their rooms' bytes, else 0 (what may be held
+ * in kaggs_x).  d_kplan_vpair_short(): key's kaggs_x bytes s
  * (cgen_agg.c's "Short pairs": each room's first UBPF_KVSHORT) back in
  * their rooms, into out (UBPF_KSLONG(3) + 1 bytes, 0 past them), as
  * d_kplan_merge() reads a kaggs_v key's.

@@ -83,7 +83,9 @@ unsigned d_kplan_skey_long(const struct d_kplan *k, unsigned st)
 
 unsigned d_kplan_vpair(const struct d_kplan *k, unsigned st)
 {
-	if (st >= k->nst || k->st[st].assign || !k->st[st].vkey2)
+	/* a third room is never in kaggs_x: cgen_svar.c's vkey_at() */
+	if (st >= k->nst || k->st[st].assign || !k->st[st].vkey2 ||
+	    k->st[st].vkey3)
 		return 0;
 	return kp_vkey_pair(k, &k->st[st], NULL);
 }
@@ -94,8 +96,7 @@ void d_kplan_vpair_short(const struct d_kplan *k, const struct ubpf_kkey *key,
 	unsigned r1, r;
 
 	memset(out, 0, UBPF_KSLONG(3) + 1);
-	/* (a third room is never in kaggs_x: cgen_svar.c's vkey_at()) */
-	if (!d_kplan_vpair(k, key->agg) || k->st[key->agg].vkey3)
+	if (!d_kplan_vpair(k, key->agg))
 		return;
 	r = kp_vkey_pair(k, &k->st[key->agg], &r1);
 	memcpy(out, s, r1 < UBPF_KVSHORT ? r1 : UBPF_KVSHORT);

@@ -380,7 +380,7 @@ static void teardown(struct consumer *c)
 	c->be->close(c);
 	/* the hold's link (dlhold_end()) where the backend closed nothing */
 	close_many(NULL, 0);
-	rtld_holds_close(); /* after every wait on event_mutex: rtld.c */
+	rtld_holds_close(); /* a run that let no command go */
 }
 
 /* ------------------------------------------------------------------ */
@@ -1405,6 +1405,8 @@ static int consumer_run(struct consumer *c)
 		pr->held = false;
 	}
 	c->released = true;
+	/* their holds' events, the start's tracefs work done (rtld.c) */
+	rtld_holds_close();
 	kbtf_release(); /* what start-up asked is remembered */
 	loop(c, sfd, ifd);
 #ifdef HAVE_BPF

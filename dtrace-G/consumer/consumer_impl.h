@@ -628,6 +628,7 @@ struct consumer {
 		char group[64];
 		char err[PATH_MAX + 512]; /* why tracefs cannot be used */
 		unsigned nev;
+		unsigned made; /* events written to tracefs (up_close()) */
 		struct tevent **evs;
 		size_t nevs;
 		struct tevent **by_tp; /* 65536 entries, by tracepoint ID */

@@ -29,15 +29,16 @@
  *    is already there: dlhold.c's on ld.so, of another dtrace -c or -p
  *    run, takes nothing from it.  Once the process is held the event
  *    is disabled (no later dlopen() can send the signal, dtrace having
- *    let the process go), and at the end of the run
- *    (rtld_holds_close(), teardown()'s last step) handed to the
- *    closer (fdclose.c's close_after()).  Not before: the close of a
- *    uprobe's last perf event waits for grace periods (45 ms here)
- *    under the kernel's event_mutex, which the run's own tracefs reads
- *    and writes take (uprobe_ev.c's reap of dead runs' events at the
- *    start waited 28 ms for it: 87 ms from start to exit of a -c
- *    count() against 55).  Meanwhile the disabled event costs a
- *    dlopen() a trap into the kernel and nothing else.
+ *    let the process go), and once the commands are let go
+ *    (rtld_holds_close(), from consumer.c) handed to the closer
+ *    (fdclose.c's close_after()).  Not before: the close of a uprobe's
+ *    last perf event waits for grace periods (45 ms here) under the
+ *    kernel's event_mutex, which the start's tracefs reads and writes
+ *    take (uprobe_ev.c's reap of dead runs' events waited 28 ms for
+ *    it: 87 ms from start to exit of a -c count() against 55).  Not
+ *    later: a perf event dtrace holds through the run would be one its
+ *    command sees in /proc (run-kprov.sh's "proc on raw tracepoints"
+ *    lists dtrace's descriptors).
  *
  *  - A breakpoint (hold_breakpoint(); DTRACE_RTLD_HOLD=breakpoint, and
  *    a kernel without the PMU or sigtrap): an int3 (brk on aarch64) on

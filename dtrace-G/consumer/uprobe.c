@@ -1276,7 +1276,14 @@ void up_close(struct consumer *c)
 	}
 	c->up.ntrk = 0;
 	close_wait(); /* the exited processes' events, before the delete */
-	if (c->up.group[0] && !c->up.err[0])
+	/*
+	 * only where the run wrote some: the read of uprobe_events waits for
+	 * the kernel's event_mutex, which any uprobe perf event's close
+	 * holds through its grace periods (rtld.c's hold's, dlhold.c's,
+	 * another run's), 40 ms of a -c run's end where the sites were
+	 * all links
+	 */
+	if (c->up.group[0] && !c->up.err[0] && c->up.made)
 		up_reap_groups(c, c->up.group);
 }
 

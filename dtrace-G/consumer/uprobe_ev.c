@@ -400,6 +400,7 @@ struct tevent *up_event_get(struct consumer *c, struct tfile *f, uint64_t off,
 		free(e);
 		return NULL;
 	}
+	c->up.made++; /* (a failed write made none: one more delete) */
 	err = uprobe_events_write(c, line);
 	if (err) {
 		char why[256];

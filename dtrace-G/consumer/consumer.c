@@ -349,8 +349,12 @@ static pid_t command_start(struct consumer *c, const char *cmd)
 pid_t dt_command_hold(const char *cmd)
 {
 	struct consumer c = {.out = stdout};
+	pid_t pid = command_start(&c, cmd);
 
-	return command_start(&c, cmd);
+	/* -l lets no command go: its hold's event to the closer now, not a
+	 * close that waits for grace periods at dtrace's exit (rtld.c) */
+	rtld_holds_close();
+	return pid;
 }
 
 /* ------------------------------------------------------------------ */

@@ -30,8 +30,8 @@
  *    run, takes nothing from it.  Once the process is held the event
  *    is disabled (no later dlopen() can send the signal, dtrace having
  *    let the process go), and once the commands are let go
- *    (rtld_holds_close(), from consumer.c) handed to the closer
- *    (fdclose.c's close_after()).  Not before: the close of a uprobe's
+ *    (rtld_holds_close(), from consumer.c; for -l, which lets none go,
+ *    at once) handed to the closer (fdclose.c's close_after()).  Not before: the close of a uprobe's
  *    last perf event waits for grace periods (45 ms here) under the
  *    kernel's event_mutex, which the start's tracefs reads and writes
  *    take (uprobe_ev.c's reap of dead runs' events waited 28 ms for

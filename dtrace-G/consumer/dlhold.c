@@ -432,15 +432,6 @@ static bool ldso_has_debug(pid_t pid)
 	return ok;
 }
 
-static int uprobe_pmu_type(void)
-{
-	char *s = read_file("/sys/bus/event_source/devices/uprobe/type", NULL);
-	int t = s ? atoi(s) : -1;
-
-	free(s);
-	return t > 0 ? t : -1;
-}
-
 /*
  * dp's breakpoint as one uprobe_multi link for its thread group: fd, or
  * -1 with errno (the caller falls back to the perf events)
@@ -546,7 +537,7 @@ static __u32 map_get(pid_t tid)
 static int th_event(const struct dh_proc *dp, pid_t tid)
 {
 	struct perf_event_attr a = {0};
-	int fd, type = uprobe_pmu_type(), err;
+	int fd, type = rtld_uprobe_pmu_type(), err;
 
 	if (type < 0) {
 		errno = ENOENT;

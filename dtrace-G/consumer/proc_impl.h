@@ -121,8 +121,10 @@ char *rtld_mapped_at(pid_t pid, uint64_t start);
  * and stopped there: 0; -ENOENT/-ENOTSUP: no debugger interface to use
  * (nothing done); -EIO: failed halfway; *exited if it ended meanwhile */
 int rtld_run_to_consistent(pid_t pid, bool *exited);
-/* the uprobe events of the holds done, to be closed at the run's end */
+/* the uprobe events of the holds done, handed to the closer */
 void rtld_holds_close(void);
+/* the uprobe PMU's perf type (sysfs), or -1 where the kernel has none */
+int rtld_uprobe_pmu_type(void);
 
 /* lineage.c */
 void lin_fork(struct consumer *c, pid_t ppid, pid_t pid, pid_t tid, uint64_t t);

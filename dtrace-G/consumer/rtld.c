@@ -30,15 +30,16 @@
  *    run, takes nothing from it.  Once the process is held the event
  *    is disabled (no later dlopen() can send the signal, dtrace having
  *    let the process go), and once the commands are let go
- *    (rtld_holds_close(), from consumer.c; for -l, which lets none go,
- *    at once) handed to the closer (fdclose.c's close_after()).  Not before: the close of a uprobe's
- *    last perf event waits for grace periods (45 ms here) under the
- *    kernel's event_mutex, which the start's tracefs reads and writes
- *    take (uprobe_ev.c's reap of dead runs' events waited 28 ms for
- *    it: 87 ms from start to exit of a -c count() against 55).  Not
- *    later: a perf event dtrace holds through the run would be one its
- *    command sees in /proc (run-kprov.sh's "proc on raw tracepoints"
- *    lists dtrace's descriptors).
+ *    (rtld_holds_close(), from consumer.c; for -l, which lets none
+ *    go, at once) handed to the closer (fdclose.c's close_after()).
+ *    Not before: the close of a uprobe's last perf event waits for
+ *    grace periods (45 ms here) under the kernel's event_mutex, which
+ *    the start's tracefs reads and writes take (uprobe_ev.c's reap of
+ *    dead runs' events waited 28 ms for it: 87 ms from start to exit
+ *    of a -c count() against 55).  Not later: a perf event dtrace holds
+ *    through the run would be one its command sees in /proc
+ *    (run-kprov.sh's "proc on raw tracepoints" lists dtrace's
+ *    descriptors).
  *
  *  - A breakpoint (hold_breakpoint(); DTRACE_RTLD_HOLD=breakpoint, and
  *    a kernel without the PMU or sigtrap): an int3 (brk on aarch64) on
@@ -230,6 +231,15 @@ static bool event_stop(pid_t pid, const void *arg)
 	       si.si_code == TRAP_PERF;
 }
 
+int rtld_uprobe_pmu_type(void)
+{
+	char *s = read_file("/sys/bus/event_source/devices/uprobe/type", NULL);
+	int t = s ? atoi(s) : -1;
+
+	free(s);
+	return t > 0 ? t : -1;
+}
+
 /*
  * The uprobe on ld.so's _dl_debug_state (file offset off) as a perf event
  * of pid's thread that sends it SIGTRAP at each hit: fd, or -1 where the
@@ -239,11 +249,9 @@ static int hold_event(pid_t pid, const char *ldso, uint64_t off)
 {
 #ifdef PERF_ATTR_SIZE_VER7 /* sigtrap's headers: Linux 5.13 */
 	struct perf_event_attr a;
-	char *s = read_file("/sys/bus/event_source/devices/uprobe/type", NULL);
-	int type = s ? atoi(s) : -1;
+	int type = rtld_uprobe_pmu_type();
 
-	free(s);
-	if (type <= 0)
+	if (type < 0)
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);

@@ -690,17 +690,22 @@ fi
 # line short each.  Every return prints its entry's value, as
 # DTRACE_CGEN=0 has it.  Then (k) a return whose printf() the kernel
 # runs whole, a record only formatted: armed at the fork too, each
-# record the kernel's printf(), none other.
+# record the kernel's printf(), none other.  The mixed run goes three
+# times (1, 1b, 1c): a child that fires its 20 pairs and exits between
+# dtrace's read and its refresh keeps its kernel self->t until its
+# records are read (bpf_agg_cgen.c's tls_note()); its first return's
+# line was lost so, one run in 16 under load.
 if [ "$act_path" = kernel ]; then
 	MIX='pair*:::entry { self->t = arg0 + 1; }
 pair*:::return /self->t/ { printf("%d %d\n", pid, self->t); self->t = 0; }
 pair*:::return { @u[strtok(execname, "x")] = count(); }'
 	KPF='pair*:::entry { self->t = arg0 + 1; }
 pair*:::return /self->t/ { printf("%d %d\n", pid, self->t); self->t = 0; }'
-	for cg in 1 0 k; do
+	for cg in 1 1b 1c 0 k; do
 		[ "$cg" != k ] || MIX=$KPF
 		rm -rf pm$cg && mkdir pm$cg && touch pm$cg/go
-		DTRACE_CGEN=${cg%k} "$DTRACE" -q -v \
+		cgv=${cg%k}
+		DTRACE_CGEN=${cgv%[bc]} "$DTRACE" -q -v \
 			-c "./fpair $tmp/pm$cg 3 20 0 0" \
 			-n "$MIX" >pm$cg.txt 2>pm$cg.err
 		expect_eq "mixed arming $cg: status" 0 "$?"

@@ -1527,14 +1527,24 @@ static void bpf_proc_exec(struct consumer *c, struct tproc *pr)
 	up_proc_exec(c, pr);
 }
 
-/* records.c, each refresh: the kernel's self-> of threads that exited */
-void bpf_tls_reap(struct consumer *c)
+/* records.c, each refresh: the kernel's self-> of threads that exited,
+ * found, then taken after a read (records.c's threads_reap()); and the
+ * fork program's entries of children gone, which no record reads */
+size_t bpf_tls_gone(struct consumer *c)
 {
 	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
 	    c->bpf) {
-		bpf_kagg_tls_reap(c->bpf->kagg);
 		bpf_kagg_fork_reap(c->bpf->kagg);
+		return bpf_kagg_tls_gone(c->bpf->kagg);
 	}
+	return 0;
+}
+
+void bpf_tls_reap(struct consumer *c)
+{
+	if ((c->be == &consumer_bpf_ops || c->be_kernel == &consumer_bpf_ops) &&
+	    c->bpf)
+		bpf_kagg_tls_reap(c, c->bpf->kagg);
 }
 
 /*

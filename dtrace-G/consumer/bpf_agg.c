@@ -147,6 +147,7 @@ void bpf_kagg_free(struct bpf_kagg *k)
 	free(k->pdirect);
 	free(k->th);
 	free(k->tmoved);
+	free(k->gone);
 	free(k->umoved);
 	free(k);
 }

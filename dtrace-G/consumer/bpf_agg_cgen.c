@@ -1495,19 +1495,30 @@ void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid)
 /*
  * The self-> variables the kernel keeps (cgtls, arrays' elements in
  * cgtlsa) of threads that exited are deleted, as records.c's
- * threads_reap() deletes user space's, on
- * the same refresh: a thread whose hits only the kernel ran sent no
- * record, so the threads are those the map names, each looked up as
- * /proc/TID.  A thread that gets the id later starts with none.  The
- * number left is k->tls_live, for -v.  A global array's elements
+ * threads_reap() deletes user space's, on the same refresh and in the
+ * same two steps: a thread whose hits only the kernel ran sent no
+ * record, so the threads are those the maps name, each looked up as
+ * /proc/TID, and the keys of those gone are noted
+ * (bpf_kagg_tls_gone()); then the buffers are read, and only then are
+ * the keys deleted (bpf_kagg_tls_reap()).  A thread gone before the
+ * read wrote its records before it, and one of them may be the record
+ * at which its kernel copy moves to user space (a forked child kept
+ * there: "Two copies"), which reads its cgtlsu entry and then its
+ * entries here: deleted before that read, the child's records ran
+ * with user space's copy unset, its first return's value lost (a
+ * child that fires 20 pairs and exits between a read and a refresh,
+ * one run in 16 on a loaded machine).  A thread with a hit kept for
+ * the next read keeps its entries until a later reap, as user space's
+ * do.  A thread that gets the id later starts with none.  The number
+ * left is k->tls_live, for -v.  A global array's elements
  * (../kplan_garr.c: UBPF_KGARR_TID, an id no thread has) are the run's:
  * left and not counted.
  */
-static size_t tls_reap(int fd, size_t ksz)
+static size_t tls_note(struct bpf_kagg *k, int fd, size_t ksz)
 {
 	/* both keys start {tid, var}: struct ubpf_kvkey */
-	char key[sizeof(struct ubpf_kvakey)], next[sizeof(key)], *gone = NULL;
-	size_t ngone = 0, live = 0;
+	char key[sizeof(struct ubpf_kvakey)], next[sizeof(key)];
+	size_t live = 0;
 	uint32_t last = 0, tid;
 	bool last_gone = false;
 	void *prev = NULL;
@@ -1526,39 +1537,74 @@ static size_t tls_reap(int fd, size_t ksz)
 			last_gone = access(path, F_OK) < 0 && errno == ENOENT;
 		}
 		if (last_gone) {
-			gone = xpush_room(gone, ngone, ksz);
-			memcpy(gone + ngone++ * ksz, key, ksz);
+			struct tls_gone *g;
+
+			k->gone =
+				xpush_room(k->gone, k->ngone, sizeof(*k->gone));
+			g = &k->gone[k->ngone++];
+			g->fd = fd;
+			g->ksz = (unsigned)ksz;
+			memcpy(g->key, key, ksz);
 		} else {
 			live++;
 		}
 	}
-	for (size_t i = 0; i < ngone; i++)
-		(void)bpf_map_delete_elem(fd, gone + i * ksz);
-	free(gone);
 	return live;
 }
 
-void bpf_kagg_tls_reap(struct bpf_kagg *k)
+/* a tid in k->tmoved whose thread is gone */
+static bool tmoved_gone(const struct bpf_kagg *k, size_t i)
+{
+	char path[32];
+
+	(void)proc_path(path, sizeof(path), k->tmoved[i], ".");
+	return access(path, F_OK) < 0 && errno == ENOENT;
+}
+
+size_t bpf_kagg_tls_gone(struct bpf_kagg *k)
+{
+	size_t n = 0;
+
+	if (!k || k->tls_fd < 0)
+		return 0;
+	k->ngone = 0;
+	k->tls_live = tls_note(k, k->tls_fd, sizeof(struct ubpf_kvkey));
+	if (k->tlsa_fd >= 0)
+		k->tls_live +=
+			tls_note(k, k->tlsa_fd, sizeof(struct ubpf_kvakey));
+	if (k->tlsa1_fd >= 0)
+		k->tls_live += tls_note(k, k->tlsa1_fd, UBPF_KVAKEY1);
+	if (k->tlss_fd >= 0)
+		k->tls_live +=
+			tls_note(k, k->tlss_fd, sizeof(struct ubpf_kvkey));
+	if (k->tlsu_fd >= 0) /* processes, not threads, but a pid is a tid */
+		(void)tls_note(k, k->tlsu_fd, sizeof(uint32_t));
+	for (size_t i = 0; i < k->ntmoved; i++)
+		n += tmoved_gone(k, i);
+	return k->ngone + n;
+}
+
+void bpf_kagg_tls_reap(struct consumer *c, struct bpf_kagg *k)
 {
 	if (!k || k->tls_fd < 0)
 		return;
-	k->tls_live = tls_reap(k->tls_fd, sizeof(struct ubpf_kvkey));
-	if (k->tlsa_fd >= 0)
-		k->tls_live += tls_reap(k->tlsa_fd, sizeof(struct ubpf_kvakey));
-	if (k->tlsa1_fd >= 0)
-		k->tls_live += tls_reap(k->tlsa1_fd, UBPF_KVAKEY1);
-	if (k->tlss_fd >= 0)
-		k->tls_live += tls_reap(k->tlss_fd, sizeof(struct ubpf_kvkey));
-	if (k->tlsu_fd >= 0) /* processes, not threads, but a pid is a tid */
-		(void)tls_reap(k->tlsu_fd, sizeof(uint32_t));
-	/* the threads moved (bpf_kagg_tls_rec()) that are gone */
-	for (size_t i = 0; i < k->ntmoved;) {
-		char path[32];
+	for (size_t i = 0; i < k->ngone; i++) {
+		const struct tls_gone *g = &k->gone[i];
+		uint32_t id;
 
-		(void)proc_path(path, sizeof(path), k->tmoved[i], ".");
-		if (access(path, F_OK) < 0 && errno == ENOENT)
+		memcpy(&id, g->key, sizeof(id));
+		/* (cgtlsu's key a process's: kept while any thread of it
+		 * has a hit kept) */
+		if (g->fd == k->tlsu_fd ? hits_kept_of(c, (pid_t)id)
+					: hits_kept_of_tid(c, (pid_t)id))
+			continue;
+		(void)bpf_map_delete_elem(g->fd, g->key);
+	}
+	k->ngone = 0;
+	/* the threads moved (bpf_kagg_tls_rec()) that are gone */
+	for (size_t i = 0; i < k->ntmoved;)
+		if (tmoved_gone(k, i) && !hits_kept_of_tid(c, k->tmoved[i]))
 			k->tmoved[i] = k->tmoved[--k->ntmoved];
 		else
 			i++;
-	}
 }

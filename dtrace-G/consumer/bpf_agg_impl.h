@@ -104,7 +104,16 @@ struct bpf_kagg {
 		bool armed;
 	} * th;
 	size_t nth;
-	size_t tls_live; /* ... at the last bpf_kagg_tls_reap() */
+	size_t tls_live; /* ... at the last bpf_kagg_tls_gone() */
+	/* the keys of threads (cgtlsu: processes) found gone by
+	 * bpf_kagg_tls_gone(), each its map's fd first, deleted by
+	 * bpf_kagg_tls_reap() after the read between */
+	struct tls_gone {
+		int fd;
+		unsigned ksz;
+		char key[sizeof(struct ubpf_kvakey)];
+	} * gone;
+	size_t ngone;
 	/* threads whose kernel copy of self-> went to user space
 	 * (bpf_kagg_tls_rec()), until they exit */
 	pid_t *tmoved;

@@ -192,7 +192,12 @@ void bpf_kagg_cgen_ran(struct bpf_kagg *k);
 int bpf_kagg_rcon(struct consumer *c, struct bpf_kagg *k);
 void bpf_kagg_cgen_plan(struct bpf_kagg *k, uint32_t ev,
 			const struct ubpf_kplan *pl);
-void bpf_kagg_tls_reap(struct bpf_kagg *k);
+/* The kernel's self-> entries (and cgtlsu's) of threads gone, found
+ * (how many, with moved threads gone), then deleted after a read of the
+ * buffers between, but a thread's with a hit kept for the next read
+ * (records.c's threads_reap()) */
+size_t bpf_kagg_tls_gone(struct bpf_kagg *k);
+void bpf_kagg_tls_reap(struct consumer *c, struct bpf_kagg *k);
 /* the fork program's entries of children gone (bpf_agg_cgen.c's
  * "Forks"), each refresh; and how many children it armed (-v) */
 void bpf_kagg_fork_reap(struct bpf_kagg *k);
@@ -210,6 +215,7 @@ void bpf_kagg_tls_rec(struct bpf_kagg *k, pid_t pid, pid_t tid);
  * every such program tests and a barrier (doc/DESIGN.md's "the move") */
 size_t bpf_kagg_tls_move(struct bpf_kagg *k, pid_t tid);
 void bpf_kagg_tls_move_all(struct bpf_kagg *k);
+size_t bpf_tls_gone(struct consumer *c);
 void bpf_tls_reap(struct consumer *c);
 void bpf_kagg_horizon(struct bpf_kagg *k, uint64_t h);
 uint64_t bpf_kagg_exited(struct consumer *c, struct bpf_kagg *k);

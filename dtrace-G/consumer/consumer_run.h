@@ -163,6 +163,7 @@ size_t arena_put(struct consumer *c, const void *p, size_t n);
  * tracing went on (!c->done), with records left unread */
 bool read_buffers(struct consumer *c);
 bool hits_kept_of(const struct consumer *c, pid_t pid);
+bool hits_kept_of_tid(const struct consumer *c, pid_t tid);
 /* the backend's records into the hits, not run (lin_* facts applied) */
 void drain_buffers(struct consumer *c);
 void fire_dtrace(struct consumer *c, const struct d_probe *dp,

@@ -452,11 +452,13 @@ static bool hit_kept(const struct consumer *c, pid_t pid, pid_t tid)
 void threads_reap(struct consumer *c)
 {
 	pid_t *gone = NULL;
-	size_t ngone = 0, ocap;
+	size_t ngone = 0, ocap, kgone = 0;
 	struct tseen *old;
 
 #ifdef HAVE_BPF
-	bpf_tls_reap(c); /* those the kernel keeps: bpf_agg_cgen.c */
+	/* those the kernel keeps (bpf_agg_cgen.c): found now, taken
+	 * after the read below, as these are */
+	kgone = bpf_tls_gone(c);
 #endif
 	for (size_t i = 0; i < c->capseen; i++) {
 		char p[64];
@@ -468,7 +470,7 @@ void threads_reap(struct consumer *c)
 		if (access(p, F_OK) < 0 && errno == ENOENT)
 			PUSH(gone, ngone, c->seen[i].tid);
 	}
-	if (!ngone)
+	if (!ngone && !kgone)
 		return;
 	/* what they did before they exited; a read a signal cut leaves
 	 * some unread: teardown reads them, then lets the threads go */
@@ -476,6 +478,9 @@ void threads_reap(struct consumer *c)
 		free(gone);
 		return;
 	}
+#ifdef HAVE_BPF
+	bpf_tls_reap(c);
+#endif
 	/* ... and a thread with a hit kept for the next read (deferred,
 	 * past a tick or the speculations' cut) keeps its self->
 	 * variables until that hit has run: a later reap lets it go */
@@ -799,6 +804,11 @@ static void hits_keep(struct consumer *c, size_t nkeep)
 bool hits_kept_of(const struct consumer *c, pid_t pid)
 {
 	return pid > 0 && hit_kept(c, pid, 0);
+}
+
+bool hits_kept_of_tid(const struct consumer *c, pid_t tid)
+{
+	return tid > 0 && hit_kept(c, 0, tid);
 }
 
 /*

@@ -182,6 +182,23 @@ expect_file_eq "execname against a string that faults: the messages" \
 expect_eq "execname against a string that faults: in the predicate" 2 \
 	"$(grep -c 'hit:entry): invalid address (A[12]) in predicate$' argflt1.msg)"
 
+# ... beside self-> variables and a global array the kernel keeps: the
+# comparison's copy would fault at a fault site there, which CACMP has
+# not, so the planner counts it a string the program reads (kplan_str.c's
+# kp_has_str_cmp()) and its clauses are user space's; before, the plan
+# kept it, the generator refused it, and the run took the generic
+# program (refused at an event armed later: a dfuzz seed)
+cat >argtls.d <<'EOF2'
+pid$target::hit:entry { self->n++; g[0]++; @n = max(self->n + g[0]); }
+pid$target::hit:entry /copyinstr(arg0) != execname/ { @ne[arg1] = count(); }
+pid$target::hit:entry /execname == copyinstr(arg0)/ { self->m++; @m[arg1] = max(self->m); }
+EOF2
+late=1 # two clauses user space's: cgout lingers for their reads
+same argtls argtls.d rename 1
+late=
+expect_eq "execname against copyinstr(arg0) beside self->: a program generated" \
+	"" "$(grep 'no program generated' argtls.1.txt.err)"
+
 # execname compared with string variables: self-> and this->, unset
 cat >var.d <<'EOF2'
 pid$target::hit:entry { self->s = copyinstr(arg0); this->t = copyinstr(arg0); }

@@ -1223,7 +1223,7 @@ bool kp_has_str_cmp(const struct d_kplan *k, const struct node *n)
 	if (!n)
 		return false;
 	if (kp_str_cmp(k, n, NULL, NULL) || kp_svar_acmp(k, n, NULL, NULL) ||
-	    kp_arg_strlen(k, n) >= 0)
+	    kp_comm_arg(k, n, NULL, NULL) || kp_arg_strlen(k, n) >= 0)
 		return true;
 	if (kp_has_str_cmp(k, n->a) || kp_has_str_cmp(k, n->b) ||
 	    kp_has_str_cmp(k, n->c))

@@ -729,6 +729,48 @@ pair*:::return /self->t/ { printf("%d %d\n", pid, self->t); self->t = 0; }'
 	fi
 fi
 
+# A clause keeping self-> and a global array in the kernel at a kernel
+# probe, beside mixed arming's children: the kernel's plan skips a
+# process user space keeps self-> for ("Two copies"), and user space
+# does not run the clause from the record (a second copy of the array),
+# counting and saying the firings it left unrun.  With /pid == $target/
+# (ga) the children's firings would have done nothing: exact, and not
+# said (records.c's hit_run(), d_pred_false()); with a predicate that
+# holds for them (gb) one firing a child kept in user space (the threads
+# -v says were moved there), said.  Each as DTRACE_CGEN=0 has it.
+if [ "$act_path" = kernel ]; then
+	GA='pair*:::entry { self->t = arg0 + 1; }
+pair*:::return /self->t/ { self->t = 0; }
+pair*:::return { @u[strtok(execname, "x")] = count(); }
+syscall::write:entry /pid == $target/ {
+	w[pid]++; self->w++; @w = max(w[pid] + self->w); }'
+	GB=$(printf '%s\n' "$GA" | sed 's|/pid == \$target/|/execname == "fpair"/|')
+	for ab in a b; do
+		[ "$ab" = a ] && G=$GA || G=$GB
+		for cg in 1 0; do
+			rm -rf g$ab$cg && mkdir g$ab$cg && touch g$ab$cg/go
+			DTRACE_CGEN=$cg "$DTRACE" -q -v \
+				-c "./fpair $tmp/g$ab$cg 3 20 0 0" \
+				-n "$G" >g$ab$cg.txt 2>g$ab$cg.err
+			expect_eq "garr beside kept children ($ab$cg): status" 0 "$?"
+		done
+		expect_file_eq "garr beside kept children ($ab): as DTRACE_CGEN=0's" \
+			g${ab}0.txt g${ab}1.txt
+	done
+	if grep -q 'generated program' ga1.err; then
+		expect_eq "garr beside kept children (a): none said unrun" "" \
+			"$(grep 'not run: their process' ga1.err)"
+		nk=$(sed -n 's/.*self-> variables of \([0-9]*\) threads\{0,1\} kept in user space moved.*/\1/p' gb1.err)
+		nu=$(sed -n 's/^dtrace: \([0-9]*\) firings\{0,1\} of clauses with global arrays kept in the kernel not run.*/\1/p' gb1.err)
+		if [ -n "$nk" ] && [ "$nk" -ge 1 ] && [ "$nk" = "${nu:-0}" ]; then
+			pass
+		else
+			fail "garr beside kept children (b): ${nu:-no} firings said unrun, for ${nk:-no} children kept in user space"
+			sed 's/^/    | /' gb1.err >&2
+		fi
+	fi
+fi
+
 # ---------------------------------------------------------------------
 # 5. Two consumers at once: each sees every hit once
 

@@ -104,7 +104,10 @@
  * only in a program without fault sites (no self-> variable kept: not
  * k->fmode), where a string that cannot be read sends the whole hit to
  * user space before the plan (cgen_sarg.c's seq_read()), which reports
- * the fault as before.  execname beside one copyinstr(argN) key, any
+ * the fault as before.  kp_has_str_cmp() counts it a string read, so a
+ * program keeping self-> beside it takes fault mode and leaves it to
+ * user space (before 2026-12-07 it did not: the generator refused the
+ * plan, and the event took the generic program or was refused).  execname beside one copyinstr(argN) key, any
  * order, is one kaggs_s key, execname's 16 bytes in two of its words
  * (kplan.c's str_pair_keys(): UBPF_K_CWKEY, merged by kplan_merge.c's
  * d_kplan_merge()), and so are two copyinstr() keys, both strings in its s, the

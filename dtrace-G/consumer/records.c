@@ -596,15 +596,24 @@ void hit_run(struct consumer *c, const struct d_probe *dp, const unsigned *cl,
 	 * said at the end (consumer.c) */
 	/* ... and global arrays the kernel keeps (kplan_garr.c): a clause
 	 * touching one would run on a second copy; not run, counted and
-	 * said at the end */
+	 * said at the end.  But not counted where its predicate, of the
+	 * record's values alone, is false (d_pred_false(): such a clause
+	 * does nothing, so not running it is exact), as `pid == $target`
+	 * at a kernel probe is for every other process */
 	if (bpf_kspec_on(c) || bpf_garr_on(c)) {
 		for (unsigned i = 0; i < n && !c->exit_called; i++) {
-			if (bpf_kspec_on(c) && d_kplan_specs(c->prog, cl[i])) {
-				c->kspec_unarmed++;
-				continue;
-			}
-			if (bpf_garr_clause(c, cl[i])) {
-				c->garr_unarmed++;
+			bool spec = bpf_kspec_on(c) &&
+				    d_kplan_specs(c->prog, cl[i]);
+
+			if (spec || bpf_garr_clause(c, cl[i])) {
+				f->epid = ep ? ep[i] : cl[i] + 1;
+				f->probe = dp;
+				if (d_pred_false(c->prog, cl[i], f))
+					continue;
+				if (spec)
+					c->kspec_unarmed++;
+				else
+					c->garr_unarmed++;
 				continue;
 			}
 			run_clauses(c, dp, &cl[i], ep ? &ep[i] : NULL, 1, f);

@@ -563,6 +563,17 @@ int d_run_spec(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 int d_run_truth(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 		FILE *out, FILE *err);
 /*
+ * Is clause's predicate known false for f from the firing alone: one
+ * that reads nothing but literals, the firing's arguments (arg0..arg11)
+ * and the builtins a record carries (pid, tid, execname, uid, gid, cpu,
+ * timestamp, the probe's names and ids), with operators, casts and ?:,
+ * and that evaluates to false without a fault?  For a clause the
+ * consumer may not run from a record (its variables are the kernel's):
+ * one whose predicate is false there does nothing, so not running it is
+ * exact (../consumer/records.c's hit_run()).
+ */
+bool d_pred_false(struct d_prog *prog, unsigned clause, const struct d_fire *f);
+/*
  * ... of a speculating clause the kernel ran whole (its steps on the
  * buffers' words included), stepped where it reached a speculate(),
  * commit() or discard(): its record, made from pre, into *rec

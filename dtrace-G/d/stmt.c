@@ -1071,6 +1071,78 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	return rv;
 }
 
+/* d_pred_false()'s test: n reads only what a record carries */
+static bool pred_of_firing(const struct node *n)
+{
+	if (!n)
+		return true;
+	switch (n->op) {
+	case N_INT:
+	case N_STR:
+	case N_ARGN:
+		return true;
+	case N_BUILTIN:
+		switch (n->sub) {
+		case B_PID:
+		case B_TID:
+		case B_UID:
+		case B_GID:
+		case B_EXECNAME:
+		case B_TIMESTAMP:
+		case B_CPU:
+		case B_PROBEPROV:
+		case B_PROBEMOD:
+		case B_PROBEFUNC:
+		case B_PROBENAME:
+		case B_ID:
+		case B_EPID:
+			return true;
+		default:
+			return false;
+		}
+	case N_UN:
+		if (n->sub == '&')
+			return false;
+		/* fall through */
+	case N_BIN:
+	case N_LAND:
+	case N_LOR:
+	case N_LXOR:
+	case N_TERN:
+	case N_CAST:
+		return n->nargs == 0 && pred_of_firing(n->a) &&
+		       pred_of_firing(n->b) && pred_of_firing(n->c);
+	default:
+		return false;
+	}
+}
+
+bool d_pred_false(struct d_prog *p, unsigned clause, const struct d_fire *f)
+{
+	const struct clause *c;
+	struct ectx *x;
+	volatile bool held = true;
+
+	if (!p || clause >= p->nclauses)
+		return false;
+	c = &p->clauses[clause];
+	if (!c->pred || !pred_of_firing(c->pred))
+		return false;
+	x = d_ectx_new(p, c, f);
+	x->err = NULL;
+	x->pfault = -1;
+	x->ptruth = -1;
+	if (setjmp(x->jb) == 0) { /* (a fault: the clause's, not false) */
+		struct dv v;
+
+		x->action = 0;
+		v = d_eval(x, c->pred);
+		held = d_truth(&v);
+	}
+	d_ectx_free(x);
+	return !held;
+}
+
 /*
  * A speculating clause the kernel ran (../consumer/kplan_spec.c's
  * d_kplan_kspec()): its predicate held and its steps stepped the

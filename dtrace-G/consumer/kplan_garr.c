@@ -57,7 +57,9 @@
  *    an array the kernel keeps (records.c's hit_run(),
  *    d_kplan_garr_clause()): it would run them on a second copy.  It
  *    counts them and says so at the end, as it does the speculating
- *    clauses of such hits under the kernel's speculations.  The plan's
+ *    clauses of such hits under the kernel's speculations, but for a
+ *    clause whose predicate of the record's values alone is false
+ *    there (d_pred_false(): not running it is exact).  The plan's
  *    tls bit 1 (self->) is not set for an array: such a process is
  *    armed at its next enable, not kept in user space for good.
  *  - Across CPUs.  User space runs records in time order, one at a

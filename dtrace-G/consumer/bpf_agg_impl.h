@@ -109,8 +109,7 @@ struct bpf_kagg {
 	 * bpf_kagg_tls_gone(), each its map's fd first, deleted by
 	 * bpf_kagg_tls_reap() after the read between */
 	struct tls_gone {
-		int fd;
-		unsigned ksz;
+		int fd; /* (the map's key size is the fd's) */
 		char key[sizeof(struct ubpf_kvakey)];
 	} * gone;
 	size_t ngone;

@@ -565,8 +565,8 @@ int d_run_truth(struct d_prog *prog, unsigned clause, const struct d_fire *f,
 /*
  * Is clause's predicate known false for f from the firing alone: one
  * that reads nothing but literals, the firing's arguments (arg0..arg11)
- * and the builtins a record carries (pid, tid, execname, uid, gid, cpu,
- * timestamp, the probe's names and ids), with operators, casts and ?:,
+ * and the builtins a record carries (pid, tid, cpu, execname, uid, gid,
+ * the probe's names: stmt.c's record_key()), with operators, casts and ?:,
  * and that evaluates to false without a fault?  For a clause the
  * consumer may not run from a record (its variables are the kernel's):
  * one whose predicate is false there does nothing, so not running it is

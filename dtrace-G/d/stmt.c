@@ -1071,35 +1071,15 @@ static int run_pre(struct d_prog *p, unsigned clause, const struct d_fire *f,
 	return rv;
 }
 
-/* d_pred_false()'s test: n reads only what a record carries */
+/* d_pred_false()'s test: n reads only what a record carries, its leaves
+ * record_key()'s or the firing's arguments */
 static bool pred_of_firing(const struct node *n)
 {
 	if (!n)
 		return true;
 	switch (n->op) {
-	case N_INT:
-	case N_STR:
 	case N_ARGN:
 		return true;
-	case N_BUILTIN:
-		switch (n->sub) {
-		case B_PID:
-		case B_TID:
-		case B_UID:
-		case B_GID:
-		case B_EXECNAME:
-		case B_TIMESTAMP:
-		case B_CPU:
-		case B_PROBEPROV:
-		case B_PROBEMOD:
-		case B_PROBEFUNC:
-		case B_PROBENAME:
-		case B_ID:
-		case B_EPID:
-			return true;
-		default:
-			return false;
-		}
 	case N_UN:
 		if (n->sub == '&')
 			return false;
@@ -1113,7 +1093,7 @@ static bool pred_of_firing(const struct node *n)
 		return n->nargs == 0 && pred_of_firing(n->a) &&
 		       pred_of_firing(n->b) && pred_of_firing(n->c);
 	default:
-		return false;
+		return record_key(n);
 	}
 }
 

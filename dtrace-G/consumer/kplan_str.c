@@ -107,8 +107,8 @@
  * the fault as before.  kp_has_str_cmp() counts it a string read, so a
  * program keeping self-> beside it takes fault mode and leaves it to
  * user space (before 2026-12-07 it did not: the generator refused the
- * plan, and the event took the generic program or was refused).  execname beside one copyinstr(argN) key, any
- * order, is one kaggs_s key, execname's 16 bytes in two of its words
+ * plan, and the event took the generic program or was refused).
+ * execname beside one copyinstr(argN) key, any order, is one kaggs_s key, execname's 16 bytes in two of its words
  * (kplan.c's str_pair_keys(): UBPF_K_CWKEY, merged by kplan_merge.c's
  * d_kplan_merge()), and so are two copyinstr() keys, both strings in its s, the
  * second after the first's NUL (UBPF_K_SKEY2), or three, the third after

@@ -737,8 +737,10 @@ fi
 # (ga) the children's firings would have done nothing: exact, and not
 # said (records.c's hit_run(), d_pred_false()); with a predicate that
 # holds for them (gb) one firing a child kept in user space (the threads
-# -v says were moved there), said.  Each as DTRACE_CGEN=0 has it.
-if [ "$act_path" = kernel ]; then
+# -v says were moved there), said.  Each as DTRACE_CGEN=0 has it.  The
+# BPF backend's: the uprobe one has no syscall provider.
+case ${DTRACE_BACKEND:-${HAVE_BPF:-no}}/$act_path in
+yes/kernel | bpf/kernel)
 	GA='pair*:::entry { self->t = arg0 + 1; }
 pair*:::return /self->t/ { self->t = 0; }
 pair*:::return { @u[strtok(execname, "x")] = count(); }
@@ -769,7 +771,8 @@ syscall::write:entry /pid == $target/ {
 			sed 's/^/    | /' gb1.err >&2
 		fi
 	fi
-fi
+	;;
+esac
 
 # ---------------------------------------------------------------------
 # 5. Two consumers at once: each sees every hit once

@@ -1485,9 +1485,7 @@ au_g7m() {
 	# a late arming, so none is said.  A read of the maps during an exec
 	# (the new image's files not mapped yet) made the next read's find
 	# them all new and say so, 1 run in 6 under load (sites.c,
-	# exe_unseen); and an exec record read in the midst of a read of
-	# the maps had that read's end clear what the reset set, the same
-	# message, 1 run in 18 with six side by side (sites.c, resets)
+	# exe_unseen)
 	expect_eq "mixed exec chain: no late arming said" 0 \
 		"$(cat mixx.err.kernel mixx.err.user | grep -c 'armed only at the next read')"
 }

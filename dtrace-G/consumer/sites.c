@@ -868,7 +868,6 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	struct proc_maps mm = {0};
 	const struct proc_map *m;
 	size_t nf0 = pr->nfiles;
-	unsigned resets = pr->resets;
 	bool exe = false;
 	char *maps;
 	uint64_t tb;
@@ -929,18 +928,6 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	}
 	proc_maps_free(&mm);
 	proc_enable(c, pr);
-	/*
-	 * An exec reset pr in the midst of this read (its record read
-	 * while the arming ran): the files found are the old image's or
-	 * gone with the reset, and the next read is the new image's first,
-	 * reimaged and exe_unseen as the reset left them.  Taken as this
-	 * read's, they let the next read find the new image's files new,
-	 * its executable among them, and say it was armed late, every hit
-	 * counted all the same (run-activation-user.sh's exec chain, 4 runs
-	 * in 72 with six side by side)
-	 */
-	if (pr->resets != resets)
-		return true;
 	late_say(c, pr, nf0);
 	if (pr->followed)
 		exec_late_say(c, pr);

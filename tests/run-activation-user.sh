@@ -1485,7 +1485,8 @@ au_g7m() {
 	# a late arming, so none is said.  A read of the maps during an exec
 	# (the new image's files not mapped yet) made the next read's find
 	# them all new and say so, 1 run in 6 under load (sites.c,
-	# exe_unseen)
+	# exe_unseen); so did an exec reset in the midst of a read's arming,
+	# 1 run in 20 with six of these runs side by side (sites.c, resets)
 	expect_eq "mixed exec chain: no late arming said" 0 \
 		"$(cat mixx.err.kernel mixx.err.user | grep -c 'armed only at the next read')"
 }

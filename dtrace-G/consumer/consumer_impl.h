@@ -291,6 +291,8 @@ struct tproc {
 	bool exe_unseen; /* ... and no read since found a file mapped,
 			  * its executable the first (one during the exec
 			  * finds none) */
+	unsigned resets; /* proc_exec_reset()s: one in a read's midst
+			  * (proc_refresh()) leaves the new image unread */
 	bool followed; /* a fork child traced from its exec (lineage.c) */
 	struct tfile **files;
 	size_t nfiles;

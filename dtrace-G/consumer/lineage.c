@@ -365,6 +365,7 @@ void proc_exec_reset(struct consumer *c, struct tproc *pr)
 	pr->maps = NULL;
 	pr->reimaged = true; /* its next maps are a new image's */
 	pr->exe_unseen = true;
+	pr->resets++;
 	if (c->be->proc_exec)
 		c->be->proc_exec(c, pr);
 }

@@ -868,6 +868,7 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	struct proc_maps mm = {0};
 	const struct proc_map *m;
 	size_t nf0 = pr->nfiles;
+	unsigned r0 = pr->resets;
 	bool exe = false;
 	char *maps;
 	uint64_t tb;
@@ -928,11 +929,21 @@ bool proc_refresh(struct consumer *c, struct tproc *pr,
 	}
 	proc_maps_free(&mm);
 	proc_enable(c, pr);
-	late_say(c, pr, nf0);
-	if (pr->followed)
-		exec_late_say(c, pr);
+	/*
+	 * An exec read while this read armed (proc_enable() reads records:
+	 * the in-process path's) reset pr: what this read found was the
+	 * old image, and the new one is still unread (exe_unseen stays),
+	 * so its files found new by the next read are not a late dlopen().
+	 * reimaged is cleared all the same: inproc_exec.c resets again at
+	 * the next exec only when it is clear.
+	 */
+	if (pr->resets == r0) {
+		late_say(c, pr, nf0);
+		if (pr->followed)
+			exec_late_say(c, pr);
+		if (exe)
+			pr->exe_unseen = false;
+	}
 	pr->reimaged = false;
-	if (exe)
-		pr->exe_unseen = false;
 	return true;
 }

@@ -183,21 +183,64 @@ expect_eq "execname against a string that faults: in the predicate" 2 \
 	"$(grep -c 'hit:entry): invalid address (A[12]) in predicate$' argflt1.msg)"
 
 # ... beside self-> variables and a global array the kernel keeps: the
-# comparison's copy would fault at a fault site there, which CACMP has
-# not, so the planner counts it a string the program reads (kplan_str.c's
-# kp_has_str_cmp()) and its clauses are user space's; before, the plan
-# kept it, the generator refused it, and the run took the generic
-# program (refused at an event armed later: a dfuzz seed)
+# program has fault sites (kplan_str.c's kp_has_str_cmp() counts CACMP a
+# string read), and the comparison is one, as VACMP's is: every clause
+# the kernel's, no record read.  (On 2026-12-07 first the generator
+# refused the plan, the run taking the generic program, refused at an
+# event armed later: a dfuzz seed; then the planner left the two
+# comparing clauses to user space.)  strsize 16 cuts the 15-byte name
+# at its last byte: the copy's last byte read again (cgen_sarg.c's
+# rbarg), or it would not equal execname
 cat >argtls.d <<'EOF2'
 pid$target::hit:entry { self->n++; g[0]++; @n = max(self->n + g[0]); }
 pid$target::hit:entry /copyinstr(arg0) != execname/ { @ne[arg1] = count(); }
 pid$target::hit:entry /execname == copyinstr(arg0)/ { self->m++; @m[arg1] = max(self->m); }
 EOF2
-late=1 # two clauses user space's: cgout lingers for their reads
-same argtls argtls.d rename 1
-late=
-expect_eq "execname against copyinstr(arg0) beside self->: a program generated" \
-	"" "$(grep 'no program generated' argtls.1.txt.err)"
+same argtls argtls.d rename 3
+expect_eq "execname against copyinstr(arg0) beside self->: no record" \
+	"0 records read" \
+	"$(sed -n 's/.*verified, \([0-9]* records read\)$/\1/p' argtls.1.txt.err)"
+expect_eq "execname against copyinstr(arg0) beside self->: every name equal at strsize 16" \
+	10 "$(grep -cE '^ +[0-9]+ +[0-9]+$' argtls-16.1.txt)"
+
+# ... and a string that cannot be read there: the fault site ends its
+# clause (the predicate's, a key's in the next: neither @ne nor @after
+# counts) and its record tells dtrace, which reports it as DTRACE_KAGG=0
+# does; the clauses before and after it run
+cat >argtlf.d <<'EOF2'
+pid$target::hit:entry { self->n++; }
+pid$target::hit:entry /execname != copyinstr(arg0)/ { @ne = count(); self->m++; }
+pid$target::hit:entry { @k[self->n, execname < copyinstr(arg0)] = count(); @after = count(); }
+pid$target::hit:entry { @n = count(); @s = max(self->n + self->m); }
+dtrace:::ERROR { printf("ERROR %d %d %d\n", arg2, arg3, arg4); }
+END { printa("ne %@d\n", @ne); printa("after %@d\n", @after);
+	printa("n %@d\n", @n); printa("s %@d\n", @s); }
+EOF2
+for ka in 1 0; do # (run_bg sets g)
+	rm -f taddr$ka.txt
+	DTRACE_KAGG=$ka
+	export DTRACE_KAGG
+	run_bg 1 argtlf$ka.txt "fault $PWD/taddr$ka.txt" -s argtlf.d
+	unset DTRACE_KAGG
+done
+run_join
+for ka in 1 0; do
+	set -- $(cat taddr$ka.txt)
+	grep '^dtrace: error' argtlf$ka.txt.err |
+		sed "s/pid[0-9]*/pid/; s/$1/A1/; s/$2/A2/" >argtlf$ka.msg
+done
+expect_file_eq "execname against a string that faults, beside self->: the output" \
+	argtlf0.txt argtlf1.txt
+expect_eq "execname against a string that faults, beside self->" \
+	"ERROR 0 -1 1|ERROR 2 -1 1|ERROR 0 -1 1|ERROR 2 -1 1|n 2|s 2" \
+	"$(grep -E '^(ERROR|ne|after|n|s) ' argtlf1.txt | paste -sd'|' -)"
+expect_file_eq "execname against a string that faults, beside self->: the messages" \
+	argtlf0.msg argtlf1.msg
+expect_grep "execname against a string that faults, beside self->: in the kernel" \
+	"^dtrace: 4 clauses aggregated in the kernel\$" argtlf1.txt.err
+expect_eq "execname against a string that faults, beside self->: a record a fault" \
+	"2 records read" \
+	"$(sed -n 's/.*verified, \([0-9]* records read\)$/\1/p' argtlf1.txt.err)"
 
 # execname compared with string variables: self-> and this->, unset
 cat >var.d <<'EOF2'

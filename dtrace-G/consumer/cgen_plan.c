@@ -1121,8 +1121,17 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			cvcmp(e, pl, o, fds);
 			push(e, &sp, o);
 			continue;
-		case UBPF_K_CACMP:
+		case UBPF_K_CACMP: /* a fault site's jump as VACMP's */
+			if (o->agg && (o->jump <= pc || o->jump > pl->nops)) {
+				e->bad = true;
+				continue;
+			}
+			e->sfj = SIZE_MAX;
 			cacmp(e, o);
+			if (e->sfj != SIZE_MAX) {
+				fjx[nf] = e->sfj;
+				fjt[nf++] = o->jump;
+			}
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_LKEY:

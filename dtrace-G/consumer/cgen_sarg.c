@@ -118,7 +118,7 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		const struct ubpf_kop *o = &pl->ops[pc];
 
 		bool cmp = o->op == UBPF_K_SEQ || o->op == UBPF_K_VACMP ||
-			   o->op == UBPF_K_AKEY;
+			   o->op == UBPF_K_CACMP || o->op == UBPF_K_AKEY;
 
 		if ((cmp && o->agg) || (o->op == UBPF_K_BCPY && o->agg) ||
 		    ((o->op == UBPF_K_MLD || o->op == UBPF_K_VTIME) &&
@@ -126,7 +126,7 @@ bool cgen_fsites(struct em *e, const struct ubpf_kplan *pl)
 		    (o->op == UBPF_K_SPECU && o->n) ||
 		    (o->op == UBPF_K_SPECX && o->levels))
 			any = true;
-		else if (cmp || o->op == UBPF_K_SKEY || o->op == UBPF_K_CACMP ||
+		else if (cmp || o->op == UBPF_K_SKEY ||
 			 o->op == UBPF_K_SMKEY || o->op == UBPF_K_SKEY2 ||
 			 o->op == UBPF_K_SLEN ||
 			 ((o->op == UBPF_K_OSTR || o->op == UBPF_K_SSTR) &&
@@ -278,10 +278,13 @@ static bool seq_stack(struct em *e, const struct ubpf_kplan *pl)
 }
 
 /* Does o read its argument's string whole, as copyinstr() gives it
- * (VACMP, an ordered SEQ, AKEY), not only up to a literal's length? */
+ * (VACMP, an ordered SEQ, AKEY; CACMP up to strsize - 1 bytes, which
+ * matter where that is below execname's 16), not only up to a
+ * literal's length? */
 static bool seq_whole(const struct ubpf_kop *o)
 {
 	return o->op == UBPF_K_VACMP || o->op == UBPF_K_AKEY ||
+	       o->op == UBPF_K_CACMP ||
 	       (o->op == UBPF_K_SEQ && o->levels);
 }
 

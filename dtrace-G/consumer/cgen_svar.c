@@ -1208,7 +1208,7 @@ void cvcmp(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
 }
 
 /*
- * r1 = CACMP o: execname OP copyinstr(argument o->n), OP o->agg
+ * r1 = CACMP o: execname OP copyinstr(argument o->n), OP o->step
  * (padded_cmp()'s).  execname is copied into cgbuf at VCMP_AT(0), its
  * room zeroed (UBPF_KCOMM bytes); the argument's string, which
  * seq_read() copied after zeroing its first UBPF_KCOMM bytes (so the
@@ -1217,7 +1217,11 @@ void cvcmp(struct em *e, const struct ubpf_kplan *pl, const struct ubpf_kop *o,
  * execname ends within its 16 bytes, so the first 16 bytes of both,
  * NUL-padded, decide strcmp()'s order whatever the string's length
  * (as CCMP's literal).  A string that cannot be read sent the hit to
- * user space whole before the plan (seq_read(): no fault sites).
+ * user space whole before the plan (seq_read(): no fault sites), or,
+ * at a fault site (o->agg), sets its bits and ends the clause as
+ * vacmp()'s; seq_read() then read strsize - 1 bytes and that last
+ * again (e->rbarg), so the copy's first imm bytes are the string's
+ * as copyinstr() gives them, the rest 0 up to the 16th.
  */
 void cacmp(struct em *e, const struct ubpf_kop *o)
 {
@@ -1225,11 +1229,13 @@ void cacmp(struct em *e, const struct ubpf_kop *o)
 
 	for (j = 0; j < e->nsarg && e->sarg[j] != o->n; j++)
 		;
-	if (j >= e->nsarg || !e->czarg[j] || o->agg > 5 || o->imm < 1 ||
-	    !e->vbuf) {
+	if (j >= e->nsarg || !e->czarg[j] || o->step > 5 || o->imm < 1 ||
+	    !e->vbuf || (o->agg && !e->rbarg[j])) {
 		e->bad = true;
 		return;
 	}
+	if (o->agg) /* a fault site: one unread ends the clause */
+		fault_at(e, j, o->agg);
 	ldx(e, BPF_DW, 2, 10, S_SBUF);
 	for (int i = 0; i < UBPF_KCOMM; i += 8)
 		st(e, BPF_DW, 2, (int16_t)(VCMP_AT(0) + i), 0);
@@ -1247,5 +1253,5 @@ void cacmp(struct em *e, const struct ubpf_kop *o)
 		}
 		stx(e, BPF_DW, 2, (int16_t)(VCMP_AT(1) + i), 3);
 	}
-	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, UBPF_KCOMM / 8, o->agg);
+	padded_cmp(e, 2, VCMP_AT(0), VCMP_AT(1), NULL, UBPF_KCOMM / 8, o->step);
 }

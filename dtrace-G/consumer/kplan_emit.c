@@ -637,6 +637,7 @@ static bool clause_emit(const struct d_kplan *k, unsigned clause,
 	for (i = pl->nops; i < m.n; i++) {
 		if (((pl->ops[i].op == UBPF_K_SEQ ||
 		      pl->ops[i].op == UBPF_K_VACMP ||
+		      pl->ops[i].op == UBPF_K_CACMP ||
 		      pl->ops[i].op == UBPF_K_AKEY ||
 		      pl->ops[i].op == UBPF_K_BCPY) &&
 		     pl->ops[i].agg) ||

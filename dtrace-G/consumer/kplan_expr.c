@@ -849,8 +849,9 @@ void emit(struct em *m, const struct node *n)
 				args_str_only(m, n, arg);
 				o = put(m, UBPF_K_CACMP, 0, 1);
 				o->n = (uint8_t)arg;
-				o->agg = (uint16_t)cop;
+				o->step = (uint16_t)cop;
 				o->imm = (int64_t)m->k->prog->strsize - 1;
+				fault_site(m, o, n);
 				return;
 			}
 			if (kp_comm_cmp(m->k, n, &lit, &arg, &cop) && lit) {

@@ -100,14 +100,17 @@
  * round) reads the argument's string as SEQ reads it, cut to
  * strsize - 1 bytes as copyinstr() cuts it, against the comm whole (run.c's
  * binop() cuts neither operand: the cut is copyinstr()'s), their first
- * 16 bytes NUL-padded deciding as for a literal; its copy may fault, so
- * only in a program without fault sites (no self-> variable kept: not
- * k->fmode), where a string that cannot be read sends the whole hit to
- * user space before the plan (cgen_sarg.c's seq_read()), which reports
- * the fault as before.  kp_has_str_cmp() counts it a string read, so a
- * program keeping self-> beside it takes fault mode and leaves it to
- * user space (before 2026-12-07 it did not: the generator refused the
- * plan, and the event took the generic program or was refused).
+ * 16 bytes NUL-padded deciding as for a literal.  Its copy may fault:
+ * in a program without fault sites a string that cannot be read sends
+ * the whole hit to user space before the plan (cgen_sarg.c's
+ * seq_read()), which reports the fault as before; in fault mode (a
+ * program keeping self->: kp_has_str_cmp() counts CACMP a string read,
+ * so such a program takes it) the comparison is a fault site as
+ * VACMP's is (kplan_vars.c's fsite_walk(); its operator in the op's
+ * step, its site in agg), its clause ending there.  (Until 2026-12-07
+ * it was refused in fault mode, so such a clause was user space's;
+ * before that day's fix, kp_has_str_cmp() did not count it and the
+ * generator refused the plan.)
  * execname beside one copyinstr(argN) key, any order, is one kaggs_s key, execname's 16 bytes in two of its words
  * (kplan.c's str_pair_keys(): UBPF_K_CWKEY, merged by kplan_merge.c's
  * d_kplan_merge()), and so are two copyinstr() keys, both strings in its s, the
@@ -807,9 +810,8 @@ bool kp_comm_cmp(const struct d_kplan *k, const struct node *n,
  * kp_comm_cmp()'s): generated programs compare the comm the kernel
  * reads at the hit with the argument's string as run.c compares the
  * record's (UBPF_K_CACMP), the string cut to strsize - 1 bytes as
- * copyinstr() cuts it, execname whole.  The copy may fault: only where
- * a string that faults sends the whole hit to user space (no fault
- * sites: not k->fmode), as kp_arg_str()'s keys.
+ * copyinstr() cuts it, execname whole.  The copy may fault: a fault
+ * site in fault mode (k->fmode), else the whole hit user space's.
  */
 bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
 		 unsigned *op)
@@ -820,7 +822,7 @@ bool kp_comm_arg(const struct d_kplan *k, const struct node *n, int *arg,
 	bool left;
 	int a;
 
-	if (!k || !k->vars || k->nostr || k->fmode || n->op != N_BIN)
+	if (!k || !k->vars || k->nostr || n->op != N_BIN)
 		return false;
 	for (x = 0; x < 6 && subs[x] != n->sub; x++)
 		;

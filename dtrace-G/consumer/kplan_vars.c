@@ -1044,7 +1044,8 @@ static bool fsite_walk(struct d_kplan *k, const struct node *n, unsigned clause,
 
 	if (!n)
 		return true;
-	if (kp_str_cmp(k, n, &arg, NULL) || kp_svar_acmp(k, n, NULL, &arg))
+	if (kp_str_cmp(k, n, &arg, NULL) || kp_svar_acmp(k, n, NULL, &arg) ||
+	    kp_comm_arg(k, n, &arg, NULL))
 		return kp_fsite_add(k, n, clause, action, (uint8_t)arg, KFS_STR,
 				    0);
 	if (!fsite_walk(k, n->a, clause, action) ||

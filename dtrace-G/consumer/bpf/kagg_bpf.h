@@ -222,9 +222,10 @@ enum {
 		       * at most (strsize - 1); OP as CCMP's; absent or
 		       * unset, the variable reads "" */
 	UBPF_K_CACMP, /* push execname OP copyinstr(argument n) (read as
-		       * SEQ's string, a fault the hit's whole: no fault
-		       * sites), cut to imm bytes (strsize - 1) as
-		       * copyinstr() cuts it; OP agg as CCMP's */
+		       * SEQ's string; agg its fault site as VACMP's, or 0:
+		       * a fault the hit's whole), cut to imm bytes
+		       * (strsize - 1) as copyinstr() cuts it; OP step
+		       * (CCMP's agg) */
 	UBPF_K_MKEY,  /* key n is c ? a : b, c popped, a and b each a
 		       * literal or execname (agg bit 0: a is execname,
 		       * bit 1: b is; one of them at least), for an AGG

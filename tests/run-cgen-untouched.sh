@@ -326,14 +326,17 @@ done
 # (DTrace's fault), so the generated run says "invalid address" at each
 # untouched hit and counts nothing where the other two count 1 (no
 # three-way comparison: the differences are the decisions, and this
-# fails the day either changes unnoticed).
+# fails the day either changes unnoticed); so is execname compared with
+# it (CACMP, a fault site there since 2026-12-07), counting nothing
+# where the other two count 3.
 cat >tls.d <<'EOF2'
 ut$target:::req { printf("%s\n", copyinstr(arg0)); @n = count(); }
 ut$target:::req /copyinstr(arg0) == "lit-1"/ { self->m = arg1 + 1; }
 ut$target:::req /self->m/ { @m = count(); self->m = 0; }
-END { printa("n %@d\n", @n); printa("m %@d\n", @m); }
+ut$target:::req /execname != copyinstr(arg0)/ { @e = count(); }
+END { printa("n %@d\n", @n); printa("m %@d\n", @m); printa("e %@d\n", @e); }
 EOF2
-printf '%s\n' lit-0 lit-1 lit-2 "n 3" "m 1" "" >tls.exp
+printf '%s\n' lit-0 lit-1 lit-2 "n 3" "m 1" "e 3" "" >tls.exp
 ways_start 120 -v -q -s tls.d -c "./ut first 3"
 ways_wait "self->"
 expect_file_eq "self->: the lines (DTRACE_KAGG=0)" tls.exp out0.txt
@@ -343,11 +346,11 @@ expect_eq "self->: no error said (DTRACE_KAGG=0, DTRACE_CGEN=0)" "" \
 expect_eq "self->: the generated run's lines" "" "$(cat outg.txt)"
 expect_eq "self->: the copy's faults at the hit (generated)" 3 \
 	"$(grep -c '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: ut[0-9]*:ut:main:req): invalid address (0x[0-9a-f]*) in action #1$' errg.txt)"
-expect_eq "self->: the comparison's faults at the hit (generated)" 3 \
+expect_eq "self->: the comparisons' faults at the hit (generated)" 6 \
 	"$(grep -c '^dtrace: error on enabled probe ID [0-9]* (ID [0-9]*: ut[0-9]*:ut:main:req): invalid address (0x[0-9a-f]*) in predicate$' errg.txt)"
-expect_eq "self->: no other error, no refusal (generated)" 6 \
+expect_eq "self->: no other error, no refusal (generated)" 9 \
 	"$(grep -c -i -e drop -e error -e invalid -e 'no program' errg.txt)"
-expect_grep "self->: -v" '^dtrace: 2 clauses aggregated in the kernel$' \
+expect_grep "self->: -v" '^dtrace: 3 clauses aggregated in the kernel$' \
 	errg.txt
 expect_grep "self->: -v, the copy" \
 	'^dtrace: 1 clause printing values computed in the kernel$' errg.txt

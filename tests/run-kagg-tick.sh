@@ -70,6 +70,18 @@ after_exit() {
 	sed -n 's/^dtrace: BPF: \([0-9]*\) records* read after exit(), \([0-9]*\) stamped after the kernel stopped$/\1 \2/p' "$1"
 }
 
+# ticks_run K DTRACE-ARGS...: ticks' run of way K (its cmd)
+ticks_run() {
+	tr_k=$1
+	shift
+	way_env "$tr_k"
+	kcmd=$(printf '%s\n' "$cmd" | sed "s/OUT/out$tr_k.txt/g")
+	rm -f out$tr_k.txt # -o appends
+	DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 \
+		"$DTRACE" -v -q -o out$tr_k.txt "$@" -c "./trprog $kcmd" \
+		>prog$tr_k.txt 2>err$tr_k.txt
+}
+
 # ticks WHAT NFOLDS CMD DTRACE-ARGS...: run dtrace -v -q -o out$k.txt on
 # ./trprog CMD, where CMD may name the output file as OUT (trprog waits
 # for its lines); k: g, the generated programs (the clause in the
@@ -78,25 +90,39 @@ after_exit() {
 # generic program: all of it in user space, as run 0) only under make
 # check-long (USDT_TEST_LONG), to keep make check's time.  The runs run
 # at once, each on its own process (-c) with its own files: most of a
-# run is spent waiting for tick-1s, not on a CPU.
+# run is spent waiting for tick-1s, not on a CPU.  $empty: the line an
+# interval before the command's first hit prints first ("--" if unset):
+# a run whose output starts so, where expected.txt does not, runs again.
 ticks() {
 	what=$1 nf=$2 cmd=$3
 	shift 3
 	rm -f errc.txt
 	ks="g 0 $(repeats '' c)"
 	for k in $ks; do
-		way_env "$k"
-		kcmd=$(printf '%s\n' "$cmd" | sed "s/OUT/out$k.txt/g")
-		rm -f out$k.txt # -o appends
-		DTRACE_CGEN=$cg DTRACE_KAGG=$ka timeout -s KILL 120 \
-			"$DTRACE" -v -q -o out$k.txt "$@" -c "./trprog $kcmd" \
-			>prog$k.txt 2>err$k.txt &
+		ticks_run "$k" "$@" &
 		eval "ticks_pid$k=\$!"
 	done
 	for k in $ks; do
 		way_env "$k"
 		eval "wait \"\$ticks_pid$k\""
-		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$?"
+		tk_s=$? tk_t=0
+		# a start slower than the period: the timer counts from
+		# BEGIN, and the command's first hit came after the first
+		# firing (its sites' uprobes registered while another test
+		# closed its events: seen once, under the sanitizers and
+		# -j2), so the first interval is an empty one's (${empty:-
+		# --}, where expected.txt's is not) and the batches fall a
+		# firing late, the last past the exit: once more, twice at
+		# most, said
+		while [ "$tk_s" = 0 ] && [ "$tk_t" -lt 2 ] && [ -f out$k.txt ] &&
+			[ "$(sed -n 1p out$k.txt)" = "${empty:---}" ] &&
+			[ "$(sed -n 1p expected.txt)" != "${empty:---}" ]; do
+			echo "# $what ($k): the first interval empty (a start" \
+				"slower than the period): run again" >&2
+			ticks_run "$k" "$@"
+			tk_s=$? tk_t=$((tk_t + 1))
+		done
+		expect_eq "$what (DTRACE_KAGG=$ka DTRACE_CGEN=$cg): status" 0 "$tk_s"
 		[ -f out$k.txt ] || : >out$k.txt
 		# user space alone (0, c) takes a record of every hit, at a
 		# kernel probe every process's: on a loaded machine dtrace,
@@ -184,9 +210,11 @@ END { printf("end %d %d %d\n", n, s, d); }
 EOF
 printf '%s\n' '3 -3000 -3 4294967293 1 44' '6 -15000 -18 4294967287 1 132' \
 	'2 -1000 -19 4294967285 1 76' 'end 0 0 -19' '' >expected.txt
+empty='0 0 0 0 0 0' # (what an interval before the first hit prints)
 ticks "globals counted, printed and reset at tick-1s" 3 \
 	"'wait tick' 'tick 3' 'lines OUT 1' 'tick 6' 'lines OUT 2' 'tick 2' \
 'sleep 3000'" -s gc.d
+empty=
 expect_grep "globals counted: -v names them" \
 	'^dtrace: 5 globals counted in the kernel: b, n, s, u, d$' errg.txt
 

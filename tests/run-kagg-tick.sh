@@ -113,10 +113,11 @@ ticks() {
 		# the last past the exit.  Seen once, under the sanitizers
 		# and -j2 (2026-12-07: all three intervals empty, the output
 		# written 5.5 s after the case began, where the run takes 3;
-		# at load, BEGIN to the first hit measured 10-104 ms, so
-		# that start was over 3 s).  Once more, twice at most, each
-		# said with what dtrace said of the run, so that a loss that
-		# is no slow start still fails and shows its counts
+		# not reproduced in 20 runs at load, where BEGIN to the first
+		# hit measured 10-104 ms: such a start is over 3 s, or the
+		# hits were lost).  Once more, twice at most, each said with
+		# what dtrace said of the run, so that a loss that repeats
+		# still fails, and a rare one shows in the log
 		while [ "$tk_s" = 0 ] && [ "$tk_t" -lt 2 ] && [ -f out$k.txt ] &&
 			[ "$(sed -n 1p out$k.txt)" = "${empty:---}" ] &&
 			[ "$(sed -n 1p expected.txt)" != "${empty:---}" ]; do

@@ -159,19 +159,26 @@ pid$target::hit:entry { @n = count(); }
 dtrace:::ERROR { printf("ERROR %d %d %d\n", arg2, arg3, arg4); }
 END { printa("ne %@d\n", @ne); printa("n %@d\n", @n); }
 EOF2
-for ka in 1 0; do # (run_bg sets g)
-	rm -f addr$ka.txt
-	DTRACE_KAGG=$ka
-	export DTRACE_KAGG
-	run_bg 1 argflt$ka.txt "fault $PWD/addr$ka.txt" -s argflt.d
-	unset DTRACE_KAGG
-done
-run_join
-for ka in 1 0; do
-	set -- $(cat addr$ka.txt)
-	grep '^dtrace: error' argflt$ka.txt.err |
-		sed "s/pid[0-9]*/pid/; s/$1/A1/; s/$2/A2/" >argflt$ka.msg
-done
+# faults NAME: NAME.d on cgout fault, the generated programs and
+# DTRACE_KAGG=0 (NAME1.txt, NAME0.txt), their fault messages with the
+# pid and the two addresses (cgout's NAMEaddr1.txt, NAMEaddr0.txt) made
+# names (NAME1.msg, NAME0.msg)
+faults() {
+	for ka in 1 0; do # (run_bg sets g)
+		rm -f "$1addr$ka.txt"
+		DTRACE_KAGG=$ka
+		export DTRACE_KAGG
+		run_bg 1 "$1$ka.txt" "fault $PWD/$1addr$ka.txt" -s "$1.d"
+		unset DTRACE_KAGG
+	done
+	run_join
+	for ka in 1 0; do
+		set -- "$1" $(cat "$1addr$ka.txt")
+		grep '^dtrace: error' "$1$ka.txt.err" |
+			sed "s/pid[0-9]*/pid/; s/$2/A1/; s/$3/A2/" >"$1$ka.msg"
+	done
+}
+faults argflt
 expect_file_eq "execname against a string that faults: the output" \
 	argflt0.txt argflt1.txt
 expect_eq "execname against a string that faults" \
@@ -216,19 +223,7 @@ dtrace:::ERROR { printf("ERROR %d %d %d\n", arg2, arg3, arg4); }
 END { printa("ne %@d\n", @ne); printa("after %@d\n", @after);
 	printa("n %@d\n", @n); printa("s %@d\n", @s); }
 EOF2
-for ka in 1 0; do # (run_bg sets g)
-	rm -f taddr$ka.txt
-	DTRACE_KAGG=$ka
-	export DTRACE_KAGG
-	run_bg 1 argtlf$ka.txt "fault $PWD/taddr$ka.txt" -s argtlf.d
-	unset DTRACE_KAGG
-done
-run_join
-for ka in 1 0; do
-	set -- $(cat taddr$ka.txt)
-	grep '^dtrace: error' argtlf$ka.txt.err |
-		sed "s/pid[0-9]*/pid/; s/$1/A1/; s/$2/A2/" >argtlf$ka.msg
-done
+faults argtlf
 expect_file_eq "execname against a string that faults, beside self->: the output" \
 	argtlf0.txt argtlf1.txt
 expect_eq "execname against a string that faults, beside self->" \

@@ -288,14 +288,7 @@ EOF2
 cat >smflt.d <<'EOF2'
 pid$target::hit:entry { @[arg1 > 100 ? copyinstr(arg0) : "small"] = count(); @b[arg1 < 100 ? copyinstr(arg0) : "big"] = count(); }
 EOF2
-for ka in 1 0; do # (run_bg sets g)
-	rm -f addr$ka.txt
-	DTRACE_KAGG=$ka
-	export DTRACE_KAGG
-	run_bg 1 smflt$ka.txt "fault $PWD/addr$ka.txt" -s smflt.d
-	unset DTRACE_KAGG
-done
-run_join
+faults smflt
 expect_file_eq "?: of a string that faults: the output" smflt0.txt smflt1.txt
 expect_eq "?: of a string that faults: the literal's" "small 2" \
 	"$(awk 'NF == 2 { print $1, $2 }' smflt1.txt)"

@@ -113,7 +113,7 @@ ticks() {
 		# the last past the exit.  Seen once, under the sanitizers
 		# and -j2 (2026-12-07: all three intervals empty, the output
 		# written 5.5 s after the case began, where the run takes 3;
-		# not reproduced in 20 runs at load, where BEGIN to the first
+		# not reproduced in 40 runs, 32 at load, where BEGIN to the first
 		# hit measured 10-104 ms: such a start is over 3 s, or the
 		# hits were lost).  Once more, twice at most, each said with
 		# what dtrace said of the run, so that a loss that repeats

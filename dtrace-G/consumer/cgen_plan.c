@@ -1121,19 +1121,6 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			cvcmp(e, pl, o, fds);
 			push(e, &sp, o);
 			continue;
-		case UBPF_K_CACMP: /* a fault site's jump as VACMP's */
-			if (o->agg && (o->jump <= pc || o->jump > pl->nops)) {
-				e->bad = true;
-				continue;
-			}
-			e->sfj = SIZE_MAX;
-			cacmp(e, o);
-			if (e->sfj != SIZE_MAX) {
-				fjx[nf] = e->sfj;
-				fjt[nf++] = o->jump;
-			}
-			push(e, &sp, o);
-			continue;
 		case UBPF_K_LKEY:
 		case UBPF_K_MKEY:
 		case UBPF_K_SMKEY:
@@ -1209,12 +1196,16 @@ void cgen_plan(struct em *e, const struct ubpf_kplan *pl, unsigned nargs,
 			push(e, &sp, o);
 			continue;
 		case UBPF_K_VACMP: /* a fault site's jump as SEQ's */
+		case UBPF_K_CACMP:
 			if (o->agg && (o->jump <= pc || o->jump > pl->nops)) {
 				e->bad = true;
 				continue;
 			}
 			e->sfj = SIZE_MAX;
-			vacmp(e, pl, o, fds);
+			if (op == UBPF_K_CACMP)
+				cacmp(e, o);
+			else
+				vacmp(e, pl, o, fds);
 			if (e->sfj != SIZE_MAX) {
 				fjx[nf] = e->sfj;
 				fjt[nf++] = o->jump;

@@ -56,6 +56,8 @@
  *	spinpair T	as spin, each iteration firing tr:::pair("spin", i)
  *			just before tr:::tick(t, "spin", i)
  *	sleep MS	sleep
+ *	clock		print "clock NS", CLOCK_MONOTONIC's time in ns (the
+ *			clock of the hits' and tick-N firings' timestamps)
  *	lines PATH N	wait (up to 60 s) until PATH has N lines or more (a
  *			consumer printed them: dtrace -o PATH); "ok lines"
  *			or "timeout lines"
@@ -420,6 +422,12 @@ static void run(char *line)
 				       : "");
 			return;
 		}
+	} else if (!strcmp(line, "clock")) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		printf("clock %lld\n",
+		       (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 	} else if (!strcmp(line, "done")) {
 		TR_DONE(0);
 	} else if (!strcmp(line, "quit")) {

@@ -604,6 +604,7 @@ static void ip_drain(struct consumer *c)
 	for (size_t i = 0; i < ip->nprocs; i++)
 		ip_exec_answer(c, ip->procs[i]);
 	ip_exec_handover(c);
+	ip_drops_say(c, NULL);
 }
 
 static size_t ip_poll_fds(struct consumer *c, struct pollfd *pfd, size_t max)
@@ -745,17 +746,69 @@ static void ip_proc_exit(struct consumer *c, struct tproc *pr)
 	}
 }
 
+/* The drops counted in ipp's arena: its noseg and each claimed
+ * segment's (arena.h), counts that only grow (a segment given back
+ * keeps its count, which the thread that takes it adds to). */
+static uint64_t arena_drops(const struct inproc *ip, const struct ip_proc *ipp)
+{
+	const struct usdt_arena *a = (const struct usdt_arena *)ipp->map;
+	uint64_t drops;
+	uint32_t n;
+
+	if (!a)
+		return 0;
+	drops = __atomic_load_n(&a->noseg, __ATOMIC_RELAXED);
+	n = __atomic_load_n(&a->next_seg, __ATOMIC_RELAXED);
+	for (uint32_t k = 0; k < n && k < IP_NSEG; k++) {
+		const struct usdt_seg *s =
+			(const struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
+						  (size_t)k * ip->seg_size);
+
+		drops += __atomic_load_n(&s->drops, __ATOMIC_RELAXED);
+	}
+	return drops;
+}
+
+/*
+ * Drops are said as they are found, as the kernel path says its rings'
+ * (bpf.c, "N drops on CPU C") and DTrace its buffers': after each read,
+ * those counted since the last said, of every arena mapped (only: the
+ * one arena about to be unmapped, inproc_arm.c), and the rest at the
+ * end (ip_stats()).  So a run killed later, or one that runs long, has
+ * said the hits it lost, and when.
+ */
+void ip_drops_say(struct consumer *c, struct ip_proc *only)
+{
+	struct inproc *ip = c->ip;
+	uint64_t drops = 0;
+
+	for (size_t i = 0; ip && i < ip->nprocs; i++) {
+		struct ip_proc *ipp = only ? only : ip->procs[i];
+		uint64_t d = arena_drops(ip, ipp);
+
+		if (d > ipp->drops_said) {
+			drops += d - ipp->drops_said;
+			ipp->drops_said = d;
+		}
+		if (only)
+			break;
+	}
+	if (drops)
+		say(c,
+		    "%" PRIu64 " drops (hits the in-process rings could not "
+		    "hold, or written while dtrace was not reading)",
+		    drops);
+}
+
 static void ip_stats(struct consumer *c)
 {
 	struct inproc *ip = c->ip;
-	uint64_t drops = 0, corrupt = 0, given = 0, alien = 0, nocopy = 0;
+	uint64_t corrupt = 0, given = 0, alien = 0, nocopy = 0;
 	uint64_t ns_gone = 0, ns_fail = 0, unborn = 0;
 	int ns_errno = 0;
 
 	for (size_t i = 0; i < ip->nprocs; i++) {
 		struct ip_proc *ipp = ip->procs[i];
-		struct usdt_arena *a = (struct usdt_arena *)ipp->map;
-		uint32_t n;
 
 		corrupt += ipp->corrupt;
 		alien += ipp->alien;
@@ -766,23 +819,8 @@ static void ip_stats(struct consumer *c)
 			ns_errno = ipp->ns_errno;
 		nocopy += ipp->nocopy;
 		given += ipp->given;
-		if (!a)
-			continue;
-		drops += __atomic_load_n(&a->noseg, __ATOMIC_RELAXED);
-		n = __atomic_load_n(&a->next_seg, __ATOMIC_RELAXED);
-		for (uint32_t k = 0; k < n && k < IP_NSEG; k++) {
-			struct usdt_seg *s =
-				(struct usdt_seg *)(ipp->map + USDT_ARENA_HDR +
-						    (size_t)k * ip->seg_size);
-
-			drops += __atomic_load_n(&s->drops, __ATOMIC_RELAXED);
-		}
 	}
-	if (drops)
-		say(c,
-		    "%" PRIu64 " drops (hits the in-process rings could not "
-		    "hold, or written while dtrace was not reading)",
-		    drops);
+	ip_drops_say(c, NULL);
 	if (corrupt)
 		say(c,
 		    "%" PRIu64 " records ignored: not a hit of an armed site "

@@ -135,6 +135,7 @@ struct ip_proc {
 			      was made: those never asked (ip_dl_asks()) */
 	size_t ndl_pre;
 	uint64_t given;	 /* segments of exited threads given back */
+	uint64_t drops_said; /* its arena's drops said (ip_drops_say()) */
 	uint64_t ino;	 /* the arena's memfd */
 	char *maps_seen; /* pr->maps when remap_check() last looked */
 	uint64_t corrupt;
@@ -308,6 +309,7 @@ bool ip_image_done(struct consumer *c, pid_t pid);
 bool ip_exec_check(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_unasked(struct consumer *c, struct ip_proc *ipp);
 void ip_exec_answer(struct consumer *c, struct ip_proc *root);
+void ip_drops_say(struct consumer *c, struct ip_proc *only);
 void ip_exec_handover(struct consumer *c);
 enum { IPK_ARM, IPK_KERNEL, IPK_WAIT };
 int ip_exec_picked(struct consumer *c, struct ip_proc *ipp);

@@ -792,6 +792,7 @@ refuse:
 			ipp->exec_fd = false;
 		}
 		if (made && ip_arena_unmap(ipp, &h, ipp->objs[0].sys) == 0) {
+			ip_drops_say(c, ipp); /* its last, said before */
 			ip_beat_del((struct usdt_arena *)ipp->map);
 			munmap(ipp->map, ipp->len);
 			ipp->map = NULL;

@@ -550,9 +550,9 @@ for k in 0 1; do
 		echo "wait tick" >&3
 		wait_until 600 grep -q '^ok wait' progb.txt
 		kill -STOP "$dp"
-		echo "tick $nb" >&3
-		wait_until 600 grep -q '^ok tick' progb.txt
-		echo clock >&3
+		# (one write: trprog reads the clock as soon as the burst
+		# is done, not after this shell saw it done)
+		printf 'tick %s\nclock\n' $nb >&3
 		wait_until 600 grep -q '^clock ' progb.txt
 		sleep 0.35 # three firings due
 		kill -CONT "$dp"

@@ -1557,7 +1557,7 @@ au_beat() {
 	au_started $ap
 	"$DTRACE" -q -x activation=user -p $ap -o said.dt -n '
 	act$target:::tick { @t = count(); }
-	act$target:::tick /arg0 == 100/ { printf("ticked\n"); }' 2>said.err &
+	act$target:::tick /arg0 % 100 == 0/ { printf("ticked\n"); }' 2>said.err &
 	dp=$!
 	bg_pids="$bg_pids $dp"
 	wait_until 100 grep -qs ticked said.dt || fail "drops said: no tick read"

@@ -123,6 +123,33 @@ expect_eq "at the hit: the bytes then" 1 \
 expect_eq "at the hit: the bytes then, rings alone" 1 \
 	"$(grep -c "^$(printf '%0255d' 0 | tr 0 w) 7\$" good.ring.out)"
 
+# A self-> variable stored where the kernel path has the probe (req,
+# reading its string: no -x usercopy) and read where the process's
+# recorder has it (name): one copy, user space's, for both.  The main
+# thread fires name 0 to 3 before its own reqs (1 to 6), then name 7
+# and 99.  Before, the kernel kept self->r (its plan ran req's clause)
+# while the in-process hits of name read user space's: "n 7 0"; now
+# the clause is user space's on the kernel path too, -v says why.
+sprog='actstr$target:::req { this->w = copyinstr(arg1); self->r = arg0 + 1; }
+actstr$target:::name { printf("n %d %d\n", arg0, self->r); }
+actstr$target:::name /arg0 == 99/ { printf("end 99\n"); }'
+as_run self.plain plain 'good 1' "$sprog" -v
+as_run self.kernel kernel 'good 1' "$sprog"
+expect_eq "self-> across the paths: exit" 0 "$(cat self.plain.rc)"
+expect_eq "self-> across the paths: the main thread's" \
+	'n 0 0|n 1 0|n 2 0|n 3 0|n 7 7|n 99 7' \
+	"$(grep '^n [0-9]* [0-9]*$' self.plain.sorted | sort -n -k2 |
+		paste -sd'|' -)"
+expect_file_eq "self-> across the paths: the kernel path's output" \
+	self.kernel.sorted self.plain.sorted
+expect_eq "self-> across the paths: req on the kernel path, name not" \
+	'actstr:actstr:main:req|actstr:actstr:thr:req' \
+	"$(sed -n 's/^dtrace: pid [0-9]*, probe \([^ ]*\): the kernel path .*/\1/p' \
+		self.plain.err | sort | paste -sd'|' -)"
+expect_grep "self-> across the paths: -v says why" \
+	'^dtrace: clause 1 (actstr:::req) runs in user space where the kernel path has its probe: it touches self-> variables' \
+	self.plain.err
+
 # 2. invalid addresses: the errors, their addresses, ERROR's arguments
 for a in kernel user; do
 	as_run bad.$a $a 'bad 1' "$prog"

@@ -150,7 +150,7 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	bool any = false, keyed = false, flat = false, tls = false;
 	unsigned kkeys = 0; /* the most keys of a statement in kaggs */
 	bool skeyed = false, vkeyed = false, fold = false, *user, *ticks,
-	     *traced, *held;
+	     *traced, *held, *ipv;
 	unsigned nlong = 0; /* a kaggs_s key's strings in kaggs_l: 1 to 3 */
 	unsigned vpair = 0; /* the longest pair of kaggs_v's rooms */
 	unsigned nspec = 0, nlate = 0, ntied = 0, nsout = 0, xwhyc = 0;
@@ -185,6 +185,23 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 	for (unsigned i = 0; i < c->nerror; i++)
 		if (c->error_clauses[i] < c->nclauses)
 			user[c->error_clauses[i]] = true;
+	/*
+	 * Beside the in-process activation (c->ip) the kernel path has the
+	 * probes the recorder hands it (inproc.c: a string it cannot copy,
+	 * a stripped object, a process in another pid namespace), while
+	 * the rest of the run's uprobe sites fire into the processes'
+	 * arenas, whose records user space runs: a self-> variable or a
+	 * global array that a clause at such sites touches has its one
+	 * copy in user space.  Kept in the kernel, the in-process hits
+	 * would read and store another (dfuzz, activation=user: a self->
+	 * stored at a probe the kernel path took read 0 at the others).
+	 * Such a clause is user space's here, so its variables are too;
+	 * this-> variables live one firing, on one path.
+	 */
+	ipv = xcalloc(c->nclauses ? c->nclauses : 1, sizeof(*ipv));
+	for (unsigned i = 0; c->ip && i < c->nclauses; i++)
+		if (traced_clause(c, i) && d_kplan_shared_vars(c->prog, i))
+			user[i] = ipv[i] = true;
 	/* copyout() with the thread held (cgen_rec.c's u_hold()): dtrace
 	 * writes when it runs the clause, so a clause after it that reads
 	 * the process reads there too, after the write, as DTrace's
@@ -417,8 +434,18 @@ struct bpf_kagg *bpf_kagg_cgen(struct consumer *c, struct cgen_maps *m,
 			    "copyin(), copyinstr() or copyinto() of an "
 			    "address the process may have rewritten since",
 			    i + 1, clause_desc(c, i));
+	/* -v: the clauses kept out beside the in-process activation */
+	for (unsigned i = 0; c->o->verbose && i < c->nclauses; i++)
+		if (ipv[i])
+			say(c,
+			    "clause %u (%s) runs in user space where the kernel "
+			    "path has its probe: it touches self-> variables "
+			    "or a global array, which the in-process "
+			    "activation's hits read and store in user space",
+			    i + 1, clause_desc(c, i));
 	free(user);
 	free(held);
+	free(ipv);
 	free(ticks);
 	free(traced);
 	for (unsigned ci = 0; ci < c->nclauses; ci++) {

@@ -331,6 +331,12 @@ bool d_kplan_tls(const struct d_kplan *k, unsigned clause);
 /* the arguments whose strings clause reads (d_clause_strargs()) */
 uint16_t d_kplan_strargs(const struct d_kplan *k, unsigned clause);
 bool d_kplan_kvars(const struct d_kplan *k, unsigned clause);
+/* Does clause of p touch a variable that outlives a firing's clauses at
+ * one probe: a self-> variable or array, or a global array (scalars
+ * kept in the kernel are added to alone or constants, which each path
+ * keeps exactly: kplan_gcnt.c, kplan_fkey.c)?  bpf_agg_cgen.c's
+ * user[] beside the in-process activation. */
+bool d_kplan_shared_vars(const struct d_prog *p, unsigned clause);
 bool d_kplan_tlsvar(const struct d_kplan *k, unsigned var);
 unsigned d_kplan_nvars(const struct d_kplan *k);
 

@@ -101,6 +101,22 @@ void clause_vars(const struct d_kplan *k, const struct clause *c, bool *mark)
 	kp_clause_vars(k->prog, c, mark);
 }
 
+bool d_kplan_shared_vars(const struct d_prog *p, unsigned clause)
+{
+	bool *mark, any = false;
+
+	if (clause >= p->nclauses)
+		return false;
+	mark = xcalloc(p->nvars ? p->nvars : 1, sizeof(*mark));
+	kp_clause_vars(p, &p->clauses[clause], mark);
+	for (unsigned v = 0; v < p->nvars && !any; v++)
+		any = mark[v] && (p->vars[v].scope == SC_SELF ||
+				  p->vars[v].scope == SC_SELFASSOC ||
+				  p->vars[v].scope == SC_ASSOC);
+	free(mark);
+	return any;
+}
+
 /*
  * this-> reads that follow a store (doc/DESIGN.md §8 "A variable set
  * and unset (F)", this-> reads after a store).  A this-> variable lives

@@ -31,7 +31,9 @@
 #  6. DFUZZ_COUNT (20) programs of fuzz/dfuzz/dfuzz.py from seed 5000,
 #     each run with its clauses compiled to BPF and with dtrace's own
 #     interpreter (DTRACE_KAGG=0), every output alike (make fuzz-d
-#     runs more).
+#     runs more); and DFUZZ_UCOUNT (8) from seed 300000 run under -x
+#     activation=user against the interpreter (seed 300001 differed
+#     until the in-process and kernel paths kept one copy of self->).
 # Each of 1 to 4 fails on the tree before (1 and 2: the run's status 1),
 # and 5 under the sanitizers (each run's status 1).
 # About 20 s idle.
@@ -120,6 +122,16 @@ if command -v python3 >/dev/null 2>&1; then
 	expect_grep "the fuzzer's programs: none differs" \
 		"^dfuzz: .* 0 differ" fz.txt
 	cat fz.txt >&2
+	# ... and DFUZZ_UCOUNT (8) from seed 300000 with the first run under
+	# -x activation=user (300001: a self-> stored at a probe the kernel
+	# path took, read 0 at the in-process ones; 0 differ since)
+	python3 "$here/dfuzz.py" --dtrace "$DTRACE" --target . \
+		--keep keepu --seed 300000 --count "${DFUZZ_UCOUNT:-8}" \
+		--activation user >fzu.txt 2>&1
+	expect_eq "the fuzzer's programs, activation=user: status" 0 "$?"
+	expect_grep "the fuzzer's programs, activation=user: none differs" \
+		"^dfuzz: .* 0 differ" fzu.txt
+	cat fzu.txt >&2
 else
 	echo "# no python3: the fuzzer's programs are not run" >&2
 fi

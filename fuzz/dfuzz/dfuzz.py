@@ -26,7 +26,15 @@ goes on, and some of its clauses are at dfz*, the probes of every
 process, the child's among them.
 
 	dfuzz.py --dtrace DTRACE --target DIR [--seed S] [--count N]
-		 [--keep DIR] [--rounds R]
+		 [--keep DIR] [--rounds R] [--activation user]
+
+--activation user: the first run under DTRACE_ACTIVATION=user instead,
+the USDT probes armed in the process (drti.o's recorder and its plans)
+and the rest handed to the kernel path, against the same interpreter
+run: where the two paths meet (a self-> stored at a probe the kernel
+path took, read at one the process's recorder took) each variable must
+have one copy.  A program the in-process activation refuses (a kernel
+provider, vtimestamp, uid) is counted apart and skipped.
 
 DIR holds the built target (`dfz`); fuzz/dfuzz/run.sh builds it.  Each
 program is seed S + i, so a failure is reproduced with --seed S+i
@@ -595,13 +603,16 @@ def main():
     ap.add_argument("--stats", action="store_true",
                     help="a third run, with -v: how many clauses the "
                     "kernel ran")
+    ap.add_argument("--activation", choices=["user"], default=None,
+                    help="the first run under DTRACE_ACTIVATION=user")
     ap.add_argument("--print", action="store_true",
                     help="print the program of --seed and stop")
     a = ap.parse_args()
     a.target = os.path.abspath(a.target)
     work = os.path.abspath(a.keep or a.target)
     os.makedirs(work, exist_ok=True)
-    same = differ = refused = kernel = user = 0
+    same = differ = refused = kernel = user = inref = 0
+    first = {"DTRACE_ACTIVATION": a.activation} if a.activation else {}
     first_err = b""
     for i in range(a.count):
         seed = a.seed + i
@@ -612,11 +623,16 @@ def main():
         path = os.path.join(work, "p%d.d" % seed)
         with open(path, "w") as f:
             f.write(src)
-        got = run(a.dtrace, a.target, a.rounds, path, {})
+        got = run(a.dtrace, a.target, a.rounds, path, first)
         ref = run(a.dtrace, a.target, a.rounds, path, {"DTRACE_KAGG": "0"})
         if ref[0] != 0 and b"failed to compile" in ref[2]:
             refused += 1
             first_err = first_err or ref[2]
+            os.unlink(path)
+            continue
+        if (a.activation and got[0] != 0 and ref[0] == 0 and
+                b"-x activation=user" in got[2]):
+            inref += 1  # what the in-process activation does not run
             os.unlink(path)
             continue
         if a.stats:
@@ -632,14 +648,17 @@ def main():
         differ += 1
         print("dfuzz: seed %d: the two runs differ (%s)" % (seed, path),
               flush=True)
-        for tag, r in (("kernel", got), ("user space", ref)):
+        for tag, r in (("kernel" if not a.activation else "inprocess",
+                        got), ("user space", ref)):
             with open(path + "." + tag.replace(" ", "") + ".out",
                       "wb") as f:
                 f.write(b"rc %r\n--- stdout\n" % (r[0],) + r[1] +
                         b"--- stderr\n" + r[2])
     print("dfuzz: %d programs from seed %d: %d the same both ways, "
-          "%d differ, %d not compiled" % (a.count, a.seed, same, differ,
-                                         refused))
+          "%d differ, %d not compiled%s" %
+          (a.count, a.seed, same, differ, refused,
+           ", %d refused by -x activation=user" % inref
+           if a.activation else ""))
     if a.stats:
         print("dfuzz: clauses the kernel ran: %d; in user space: %d" %
               (kernel, user))

@@ -6,8 +6,9 @@
 # the target (dfz.c with its provider dfz.d, through dtrace -h and -G)
 # in fuzz/work/dfuzz of the build directory, then runs DFUZZ_COUNT
 # programs (200) from seed DFUZZ_SEED (1; "random" takes one from the
-# clock and prints it).  The programs whose two runs differ are kept in
-# fuzz/work/dfuzz/keep, each with both outputs.
+# clock and prints it); DFUZZ_ACTIVATION=user runs the first way under
+# -x activation=user (dfuzz.py's --activation).  The programs whose two
+# runs differ are kept in fuzz/work/dfuzz/keep, each with both outputs.
 #
 # Needs root (the probes are traced) and python3; without them it says
 # so and exits 77.
@@ -44,4 +45,5 @@ mkdir -p "$work" || exit 1
 }
 echo "fuzz-d: $count programs from seed $seed"
 python3 "$here/dfuzz.py" --dtrace "$DTRACE" --target "$work" \
-	--keep "$work/keep" --seed "$seed" --count "$count"
+	--keep "$work/keep" --seed "$seed" --count "$count" \
+	${DFUZZ_ACTIVATION:+--activation "$DFUZZ_ACTIVATION"}

@@ -795,6 +795,18 @@ static uint64_t arena_drops(const struct inproc *ip, const struct ip_proc *ipp)
 	return drops;
 }
 
+/* ... those of ipp's not said yet, now taken as said */
+static uint64_t drops_unsaid(const struct inproc *ip, struct ip_proc *ipp)
+{
+	uint64_t d = arena_drops(ip, ipp), n;
+
+	if (d <= ipp->drops_said)
+		return 0;
+	n = d - ipp->drops_said;
+	ipp->drops_said = d;
+	return n;
+}
+
 /*
  * Drops are said as they are found, as the kernel path says its rings'
  * (bpf.c, "N drops on CPU C") and DTrace its buffers': after each read,
@@ -808,17 +820,10 @@ void ip_drops_say(struct consumer *c, struct ip_proc *only)
 	struct inproc *ip = c->ip;
 	uint64_t drops = 0;
 
-	for (size_t i = 0; ip && i < ip->nprocs; i++) {
-		struct ip_proc *ipp = only ? only : ip->procs[i];
-		uint64_t d = arena_drops(ip, ipp);
-
-		if (d > ipp->drops_said) {
-			drops += d - ipp->drops_said;
-			ipp->drops_said = d;
-		}
-		if (only)
-			break;
-	}
+	if (only)
+		drops = drops_unsaid(ip, only);
+	for (size_t i = 0; !only && i < ip->nprocs; i++)
+		drops += drops_unsaid(ip, ip->procs[i]);
 	if (drops)
 		say(c,
 		    "%" PRIu64 " drops (hits the in-process rings could not "
